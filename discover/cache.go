@@ -1,0 +1,151 @@
+package discover
+
+import (
+	"fmt"
+	"time"
+)
+
+// Scope says who may reuse a cached result. It renders as cacheScope.
+type Scope string
+
+const (
+	// Public marks a result that holds no user-specific data; any client
+	// may reuse it.
+	Public Scope = "public"
+	// Private marks a result that may be reused only within the same
+	// authorization context.
+	Private Scope = "private"
+)
+
+// Valid reports whether s is Public or Private.
+func (s Scope) Valid() bool { return s == Public || s == Private }
+
+// Kind names a family of cacheable results; each has its own time to live
+// in a [CachePolicy]. The zero Kind is not valid.
+type Kind uint8
+
+const (
+	// KindDiscover is the result of server/discover.
+	KindDiscover Kind = iota + 1
+	// KindList is the result of tools/list, prompts/list, resources/list
+	// and resources/templates/list.
+	KindList
+	// KindRead is the result of resources/read.
+	KindRead
+)
+
+// String returns "discover", "list" or "read", or "Kind(n)" for an unknown
+// Kind.
+func (k Kind) String() string {
+	switch k {
+	case KindDiscover:
+		return "discover"
+	case KindList:
+		return "list"
+	case KindRead:
+		return "read"
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// KindOf returns the Kind of the result of the named JSON-RPC method, and
+// false when results of that method carry no caching hint.
+func KindOf(method string) (Kind, bool) {
+	switch method {
+	case "server/discover":
+		return KindDiscover, true
+	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
+		return KindList, true
+	case "resources/read":
+		return KindRead, true
+	}
+	return 0, false
+}
+
+// NoCache is the duration to put in a [CachePolicy] field to mark results
+// stale immediately (ttlMs 0). Any negative duration has the same effect;
+// zero cannot be used for this because it selects the default.
+const NoCache time.Duration = -1
+
+// Default times to live used by [CachePolicy] for fields left at zero.
+const (
+	// DefaultDiscoverTTL is the default freshness of server/discover.
+	DefaultDiscoverTTL = time.Hour
+	// DefaultListTTL is the default freshness of list results.
+	DefaultListTTL = 5 * time.Minute
+	// DefaultReadTTL is the default freshness of resources/read.
+	DefaultReadTTL = time.Minute
+)
+
+// CachePolicy says how long each kind of result stays fresh and who may
+// reuse it. The zero CachePolicy is ready to use and selects every default.
+//
+// A zero duration means "use the default". To mark results stale
+// immediately, use [NoCache] (or any negative duration), which renders as
+// ttlMs 0. Durations are rendered in whole milliseconds, truncating any
+// remainder.
+type CachePolicy struct {
+	// Discover is the time to live of server/discover results; default
+	// DefaultDiscoverTTL.
+	Discover time.Duration
+	// List is the time to live of list results; default DefaultListTTL.
+	List time.Duration
+	// Read is the time to live of resources/read results; default
+	// DefaultReadTTL.
+	Read time.Duration
+	// Scope applies to every kind of result; default Public. Use Private
+	// when results depend on the caller's authorization.
+	Scope Scope
+}
+
+// Hint is the rendered caching hint of one result: the ttlMs and
+// cacheScope fields. Embed it in a result struct to have both fields appear
+// at the top level of the result's JSON.
+type Hint struct {
+	// TTLMs is how many milliseconds the result stays fresh; never
+	// negative, and 0 means stale immediately.
+	TTLMs int64 `json:"ttlMs"`
+	// CacheScope says who may reuse the result.
+	CacheScope Scope `json:"cacheScope"`
+}
+
+// Hint renders the caching hint for results of kind k, applying defaults.
+// TTLMs is never negative. An unknown Kind gets ttlMs 0, and a Scope that
+// is neither Public nor Private (which [Description.Validate] rejects)
+// renders as Private, the more restrictive choice.
+func (p CachePolicy) Hint(k Kind) Hint {
+	return Hint{TTLMs: p.ttl(k).Milliseconds(), CacheScope: p.scope()}
+}
+
+// ttl returns the effective, non-negative time to live for kind k.
+func (p CachePolicy) ttl(k Kind) time.Duration {
+	var d, def time.Duration
+	switch k {
+	case KindDiscover:
+		d, def = p.Discover, DefaultDiscoverTTL
+	case KindList:
+		d, def = p.List, DefaultListTTL
+	case KindRead:
+		d, def = p.Read, DefaultReadTTL
+	default:
+		return 0
+	}
+	switch {
+	case d == 0:
+		return def
+	case d < 0:
+		return 0
+	}
+	return d
+}
+
+// scope returns the effective scope.
+func (p CachePolicy) scope() Scope {
+	switch p.Scope {
+	case "":
+		return Public
+	case Public, Private:
+		return p.Scope
+	}
+	return Private
+}

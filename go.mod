@@ -3,23 +3,20 @@ module github.com/mrtrkit/mrtrkit
 go 1.26.0
 
 require (
-	github.com/bahlo/generic-list-go v0.2.0 // indirect
-	github.com/buger/jsonparser v1.1.2 // indirect
+	github.com/go-playground/validator/v10 v10.30.6
+	github.com/google/jsonschema-go v0.4.3
+	github.com/gorilla/mux v1.8.1
+	github.com/gowebpki/jcs v1.0.2
+	github.com/stretchr/testify v1.12.1
+	golang.org/x/crypto v0.59.0
+)
+
+require (
 	github.com/gabriel-vasile/mimetype v1.4.16 // indirect
 	github.com/go-playground/locales v0.14.2 // indirect
 	github.com/go-playground/universal-translator v0.18.2 // indirect
-	github.com/go-playground/validator/v10 v10.30.6 // indirect
-	github.com/google/jsonschema-go v0.4.3 // indirect
-	github.com/gorilla/mux v1.8.1 // indirect
-	github.com/gowebpki/jcs v1.0.2 // indirect
-	github.com/invopop/jsonschema v0.14.0 // indirect
 	github.com/leodido/go-urn v1.5.0 // indirect
-	github.com/pb33f/ordered-map/v2 v2.3.1 // indirect
-	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	go.yaml.in/yaml/v4 v4.0.0-rc.2 // indirect
-	golang.org/x/crypto v0.59.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
 )

@@ -1,0 +1,126 @@
+package state
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+var benchPayloads = []int{256, 1024, 4096, 16384}
+
+// benchMaxTokenSize lifts the token cap for benchmarks: a 16 KiB payload
+// makes a token of about 22 KiB, above DefaultMaxTokenSize (16 KiB).
+const benchMaxTokenSize = 64 << 10
+
+func benchCodec(b *testing.B, cc codecCase, payload int) (Codec, Claims) {
+	b.Helper()
+	c, err := cc.make(testRing(b, "k1"), WithMaxTokenSize(benchMaxTokenSize))
+	require.NoError(b, err)
+	in := sampleClaims(b)
+	in.Payload = make([]byte, payload)
+	for i := range in.Payload {
+		in.Payload[i] = byte(i)
+	}
+	return c, in
+}
+
+// BenchmarkSealOpen measures one Seal followed by one Open, the cost of a
+// full input-required round trip on the server.
+func BenchmarkSealOpen(b *testing.B) {
+	for _, cc := range codecCases {
+		for _, n := range benchPayloads {
+			b.Run(fmt.Sprintf("%s/payload=%d", cc.name, n), func(b *testing.B) {
+				c, in := benchCodec(b, cc, n)
+				want := bindingOf(in)
+				b.SetBytes(int64(n))
+				b.ReportAllocs()
+				for b.Loop() {
+					token, err := c.Seal(in)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := c.Open(token, want); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkSeal(b *testing.B) {
+	for _, cc := range codecCases {
+		for _, n := range benchPayloads {
+			b.Run(fmt.Sprintf("%s/payload=%d", cc.name, n), func(b *testing.B) {
+				c, in := benchCodec(b, cc, n)
+				b.SetBytes(int64(n))
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := c.Seal(in); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkOpen(b *testing.B) {
+	for _, cc := range codecCases {
+		for _, n := range benchPayloads {
+			b.Run(fmt.Sprintf("%s/payload=%d", cc.name, n), func(b *testing.B) {
+				c, in := benchCodec(b, cc, n)
+				want := bindingOf(in)
+				token, err := c.Seal(in)
+				require.NoError(b, err)
+				b.SetBytes(int64(n))
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := c.Open(token, want); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkOpenRefused measures the cost of refusing forged input: an
+// oversized string and a tampered token.
+func BenchmarkOpenRefused(b *testing.B) {
+	c, in := benchCodec(b, codecCases[0], 1024)
+	want := bindingOf(in)
+	token, err := c.Seal(in)
+	require.NoError(b, err)
+	tampered := []byte(token)
+	tampered[len(tampered)/2] ^= 1
+	huge := string(make([]byte, benchMaxTokenSize+1))
+	b.Run("too_large", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := c.Open(huge, want); err == nil {
+				b.Fatal("opened")
+			}
+		}
+	})
+	b.Run("tampered", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := c.Open(string(tampered), want); err == nil {
+				b.Fatal("opened")
+			}
+		}
+	})
+}
+
+func BenchmarkDigestJSON(b *testing.B) {
+	args := []byte(`{"env":"prod","replicas":3,"tags":["a","b","c"],"limits":{"cpu":1.5,"memory":"2Gi"}}`)
+	b.SetBytes(int64(len(args)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := DigestJSON(args); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,406 @@
+package state
+
+import (
+	"crypto/cipher"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/chacha20poly1305"
+	"golang.org/x/crypto/hkdf"
+)
+
+// Codec seals claims into opaque, URL-safe requestState tokens and opens
+// them again. Implementations are safe for concurrent use.
+type Codec interface {
+	// Seal sets IssuedAt and ExpiresAt from the codec's clock and TTL and
+	// returns a URL-safe token carrying c. It refuses a Round outside
+	// 1..max rounds (ReasonRoundLimit above the maximum), an Asked map
+	// with empty or over-long keys or unknown kinds, and claims whose token
+	// would exceed the maximum token size (ReasonTooLarge).
+	Seal(c Claims) (string, error)
+	// Open verifies token and checks every claim against want. On failure
+	// it returns a zero Claims and an *Error whose Reason says which check
+	// failed.
+	Open(token string, want Binding) (Claims, error)
+}
+
+// Frame layout constants.
+const (
+	frameVersion = 1 // first byte of every frame
+
+	algAEAD = 1 // XChaCha20-Poly1305
+	algHMAC = 2 // HMAC-SHA256
+
+	// frameFixed is version, algorithm and key id length.
+	frameFixed = 3
+	// hmacSize is the length of an HMAC-SHA256 tag.
+	hmacSize = sha256.Size
+	// subkeyLen is the length of every derived subkey.
+	subkeyLen = 32
+)
+
+var (
+	tokenEncoding  = base64.RawURLEncoding
+	strictEncoding = base64.RawURLEncoding.Strict()
+)
+
+func algName(alg byte) string {
+	switch alg {
+	case algAEAD:
+		return "xchacha20-poly1305"
+	case algHMAC:
+		return "hmac-sha256"
+	}
+	return "alg(" + strconv.Itoa(int(alg)) + ")"
+}
+
+// codecKey is one ring key prepared for a codec: its frame header and the
+// primitive keyed with its derived subkey.
+type codecKey struct {
+	header []byte      // version, algorithm, id length, id
+	aead   cipher.AEAD // algAEAD
+	macs   sync.Pool   // algHMAC: *macState keyed with the subkey
+}
+
+// macState is a reusable keyed HMAC with room for its output.
+type macState struct {
+	h   hash.Hash
+	sum [hmacSize]byte
+}
+
+// mac returns a reset HMAC from the pool; return it with k.macs.Put.
+func (k *codecKey) mac() *macState {
+	m := k.macs.Get().(*macState)
+	m.h.Reset()
+	return m
+}
+
+type codec struct {
+	cfg      config
+	alg      byte
+	overhead int // bytes a frame adds around the claims, besides the header
+	sealer   *codecKey
+	keys     map[string]*codecKey
+	// random, when set, replaces crypto/rand as the nonce source. Only
+	// tests set it, to make tokens reproducible across fuzz workers.
+	random io.Reader
+}
+
+// NewAEAD returns the default Codec. Tokens are encrypted and authenticated
+// with XChaCha20-Poly1305 under a subkey derived from the ring's key, with a
+// fresh random 24-byte nonce per token, so clients can neither read nor
+// alter the claims.
+func NewAEAD(ring *KeyRing, opts ...Option) (Codec, error) {
+	return newCodec(ring, algAEAD, opts)
+}
+
+// NewHMAC returns a Codec whose tokens are authenticated with HMAC-SHA256
+// but not encrypted: anyone holding a token can decode its claims,
+// including the principal and the payload, yet cannot alter them. Prefer
+// NewAEAD unless readable tokens are wanted, for example while debugging.
+func NewHMAC(ring *KeyRing, opts ...Option) (Codec, error) {
+	return newCodec(ring, algHMAC, opts)
+}
+
+// deriveSubkey derives the subkey that algorithm alg uses for the ring key
+// id with HKDF-SHA256. The info string names the token format version, the
+// algorithm and the key id, so one configured secret never keys two
+// algorithms.
+func deriveSubkey(secret []byte, alg byte, id string) ([]byte, error) {
+	info := "mrtrkit/state token v" + strconv.Itoa(frameVersion) + " " + algName(alg) + " key " + id
+	sub := make([]byte, subkeyLen)
+	if _, err := io.ReadFull(hkdf.New(sha256.New, secret, nil, []byte(info)), sub); err != nil {
+		return nil, err
+	}
+	return sub, nil
+}
+
+func newCodec(ring *KeyRing, alg byte, opts []Option) (*codec, error) {
+	if ring == nil || len(ring.keys) == 0 {
+		return nil, errors.New("state: codec needs a key ring with at least one key")
+	}
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	c := &codec{cfg: cfg, alg: alg, keys: make(map[string]*codecKey, len(ring.keys))}
+	switch alg {
+	case algAEAD:
+		c.overhead = chacha20poly1305.NonceSizeX + chacha20poly1305.Overhead
+	case algHMAC:
+		c.overhead = hmacSize
+	}
+	for i, k := range ring.keys {
+		sub, err := deriveSubkey(k.Secret, alg, k.ID)
+		if err != nil {
+			return nil, fmt.Errorf("state: derive subkey for key %q: %w", k.ID, err)
+		}
+		ck := &codecKey{header: make([]byte, 0, frameFixed+len(k.ID))}
+		ck.header = append(ck.header, frameVersion, alg, byte(len(k.ID)))
+		ck.header = append(ck.header, k.ID...)
+		switch alg {
+		case algAEAD:
+			ck.aead, err = chacha20poly1305.NewX(sub)
+			clear(sub)
+			if err != nil {
+				return nil, fmt.Errorf("state: key %q: %w", k.ID, err)
+			}
+		case algHMAC:
+			ck.macs.New = func() any { return &macState{h: hmac.New(sha256.New, sub)} }
+		}
+		c.keys[k.ID] = ck
+		if i == 0 {
+			c.sealer = ck
+		}
+	}
+	return c, nil
+}
+
+// Buffers for building frames in Seal. Buffers that grew beyond
+// maxPooledBuffer are left to the garbage collector.
+const maxPooledBuffer = 64 << 10
+
+var bufferPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+func getBuffer(n int) *[]byte {
+	bp := bufferPool.Get().(*[]byte)
+	if cap(*bp) < n {
+		*bp = make([]byte, n)
+	}
+	*bp = (*bp)[:n]
+	return bp
+}
+
+func putBuffer(bp *[]byte) {
+	if cap(*bp) <= maxPooledBuffer {
+		bufferPool.Put(bp)
+	}
+}
+
+// validate checks the caller-supplied parts of c before sealing.
+func (c *codec) validate(cl *Claims) error {
+	if cl.Round < 1 {
+		return errors.New("state: seal: Round must be at least 1")
+	}
+	if cl.Round > c.cfg.maxRounds {
+		return refuse(ReasonRoundLimit, "round "+strconv.Itoa(cl.Round)+" exceeds the limit of "+strconv.Itoa(c.cfg.maxRounds))
+	}
+	if len(cl.Asked) > MaxAsked {
+		return fmt.Errorf("state: seal: Asked has %d keys, at most %d allowed", len(cl.Asked), MaxAsked)
+	}
+	for k, kind := range cl.Asked {
+		if k == "" || len(k) > MaxAskedKeyLen {
+			return fmt.Errorf("state: seal: Asked keys must be 1 to %d bytes long", MaxAskedKeyLen)
+		}
+		if !kind.Valid() {
+			return fmt.Errorf("state: seal: Asked key %q has unknown kind %d", k, uint8(kind))
+		}
+	}
+	return nil
+}
+
+// nonce fills b with random bytes.
+func (c *codec) nonce(b []byte) error {
+	if c.random != nil {
+		_, err := io.ReadFull(c.random, b)
+		return err
+	}
+	_, err := rand.Read(b)
+	return err
+}
+
+// Seal implements Codec.
+func (c *codec) Seal(cl Claims) (string, error) {
+	if err := c.validate(&cl); err != nil {
+		return "", err
+	}
+	issued := c.cfg.now().UnixMilli()
+	ttl := uint64(c.cfg.ttl / time.Millisecond)
+	if issued > math.MaxInt64-int64(ttl) {
+		return "", errors.New("state: seal: clock too far in the future")
+	}
+	var keyBuf [16]string
+	keys := sortedAskedKeys(cl.Asked, keyBuf[:0])
+	n := claimsLen(&cl, issued, ttl, keys)
+
+	k := c.sealer
+	frameLen := len(k.header) + c.overhead + n
+	tokenLen := tokenEncoding.EncodedLen(frameLen)
+	if tokenLen > c.cfg.maxSize {
+		return "", refuse(ReasonTooLarge, "token would be "+strconv.Itoa(tokenLen)+" characters, the limit is "+strconv.Itoa(c.cfg.maxSize))
+	}
+
+	// One buffer holds the frame followed by its base64 text.
+	bp := getBuffer(frameLen + tokenLen)
+	defer putBuffer(bp)
+	frame := append((*bp)[:0], k.header...)
+	h := len(frame)
+	switch c.alg {
+	case algAEAD:
+		p := h + chacha20poly1305.NonceSizeX
+		frame = frame[:p]
+		if err := c.nonce(frame[h:p]); err != nil {
+			return "", fmt.Errorf("state: seal: nonce: %w", err)
+		}
+		frame = appendClaims(frame, &cl, issued, ttl, keys)
+		// Encrypt in place: the ciphertext overwrites the plaintext
+		// exactly, and the header is the associated data.
+		frame = k.aead.Seal(frame[:p], frame[h:p], frame[p:], frame[:h])
+	case algHMAC:
+		frame = appendClaims(frame, &cl, issued, ttl, keys)
+		m := k.mac()
+		m.h.Write(frame)
+		frame = m.h.Sum(frame)
+		k.macs.Put(m)
+	}
+	if len(frame) != frameLen {
+		return "", errors.New("state: seal: internal error: frame size mismatch")
+	}
+	text := (*bp)[frameLen : frameLen+tokenLen]
+	tokenEncoding.Encode(text, frame)
+	return string(text), nil
+}
+
+// Open implements Codec. The checks run in this order, and the first failure
+// is returned: size, base64, frame, key id, integrity, claims encoding,
+// expiry, issue time, round limit, principal, then audience, method, target
+// and arguments.
+func (c *codec) Open(token string, want Binding) (Claims, error) {
+	if len(token) > c.cfg.maxSize {
+		return Claims{}, refuse(ReasonTooLarge, "token is "+strconv.Itoa(len(token))+" characters, the limit is "+strconv.Itoa(c.cfg.maxSize))
+	}
+	if len(token) == 0 {
+		return Claims{}, refuse(ReasonMalformed, "empty token")
+	}
+	// The base64 decoder skips CR and LF; refuse them so that exactly one
+	// string opens for each sealed frame.
+	if strings.IndexByte(token, '\n') >= 0 || strings.IndexByte(token, '\r') >= 0 {
+		return Claims{}, refuse(ReasonMalformed, "token is not base64url")
+	}
+
+	frame, ok := decodeToken(token)
+	if !ok {
+		return Claims{}, refuse(ReasonMalformed, "token is not base64url")
+	}
+
+	if len(frame) < frameFixed {
+		return Claims{}, refuse(ReasonMalformed, "truncated frame")
+	}
+	if frame[0] != frameVersion {
+		return Claims{}, refuse(ReasonMalformed, "unknown token version")
+	}
+	if frame[1] != c.alg {
+		return Claims{}, refuse(ReasonMalformed, "token algorithm is not "+algName(c.alg))
+	}
+	h := frameFixed + int(frame[2])
+	if len(frame) < h+c.overhead {
+		return Claims{}, refuse(ReasonMalformed, "truncated frame")
+	}
+	id := frame[frameFixed:h]
+	if !validKeyID(id) {
+		return Claims{}, refuse(ReasonMalformed, "invalid key id")
+	}
+	k := c.keys[string(id)]
+	if k == nil {
+		return Claims{}, refuse(ReasonUnknownKey, fmt.Sprintf("key id %q is not in the key ring", id))
+	}
+
+	var plain []byte
+	var err error
+	switch c.alg {
+	case algAEAD:
+		nonce := frame[h : h+chacha20poly1305.NonceSizeX]
+		sealed := frame[h+chacha20poly1305.NonceSizeX:]
+		plain, err = k.aead.Open(sealed[:0], nonce, sealed, frame[:h])
+		if err != nil {
+			return Claims{}, refuse(ReasonIntegrity, "authentication failed")
+		}
+	case algHMAC:
+		end := len(frame) - hmacSize
+		m := k.mac()
+		m.h.Write(frame[:end])
+		ok := hmac.Equal(m.h.Sum(m.sum[:0]), frame[end:])
+		k.macs.Put(m)
+		if !ok {
+			return Claims{}, refuse(ReasonIntegrity, "authentication failed")
+		}
+		plain = frame[h:end:end]
+	}
+
+	cl, err := decodeClaims(plain)
+	if err != nil {
+		return Claims{}, refuse(ReasonMalformed, "claims: "+err.Error())
+	}
+	if err := c.check(&cl, want); err != nil {
+		return Claims{}, err
+	}
+	return cl, nil
+}
+
+// decodeChunk is how many token characters decodeToken stages at a time; a
+// multiple of 4, so every chunk but the last holds whole base64 groups.
+const decodeChunk = 1024
+
+// decodeToken decodes token with strict unpadded base64url into a new
+// buffer, which is the only allocation: the text is staged through a stack
+// buffer rather than copied whole into a []byte. The returned Payload of
+// Open aliases this buffer.
+func decodeToken(token string) ([]byte, bool) {
+	frame := make([]byte, tokenEncoding.DecodedLen(len(token)))
+	var chunk [decodeChunk]byte
+	n := 0
+	for len(token) > 0 {
+		m := copy(chunk[:], token)
+		token = token[m:]
+		k, err := strictEncoding.Decode(frame[n:], chunk[:m])
+		if err != nil {
+			return nil, false
+		}
+		n += k
+	}
+	return frame[:n:n], true
+}
+
+// check applies the time, round and binding checks to authentic claims.
+func (c *codec) check(cl *Claims, want Binding) error {
+	now := c.cfg.now()
+	// Valid up to and including ExpiresAt+skew, expired one nanosecond
+	// later.
+	if now.After(cl.ExpiresAt.Add(c.cfg.skew)) {
+		return refuse(ReasonExpired, "token expired")
+	}
+	// An authentic token issued in the future came from a replica whose
+	// clock is ahead by more than the skew. Nothing was tampered with, so
+	// it is reported as malformed rather than as an integrity failure.
+	if cl.IssuedAt.After(now.Add(c.cfg.skew)) {
+		return refuse(ReasonMalformed, "token issued in the future beyond the clock skew")
+	}
+	if cl.Round > c.cfg.maxRounds {
+		return refuse(ReasonRoundLimit, "round "+strconv.Itoa(cl.Round)+" exceeds the limit of "+strconv.Itoa(c.cfg.maxRounds))
+	}
+	if cl.Principal != want.Principal {
+		return refuse(ReasonPrincipal, "token was issued to a different principal")
+	}
+	switch {
+	case cl.Audience != want.Audience:
+		return refuse(ReasonRequest, "audience differs")
+	case cl.Method != want.Method:
+		return refuse(ReasonRequest, "method differs")
+	case cl.Target != want.Target:
+		return refuse(ReasonRequest, "target differs")
+	case cl.ArgsDigest != want.ArgsDigest:
+		return refuse(ReasonRequest, "arguments differ")
+	}
+	return nil
+}

@@ -1,0 +1,835 @@
+package state
+
+import (
+	"crypto/cipher"
+	"encoding/base64"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRoundTrip(t *testing.T) {
+	for _, cc := range codecCases {
+		t.Run(cc.name, func(t *testing.T) {
+			clock := newTestClock(t0)
+			codec, err := cc.make(testRing(t, "k1"), WithClock(clock.Now), WithTTL(90*time.Second))
+			require.NoError(t, err)
+
+			in := sampleClaims(t)
+			in.IssuedAt = time.Unix(1, 0) // ignored: Seal sets both times
+			in.ExpiresAt = time.Unix(2, 0)
+			token, err := codec.Seal(in)
+			require.NoError(t, err)
+			assert.NotContains(t, token, "=")
+			for _, r := range token {
+				assert.True(t, strings.ContainsRune("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", r), "character %q is not URL-safe", r)
+			}
+
+			got, err := codec.Open(token, bindingOf(in))
+			require.NoError(t, err)
+
+			wantIssued := time.Date(2026, 7, 28, 12, 0, 0, 123000000, time.UTC)
+			assert.Equal(t, wantIssued, got.IssuedAt)
+			assert.Equal(t, wantIssued.Add(90*time.Second), got.ExpiresAt)
+			assert.Equal(t, in.Principal, got.Principal)
+			assert.Equal(t, in.Audience, got.Audience)
+			assert.Equal(t, in.Method, got.Method)
+			assert.Equal(t, in.Target, got.Target)
+			assert.Equal(t, in.ArgsDigest, got.ArgsDigest)
+			assert.Equal(t, in.Round, got.Round)
+			assert.Equal(t, in.Asked, got.Asked)
+			assert.Equal(t, in.Payload, got.Payload)
+			assert.Equal(t, len(got.Payload), cap(got.Payload))
+		})
+	}
+}
+
+func TestRoundTripEmptyAndBinaryFields(t *testing.T) {
+	for _, cc := range codecCases {
+		t.Run(cc.name, func(t *testing.T) {
+			codec, err := cc.make(testRing(t, "k1"), WithClock(newTestClock(t0).Now))
+			require.NoError(t, err)
+
+			// Everything optional left empty.
+			token, err := codec.Seal(Claims{Round: 1})
+			require.NoError(t, err)
+			got, err := codec.Open(token, Binding{})
+			require.NoError(t, err)
+			assert.Nil(t, got.Asked)
+			assert.Nil(t, got.Payload)
+			assert.Equal(t, 1, got.Round)
+
+			// Strings with arbitrary bytes, the largest allowed Asked map,
+			// the last allowed round.
+			asked := make(map[string]Kind, MaxAsked)
+			for i := range MaxAsked {
+				asked[fmt.Sprintf("k%03d\x00\xff", i)] = Kind(i%4 + 1)
+			}
+			asked[strings.Repeat("x", MaxAskedKeyLen)] = KindRoots
+			delete(asked, "k000\x00\xff")
+			in := Claims{
+				Principal: "p\x00\xff✓", Audience: "a", Method: "m", Target: "file:///t?x=1#f",
+				Round: DefaultMaxRounds, Asked: asked, Payload: make([]byte, 3000),
+			}
+			token, err = codec.Seal(in)
+			require.NoError(t, err)
+			got, err = codec.Open(token, bindingOf(in))
+			require.NoError(t, err)
+			assert.Equal(t, in.Asked, got.Asked)
+			assert.Equal(t, in.Payload, got.Payload)
+			assert.Equal(t, in.Principal, got.Principal)
+		})
+	}
+}
+
+func TestSealDoesNotRetainInput(t *testing.T) {
+	codec, err := NewAEAD(testRing(t, "k1"))
+	require.NoError(t, err)
+	in := sampleClaims(t)
+	token, err := codec.Seal(in)
+	require.NoError(t, err)
+	in.Payload[0] = 'X'
+	in.Asked["late"] = KindRoots
+	got, err := codec.Open(token, bindingOf(in))
+	require.NoError(t, err)
+	assert.Equal(t, byte('h'), got.Payload[0])
+	assert.NotContains(t, got.Asked, "late")
+}
+
+func TestTokensDiffer(t *testing.T) {
+	codec, err := NewAEAD(testRing(t, "k1"), WithClock(newTestClock(t0).Now))
+	require.NoError(t, err)
+	a, err := codec.Seal(sampleClaims(t))
+	require.NoError(t, err)
+	b, err := codec.Seal(sampleClaims(t))
+	require.NoError(t, err)
+	assert.NotEqual(t, a, b, "fresh nonce per seal")
+}
+
+func TestAEADHidesClaims(t *testing.T) {
+	in := sampleClaims(t)
+	aead, err := NewAEAD(testRing(t, "k1"))
+	require.NoError(t, err)
+	token, err := aead.Seal(in)
+	require.NoError(t, err)
+	frame, err := base64.RawURLEncoding.DecodeString(token)
+	require.NoError(t, err)
+	assert.NotContains(t, string(frame), in.Principal)
+	assert.NotContains(t, string(frame), in.Target)
+
+	// HMAC tokens are readable by design.
+	mac, err := NewHMAC(testRing(t, "k1"))
+	require.NoError(t, err)
+	token, err = mac.Seal(in)
+	require.NoError(t, err)
+	frame, err = base64.RawURLEncoding.DecodeString(token)
+	require.NoError(t, err)
+	assert.Contains(t, string(frame), in.Principal)
+}
+
+func TestClaimMismatch(t *testing.T) {
+	other := mustDigest(t, `{"env":"staging","replicas":3}`)
+	cases := []struct {
+		name   string
+		mutate func(*Binding)
+		reason Reason
+	}{
+		{"principal", func(b *Binding) { b.Principal = "user:mallory@example.com" }, ReasonPrincipal},
+		{"principal empty", func(b *Binding) { b.Principal = "" }, ReasonPrincipal},
+		{"audience", func(b *Binding) { b.Audience = "https://other.example.com" }, ReasonRequest},
+		{"method", func(b *Binding) { b.Method = "prompts/get" }, ReasonRequest},
+		{"target", func(b *Binding) { b.Target = "destroy" }, ReasonRequest},
+		{"digest", func(b *Binding) { b.ArgsDigest = other }, ReasonRequest},
+		{"digest zero", func(b *Binding) { b.ArgsDigest = Digest{} }, ReasonRequest},
+		// The principal is checked before the request.
+		{"principal and target", func(b *Binding) { b.Principal = "x"; b.Target = "y" }, ReasonPrincipal},
+	}
+	for _, cc := range codecCases {
+		codec, err := cc.make(testRing(t, "k1"))
+		require.NoError(t, err)
+		in := sampleClaims(t)
+		token, err := codec.Seal(in)
+		require.NoError(t, err)
+		for _, tc := range cases {
+			t.Run(cc.name+"/"+tc.name, func(t *testing.T) {
+				b := bindingOf(in)
+				tc.mutate(&b)
+				got, err := codec.Open(token, b)
+				requireReason(t, err, tc.reason)
+				assert.Zero(t, got)
+				assert.NotContains(t, err.Error(), in.Principal)
+				if b.Principal != "" {
+					assert.NotContains(t, err.Error(), b.Principal)
+				}
+			})
+		}
+	}
+}
+
+// refuseAll asserts that codec refuses every token yielded by tokens, each
+// with a Reason, and returns how many there were.
+func refuseAll(t *testing.T, codec Codec, want Binding, tokens func(yield func(desc, token string) bool)) int {
+	t.Helper()
+	n := 0
+	for desc, token := range tokens {
+		n++
+		got, err := codec.Open(token, want)
+		if err == nil {
+			t.Fatalf("%s: altered token opened: %+v", desc, got)
+		}
+		if _, ok := ReasonOf(err); !ok {
+			t.Fatalf("%s: error without reason: %v", desc, err)
+		}
+	}
+	return n
+}
+
+func TestEveryFrameBitFlipRefused(t *testing.T) {
+	for _, cc := range codecCases {
+		t.Run(cc.name, func(t *testing.T) {
+			codec, err := cc.make(testRing(t, "k1", "k2"))
+			require.NoError(t, err)
+			in := sampleClaims(t)
+			token, err := codec.Seal(in)
+			require.NoError(t, err)
+			frame, err := base64.RawURLEncoding.Strict().DecodeString(token)
+			require.NoError(t, err)
+
+			n := refuseAll(t, codec, bindingOf(in), func(yield func(string, string) bool) {
+				for i := range frame {
+					for bit := range 8 {
+						mut := append([]byte(nil), frame...)
+						mut[i] ^= 1 << bit
+						if !yield(fmt.Sprintf("byte %d bit %d", i, bit), base64.RawURLEncoding.EncodeToString(mut)) {
+							return
+						}
+					}
+				}
+			})
+			assert.Equal(t, 8*len(frame), n)
+			// The original still opens.
+			_, err = codec.Open(token, bindingOf(in))
+			require.NoError(t, err)
+		})
+	}
+}
+
+func TestEveryTokenCharacterBitFlipRefused(t *testing.T) {
+	for _, cc := range codecCases {
+		t.Run(cc.name, func(t *testing.T) {
+			codec, err := cc.make(testRing(t, "k1"))
+			require.NoError(t, err)
+			in := sampleClaims(t)
+			token, err := codec.Seal(in)
+			require.NoError(t, err)
+
+			n := refuseAll(t, codec, bindingOf(in), func(yield func(string, string) bool) {
+				for i := range len(token) {
+					for bit := range 8 {
+						mut := []byte(token)
+						mut[i] ^= 1 << bit
+						if !yield(fmt.Sprintf("char %d bit %d", i, bit), string(mut)) {
+							return
+						}
+					}
+				}
+			})
+			assert.Equal(t, 8*len(token), n)
+		})
+	}
+}
+
+func TestEveryTruncationRefused(t *testing.T) {
+	for _, cc := range codecCases {
+		t.Run(cc.name, func(t *testing.T) {
+			codec, err := cc.make(testRing(t, "k1"))
+			require.NoError(t, err)
+			in := sampleClaims(t)
+			token, err := codec.Seal(in)
+			require.NoError(t, err)
+			frame, err := base64.RawURLEncoding.DecodeString(token)
+			require.NoError(t, err)
+
+			n := refuseAll(t, codec, bindingOf(in), func(yield func(string, string) bool) {
+				for i := range len(token) {
+					if !yield(fmt.Sprintf("token prefix %d", i), token[:i]) {
+						return
+					}
+				}
+				for i := range len(frame) {
+					if !yield(fmt.Sprintf("frame prefix %d", i), base64.RawURLEncoding.EncodeToString(frame[:i])) {
+						return
+					}
+				}
+			})
+			assert.Equal(t, len(token)+len(frame), n)
+		})
+	}
+}
+
+func TestAppendedAndInsertedBytesRefused(t *testing.T) {
+	for _, cc := range codecCases {
+		t.Run(cc.name, func(t *testing.T) {
+			codec, err := cc.make(testRing(t, "k1"))
+			require.NoError(t, err)
+			in := sampleClaims(t)
+			token, err := codec.Seal(in)
+			require.NoError(t, err)
+			frame, err := base64.RawURLEncoding.DecodeString(token)
+			require.NoError(t, err)
+			refuseAll(t, codec, bindingOf(in), func(yield func(string, string) bool) {
+				for _, s := range []string{"A", "AA", "AAA", "AAAA", "=", "==", "\n", "\r\n", " ", "."} {
+					if !yield("suffix "+s, token+s) || !yield("prefix "+s, s+token) {
+						return
+					}
+				}
+				for _, pos := range []int{1, 10, len(token) / 2, len(token) - 1} {
+					for _, s := range []string{"\n", "\r", " ", "\t", "="} {
+						if !yield(fmt.Sprintf("insert %q at %d", s, pos), token[:pos]+s+token[pos:]) {
+							return
+						}
+					}
+				}
+				for _, frame := range [][]byte{frame, frame[:len(frame)-1], frame[:len(frame)-2]} {
+					unpadded := base64.RawURLEncoding.EncodeToString(frame)
+					for _, alt := range []string{base64.URLEncoding.EncodeToString(frame), base64.RawStdEncoding.EncodeToString(frame)} {
+						if alt != unpadded && !yield("alternative encoding "+alt, alt) {
+							return
+						}
+					}
+				}
+				yield("frame plus zero byte", base64.RawURLEncoding.EncodeToString(append(frame, 0)))
+			})
+		})
+	}
+}
+
+func TestNonCanonicalTrailingBitsRefused(t *testing.T) {
+	codec, err := NewAEAD(testRing(t, "k1"))
+	require.NoError(t, err)
+	in := sampleClaims(t)
+	// Find a token whose last group leaves unused bits, then set them.
+	for n := range 3 {
+		in.Payload = make([]byte, n)
+		token, err := codec.Seal(in)
+		require.NoError(t, err)
+		if len(token)%4 == 0 {
+			continue
+		}
+		const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+		last := strings.IndexByte(alphabet, token[len(token)-1])
+		mut := token[:len(token)-1] + string(alphabet[last|1])
+		if mut == token {
+			mut = token[:len(token)-1] + string(alphabet[last|2])
+		}
+		// The lenient decoder reads the same frame from both strings.
+		a, _ := base64.RawURLEncoding.DecodeString(token)
+		b, _ := base64.RawURLEncoding.DecodeString(mut)
+		require.Equal(t, a, b)
+		_, err = codec.Open(mut, bindingOf(in))
+		requireReason(t, err, ReasonMalformed)
+		return
+	}
+	t.Fatal("no token with a partial last group")
+}
+
+func TestExpiryBoundary(t *testing.T) {
+	for _, cc := range codecCases {
+		t.Run(cc.name, func(t *testing.T) {
+			clock := newTestClock(t0)
+			const ttl, skew = 5 * time.Minute, 7 * time.Second
+			codec, err := cc.make(testRing(t, "k1"), WithClock(clock.Now), WithTTL(ttl), WithClockSkew(skew))
+			require.NoError(t, err)
+			in := sampleClaims(t)
+			token, err := codec.Seal(in)
+			require.NoError(t, err)
+
+			issued := t0.Truncate(time.Millisecond)
+			expires := issued.Add(ttl)
+
+			clock.Set(expires.Add(skew))
+			got, err := codec.Open(token, bindingOf(in))
+			require.NoError(t, err, "valid at exactly ExpiresAt+skew")
+			assert.Equal(t, expires, got.ExpiresAt)
+
+			clock.Set(expires.Add(skew).Add(time.Nanosecond))
+			_, err = codec.Open(token, bindingOf(in))
+			requireReason(t, err, ReasonExpired, "expired one nanosecond later")
+
+			// Expiry is checked before the binding.
+			_, err = codec.Open(token, Binding{})
+			requireReason(t, err, ReasonExpired)
+		})
+	}
+}
+
+func TestIssuedInFuture(t *testing.T) {
+	for _, cc := range codecCases {
+		t.Run(cc.name, func(t *testing.T) {
+			clock := newTestClock(t0)
+			const skew = 30 * time.Second
+			codec, err := cc.make(testRing(t, "k1"), WithClock(clock.Now), WithClockSkew(skew))
+			require.NoError(t, err)
+			in := sampleClaims(t)
+			token, err := codec.Seal(in)
+			require.NoError(t, err)
+			issued := t0.Truncate(time.Millisecond)
+
+			// Opened by a replica whose clock is behind by exactly the skew.
+			clock.Set(issued.Add(-skew))
+			_, err = codec.Open(token, bindingOf(in))
+			require.NoError(t, err)
+
+			clock.Set(issued.Add(-skew).Add(-time.Nanosecond))
+			_, err = codec.Open(token, bindingOf(in))
+			requireReason(t, err, ReasonMalformed)
+			assert.Contains(t, err.Error(), "future")
+		})
+	}
+}
+
+func TestZeroSkew(t *testing.T) {
+	clock := newTestClock(t0)
+	codec, err := NewAEAD(testRing(t, "k1"), WithClock(clock.Now), WithClockSkew(0), WithTTL(time.Second))
+	require.NoError(t, err)
+	in := sampleClaims(t)
+	token, err := codec.Seal(in)
+	require.NoError(t, err)
+	clock.Set(t0.Truncate(time.Millisecond).Add(time.Second))
+	_, err = codec.Open(token, bindingOf(in))
+	require.NoError(t, err)
+	clock.Set(t0.Truncate(time.Millisecond).Add(time.Second + 1))
+	_, err = codec.Open(token, bindingOf(in))
+	requireReason(t, err, ReasonExpired)
+}
+
+func TestRoundLimit(t *testing.T) {
+	for _, cc := range codecCases {
+		t.Run(cc.name, func(t *testing.T) {
+			ring := testRing(t, "k1")
+			strict, err := cc.make(ring)
+			require.NoError(t, err)
+			lax, err := cc.make(ring, WithMaxRounds(20))
+			require.NoError(t, err)
+
+			in := sampleClaims(t)
+			in.Round = DefaultMaxRounds + 1
+			_, err = strict.Seal(in)
+			requireReason(t, err, ReasonRoundLimit)
+
+			token, err := lax.Seal(in)
+			require.NoError(t, err)
+			_, err = lax.Open(token, bindingOf(in))
+			require.NoError(t, err)
+			_, err = strict.Open(token, bindingOf(in))
+			requireReason(t, err, ReasonRoundLimit)
+			// The round limit is checked before the principal.
+			_, err = strict.Open(token, Binding{Principal: "someone else"})
+			requireReason(t, err, ReasonRoundLimit)
+
+			in.Round = 0
+			_, err = lax.Seal(in)
+			require.Error(t, err)
+			in.Round = -1
+			_, err = lax.Seal(in)
+			require.Error(t, err)
+		})
+	}
+}
+
+func TestSealValidatesAsked(t *testing.T) {
+	codec, err := NewAEAD(testRing(t, "k1"))
+	require.NoError(t, err)
+	bad := []map[string]Kind{
+		{"": KindSampling},
+		{"a": 0},
+		{"a": 5},
+		{strings.Repeat("k", MaxAskedKeyLen+1): KindRoots},
+	}
+	for _, m := range bad {
+		_, err := codec.Seal(Claims{Round: 1, Asked: m})
+		require.Error(t, err, "%v", m)
+	}
+	many := make(map[string]Kind, MaxAsked+1)
+	for i := range MaxAsked + 1 {
+		many[fmt.Sprint(i)] = KindSampling
+	}
+	_, err = codec.Seal(Claims{Round: 1, Asked: many})
+	require.Error(t, err)
+}
+
+func TestRotation(t *testing.T) {
+	for _, cc := range codecCases {
+		t.Run(cc.name, func(t *testing.T) {
+			in := sampleClaims(t)
+			want := bindingOf(in)
+
+			old, err := cc.make(testRing(t, "k1"))
+			require.NoError(t, err)
+			tok1, err := old.Seal(in)
+			require.NoError(t, err)
+
+			both, err := cc.make(testRing(t, "k2", "k1"))
+			require.NoError(t, err)
+			_, err = both.Open(tok1, want)
+			require.NoError(t, err, "old token opens during rotation")
+			tok2, err := both.Seal(in)
+			require.NoError(t, err)
+			assert.Equal(t, "k2", keyIDOf(t, tok2), "first key seals")
+			assert.Equal(t, "k1", keyIDOf(t, tok1))
+
+			// Replicas still on the old ring cannot open new tokens.
+			_, err = old.Open(tok2, want)
+			requireReason(t, err, ReasonUnknownKey)
+
+			next, err := cc.make(testRing(t, "k2"))
+			require.NoError(t, err)
+			_, err = next.Open(tok2, want)
+			require.NoError(t, err)
+			_, err = next.Open(tok1, want)
+			requireReason(t, err, ReasonUnknownKey)
+			assert.Contains(t, err.Error(), `"k1"`)
+		})
+	}
+}
+
+func keyIDOf(t *testing.T, token string) string {
+	t.Helper()
+	frame, err := base64.RawURLEncoding.DecodeString(token)
+	require.NoError(t, err)
+	return string(frame[3 : 3+int(frame[2])])
+}
+
+func TestSameIDDifferentSecret(t *testing.T) {
+	a, err := NewAEAD(testRing(t, "k1"))
+	require.NoError(t, err)
+	ring, err := NewKeyRing(Key{ID: "k1", Secret: testSecret(99)})
+	require.NoError(t, err)
+	b, err := NewAEAD(ring)
+	require.NoError(t, err)
+	in := sampleClaims(t)
+	token, err := a.Seal(in)
+	require.NoError(t, err)
+	_, err = b.Open(token, bindingOf(in))
+	requireReason(t, err, ReasonIntegrity)
+}
+
+func TestAlgorithmMismatch(t *testing.T) {
+	ring := testRing(t, "k1")
+	aead, err := NewAEAD(ring)
+	require.NoError(t, err)
+	mac, err := NewHMAC(ring)
+	require.NoError(t, err)
+	in := sampleClaims(t)
+
+	at, err := aead.Seal(in)
+	require.NoError(t, err)
+	ht, err := mac.Seal(in)
+	require.NoError(t, err)
+
+	_, err = aead.Open(ht, bindingOf(in))
+	requireReason(t, err, ReasonMalformed)
+	_, err = mac.Open(at, bindingOf(in))
+	requireReason(t, err, ReasonMalformed)
+
+	// Relabelling the algorithm byte does not help either: the subkeys
+	// differ per algorithm.
+	frame, err := base64.RawURLEncoding.DecodeString(ht)
+	require.NoError(t, err)
+	frame[1] = algAEAD
+	_, err = aead.Open(base64.RawURLEncoding.EncodeToString(frame), bindingOf(in))
+	require.Error(t, err)
+	frame, err = base64.RawURLEncoding.DecodeString(at)
+	require.NoError(t, err)
+	frame[1] = algHMAC
+	_, err = mac.Open(base64.RawURLEncoding.EncodeToString(frame), bindingOf(in))
+	require.Error(t, err)
+}
+
+func TestSubkeysDifferPerAlgorithmAndID(t *testing.T) {
+	secret := testSecret(7)
+	a, err := deriveSubkey(secret, algAEAD, "k1")
+	require.NoError(t, err)
+	h, err := deriveSubkey(secret, algHMAC, "k1")
+	require.NoError(t, err)
+	a2, err := deriveSubkey(secret, algAEAD, "k2")
+	require.NoError(t, err)
+	again, err := deriveSubkey(secret, algAEAD, "k1")
+	require.NoError(t, err)
+	assert.NotEqual(t, a, h)
+	assert.NotEqual(t, a, a2)
+	assert.NotEqual(t, secret, a)
+	assert.Equal(t, a, again)
+}
+
+func TestUnknownVersion(t *testing.T) {
+	for _, cc := range codecCases {
+		codec, err := cc.make(testRing(t, "k1"))
+		require.NoError(t, err)
+		in := sampleClaims(t)
+		token, err := codec.Seal(in)
+		require.NoError(t, err)
+		frame, err := base64.RawURLEncoding.DecodeString(token)
+		require.NoError(t, err)
+		frame[0] = 2
+		_, err = codec.Open(base64.RawURLEncoding.EncodeToString(frame), bindingOf(in))
+		requireReason(t, err, ReasonMalformed)
+		assert.Contains(t, err.Error(), "version")
+	}
+}
+
+func TestTooLarge(t *testing.T) {
+	for _, cc := range codecCases {
+		t.Run(cc.name, func(t *testing.T) {
+			const limit = 1000
+			ring := testRing(t, "k1")
+			codec, err := cc.make(ring, WithMaxTokenSize(limit))
+			require.NoError(t, err)
+
+			// Not base64 at all, yet refused for size: nothing was decoded.
+			_, err = codec.Open(strings.Repeat("!", limit+1), Binding{})
+			requireReason(t, err, ReasonTooLarge)
+			_, err = codec.Open(strings.Repeat("!", 10*DefaultMaxTokenSize), Binding{})
+			requireReason(t, err, ReasonTooLarge)
+			// At the limit it is examined, and refused as malformed.
+			_, err = codec.Open(strings.Repeat("!", limit), Binding{})
+			requireReason(t, err, ReasonMalformed)
+
+			// A genuine token from a codec with a larger limit.
+			big, err := cc.make(ring, WithMaxTokenSize(4*limit))
+			require.NoError(t, err)
+			in := sampleClaims(t)
+			in.Payload = make([]byte, 2*limit)
+			token, err := big.Seal(in)
+			require.NoError(t, err)
+			_, err = big.Open(token, bindingOf(in))
+			require.NoError(t, err)
+			_, err = codec.Open(token, bindingOf(in))
+			requireReason(t, err, ReasonTooLarge)
+
+			// Seal refuses to produce it.
+			_, err = codec.Seal(in)
+			requireReason(t, err, ReasonTooLarge)
+		})
+	}
+}
+
+func TestSealAtExactLimit(t *testing.T) {
+	for _, cc := range codecCases {
+		t.Run(cc.name, func(t *testing.T) {
+			ring := testRing(t, "k1")
+			probe, err := cc.make(ring)
+			require.NoError(t, err)
+			in := sampleClaims(t)
+			in.Payload = nil
+			token, err := probe.Seal(in)
+			require.NoError(t, err)
+			limit := len(token) + 300 // token length for the payload sizes used below
+			codec, err := cc.make(ring, WithMaxTokenSize(limit))
+			require.NoError(t, err)
+			for n := 200; n < 260; n++ {
+				in.Payload = make([]byte, n)
+				token, err := codec.Seal(in)
+				if err != nil {
+					requireReason(t, err, ReasonTooLarge)
+					continue
+				}
+				require.LessOrEqual(t, len(token), limit)
+				_, err = codec.Open(token, bindingOf(in))
+				require.NoError(t, err)
+			}
+		})
+	}
+}
+
+func TestEmptyAndGarbage(t *testing.T) {
+	for _, cc := range codecCases {
+		codec, err := cc.make(testRing(t, "k1"))
+		require.NoError(t, err)
+		for _, s := range []string{"", "A", "AAAA", "AQEC", "AQECazE", "not a token", "....", "AQACazE" + strings.Repeat("A", 100)} {
+			_, err := codec.Open(s, Binding{})
+			require.Error(t, err, "%q", s)
+			r, ok := ReasonOf(err)
+			require.True(t, ok)
+			assert.Contains(t, []Reason{ReasonMalformed, ReasonUnknownKey, ReasonIntegrity}, r, "%q", s)
+		}
+	}
+}
+
+func TestOptionsValidation(t *testing.T) {
+	ring := testRing(t, "k1")
+	bad := []Option{
+		WithTTL(0), WithTTL(-time.Second), WithTTL(time.Microsecond),
+		WithClockSkew(-1), WithClock(nil),
+		WithMaxTokenSize(0), WithMaxTokenSize(-5),
+		WithMaxRounds(0), WithMaxRounds(-1),
+	}
+	for i, o := range bad {
+		_, err := NewAEAD(ring, o)
+		require.Error(t, err, "option %d", i)
+		_, err = NewHMAC(ring, o)
+		require.Error(t, err, "option %d", i)
+	}
+	_, err := NewAEAD(nil)
+	require.Error(t, err)
+	_, err = NewHMAC(&KeyRing{})
+	require.Error(t, err)
+	_, err = NewAEAD(ring, nil, WithTTL(time.Millisecond))
+	require.NoError(t, err)
+}
+
+func TestDefaults(t *testing.T) {
+	c, err := NewAEAD(testRing(t, "k1"))
+	require.NoError(t, err)
+	cfg := c.(*codec).cfg
+	assert.Equal(t, 10*time.Minute, cfg.ttl)
+	assert.Equal(t, 30*time.Second, cfg.skew)
+	assert.Equal(t, 16384, cfg.maxSize)
+	assert.Equal(t, 10, cfg.maxRounds)
+}
+
+func TestConcurrentUse(t *testing.T) {
+	for _, cc := range codecCases {
+		t.Run(cc.name, func(t *testing.T) {
+			codec, err := cc.make(testRing(t, "k1", "k2"))
+			require.NoError(t, err)
+			var wg sync.WaitGroup
+			errs := make(chan error, 8)
+			for g := range 8 {
+				wg.Go(func() {
+					in := sampleClaims(t)
+					in.Principal = fmt.Sprint("user", g)
+					for i := range 200 {
+						in.Payload = []byte(fmt.Sprint(g, "/", i))
+						token, err := codec.Seal(in)
+						if err != nil {
+							errs <- err
+							return
+						}
+						got, err := codec.Open(token, bindingOf(in))
+						if err != nil {
+							errs <- err
+							return
+						}
+						if string(got.Payload) != string(in.Payload) {
+							errs <- fmt.Errorf("payload mixed up: %q != %q", got.Payload, in.Payload)
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+func TestReasonAndErrorStrings(t *testing.T) {
+	want := map[Reason]string{
+		ReasonMalformed:  "malformed",
+		ReasonUnknownKey: "unknown_key",
+		ReasonIntegrity:  "integrity",
+		ReasonExpired:    "expired",
+		ReasonPrincipal:  "principal_mismatch",
+		ReasonRequest:    "request_mismatch",
+		ReasonRoundLimit: "round_limit",
+		ReasonTooLarge:   "too_large",
+	}
+	for r, s := range want {
+		assert.Equal(t, s, r.String())
+	}
+	assert.Equal(t, "reason(0)", Reason(0).String())
+	assert.Equal(t, "reason(99)", Reason(99).String())
+
+	assert.Equal(t, "requestState expired: token expired", (&Error{Reason: ReasonExpired, Detail: "token expired"}).Error())
+	assert.Equal(t, "requestState integrity", (&Error{Reason: ReasonIntegrity}).Error())
+
+	wrapped := fmt.Errorf("resume: %w", &Error{Reason: ReasonPrincipal})
+	r, ok := ReasonOf(wrapped)
+	assert.True(t, ok)
+	assert.Equal(t, ReasonPrincipal, r)
+	_, ok = ReasonOf(fmt.Errorf("plain"))
+	assert.False(t, ok)
+	_, ok = ReasonOf(nil)
+	assert.False(t, ok)
+}
+
+func TestKindStrings(t *testing.T) {
+	assert.Equal(t, "sampling", KindSampling.String())
+	assert.Equal(t, "elicitation_form", KindElicitForm.String())
+	assert.Equal(t, "elicitation_url", KindElicitURL.String())
+	assert.Equal(t, "roots", KindRoots.String())
+	assert.Equal(t, "kind(0)", Kind(0).String())
+	assert.Equal(t, "kind(9)", Kind(9).String())
+	assert.False(t, Kind(0).Valid())
+	assert.False(t, Kind(5).Valid())
+	assert.True(t, KindRoots.Valid())
+}
+
+// countingAEAD counts calls into the wrapped cipher.
+type countingAEAD struct {
+	cipher.AEAD
+	opens, seals *atomic.Int64
+}
+
+func (c countingAEAD) Open(dst, nonce, ciphertext, ad []byte) ([]byte, error) {
+	c.opens.Add(1)
+	return c.AEAD.Open(dst, nonce, ciphertext, ad)
+}
+
+func (c countingAEAD) Seal(dst, nonce, plaintext, ad []byte) []byte {
+	c.seals.Add(1)
+	return c.AEAD.Seal(dst, nonce, plaintext, ad)
+}
+
+func TestRefusalsBeforeCryptoDoNotDecrypt(t *testing.T) {
+	const limit = 2000
+	c, err := NewAEAD(testRing(t, "k1"), WithMaxTokenSize(limit))
+	require.NoError(t, err)
+	var opens, seals atomic.Int64
+	ck := c.(*codec).keys["k1"]
+	ck.aead = countingAEAD{AEAD: ck.aead, opens: &opens, seals: &seals}
+
+	in := sampleClaims(t)
+	token, err := c.Seal(in)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, seals.Load())
+
+	in.Payload = make([]byte, limit)
+	_, err = c.Seal(in)
+	requireReason(t, err, ReasonTooLarge)
+	assert.EqualValues(t, 1, seals.Load(), "an oversized seal is refused before encrypting")
+
+	refusals := map[string]Reason{
+		strings.Repeat("A", limit+1):   ReasonTooLarge,
+		strings.Repeat("!", 100*limit): ReasonTooLarge,
+		token + "\n":                   ReasonMalformed,
+		token[:5]:                      ReasonMalformed,
+	}
+	frame, err := base64.RawURLEncoding.DecodeString(token)
+	require.NoError(t, err)
+	unknown := append([]byte(nil), frame...)
+	unknown[4] = '9' // key id "k9"
+	refusals[base64.RawURLEncoding.EncodeToString(unknown)] = ReasonUnknownKey
+	wrongAlg := append([]byte(nil), frame...)
+	wrongAlg[1] = algHMAC
+	refusals[base64.RawURLEncoding.EncodeToString(wrongAlg)] = ReasonMalformed
+	for tok, reason := range refusals {
+		_, err := c.Open(tok, bindingOf(sampleClaims(t)))
+		requireReason(t, err, reason)
+	}
+	assert.EqualValues(t, 0, opens.Load(), "no decryption was attempted")
+
+	_, err = c.Open(token, bindingOf(sampleClaims(t)))
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, opens.Load())
+}

@@ -1,0 +1,103 @@
+package state
+
+import (
+	"bytes"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// t0 has sub-millisecond digits so that the millisecond truncation in Seal
+// is exercised.
+var t0 = time.Date(2026, 7, 28, 12, 0, 0, 123456789, time.UTC)
+
+// testClock is an adjustable clock for WithClock.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newTestClock(t time.Time) *testClock { return &testClock{now: t} }
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *testClock) Set(t time.Time) {
+	c.mu.Lock()
+	c.now = t
+	c.mu.Unlock()
+}
+
+// testSecret returns a deterministic 32-byte secret that differs per seed.
+func testSecret(seed byte) []byte {
+	return bytes.Repeat([]byte{seed, seed ^ 0x5a, seed + 1, 0xc3}, 8)
+}
+
+func testRing(t testing.TB, ids ...string) *KeyRing {
+	t.Helper()
+	keys := make([]Key, len(ids))
+	for i, id := range ids {
+		keys[i] = Key{ID: id, Secret: testSecret(id[len(id)-1])}
+	}
+	ring, err := NewKeyRing(keys...)
+	require.NoError(t, err)
+	return ring
+}
+
+type codecCase struct {
+	name string
+	make func(*KeyRing, ...Option) (Codec, error)
+}
+
+var codecCases = []codecCase{
+	{"aead", NewAEAD},
+	{"hmac", NewHMAC},
+}
+
+func mustDigest(t testing.TB, js string) Digest {
+	t.Helper()
+	d, err := DigestJSON([]byte(js))
+	require.NoError(t, err)
+	return d
+}
+
+func sampleClaims(t testing.TB) Claims {
+	return Claims{
+		Principal:  "user:alice@example.com",
+		Audience:   "https://mcp.example.com",
+		Method:     "tools/call",
+		Target:     "deploy",
+		ArgsDigest: mustDigest(t, `{"env":"prod","replicas":3}`),
+		Round:      2,
+		Asked: map[string]Kind{
+			"confirm": KindElicitForm,
+			"login":   KindElicitURL,
+			"summary": KindSampling,
+			"roots":   KindRoots,
+		},
+		Payload: []byte("handler state \x00\x01\xff"),
+	}
+}
+
+func bindingOf(c Claims) Binding {
+	return Binding{
+		Principal:  c.Principal,
+		Audience:   c.Audience,
+		Method:     c.Method,
+		Target:     c.Target,
+		ArgsDigest: c.ArgsDigest,
+	}
+}
+
+func requireReason(t testing.TB, err error, want Reason, msgAndArgs ...any) {
+	t.Helper()
+	require.Error(t, err, msgAndArgs...)
+	got, ok := ReasonOf(err)
+	require.True(t, ok, "error %v carries no Reason", err)
+	require.Equal(t, want.String(), got.String(), msgAndArgs...)
+}

@@ -1,0 +1,123 @@
+package state
+
+import (
+	"errors"
+	"time"
+)
+
+// Defaults applied by NewAEAD and NewHMAC when no Option overrides them.
+const (
+	// DefaultTTL is how long a token stays valid after Seal.
+	DefaultTTL = 10 * time.Minute
+	// DefaultMaxTokenSize is the longest token, in characters, that Seal
+	// produces and Open examines (16 KiB).
+	DefaultMaxTokenSize = 16 << 10
+	// DefaultMaxRounds is the largest Claims.Round that Seal and Open accept.
+	DefaultMaxRounds = 10
+	// DefaultClockSkew is the tolerance applied to expiry and to an issue
+	// time in the future, for replicas whose clocks disagree slightly.
+	DefaultClockSkew = 30 * time.Second
+)
+
+// Option configures a codec built by NewAEAD or NewHMAC. Invalid option
+// values are reported as an error by the constructor.
+type Option interface {
+	apply(*config) error
+}
+
+type optionFunc func(*config) error
+
+func (f optionFunc) apply(c *config) error { return f(c) }
+
+type config struct {
+	ttl       time.Duration
+	skew      time.Duration
+	now       func() time.Time
+	maxSize   int
+	maxRounds int
+}
+
+func newConfig(opts []Option) (config, error) {
+	c := config{
+		ttl:       DefaultTTL,
+		skew:      DefaultClockSkew,
+		now:       time.Now,
+		maxSize:   DefaultMaxTokenSize,
+		maxRounds: DefaultMaxRounds,
+	}
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o.apply(&c); err != nil {
+			return config{}, err
+		}
+	}
+	return c, nil
+}
+
+// WithTTL sets how long a token stays valid after Seal (DefaultTTL when not
+// given). The TTL is applied at millisecond precision; a value below one
+// millisecond, including zero and negative values, is an error.
+func WithTTL(d time.Duration) Option {
+	return optionFunc(func(c *config) error {
+		if d < time.Millisecond {
+			return errors.New("state: TTL must be at least 1ms")
+		}
+		c.ttl = d
+		return nil
+	})
+}
+
+// WithClockSkew sets the tolerance for clocks that disagree between the
+// replica that sealed a token and the one that opens it (DefaultClockSkew
+// when not given). A token stays valid until ExpiresAt plus the skew, and a
+// token whose IssuedAt lies more than the skew in the future is refused.
+// Zero is allowed; a negative value is an error.
+func WithClockSkew(d time.Duration) Option {
+	return optionFunc(func(c *config) error {
+		if d < 0 {
+			return errors.New("state: clock skew must not be negative")
+		}
+		c.skew = d
+		return nil
+	})
+}
+
+// WithClock replaces time.Now as the codec's clock, for tests. nil is an
+// error.
+func WithClock(now func() time.Time) Option {
+	return optionFunc(func(c *config) error {
+		if now == nil {
+			return errors.New("state: clock must not be nil")
+		}
+		c.now = now
+		return nil
+	})
+}
+
+// WithMaxTokenSize sets the longest token, in characters, that Seal produces
+// and Open examines (DefaultMaxTokenSize when not given). Open checks the
+// length before any decoding or cryptography. n must be positive.
+func WithMaxTokenSize(n int) Option {
+	return optionFunc(func(c *config) error {
+		if n <= 0 {
+			return errors.New("state: max token size must be positive")
+		}
+		c.maxSize = n
+		return nil
+	})
+}
+
+// WithMaxRounds sets the largest Claims.Round that Seal produces and Open
+// accepts (DefaultMaxRounds when not given). n must be between 1 and
+// 2147483647.
+func WithMaxRounds(n int) Option {
+	return optionFunc(func(c *config) error {
+		if n < 1 || n > maxEncodedRound {
+			return errors.New("state: max rounds must be between 1 and 2147483647")
+		}
+		c.maxRounds = n
+		return nil
+	})
+}

@@ -1,0 +1,108 @@
+package mrtr_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/mrtrkit/mrtrkit/mrtr"
+)
+
+// benchServe parses body, serves it and encodes the response into buf, as
+// a transport does for every request.
+func benchServe(b *testing.B, srv *mrtr.Server, body []byte, buf []byte, wantError bool) []byte {
+	msg, _, perr := mrtr.ParseMessage(body)
+	if perr != nil {
+		b.Fatal(perr)
+	}
+	resp := srv.Handle(context.Background(), &mrtr.Inbound{Message: msg})
+	if (resp.Error != nil) != wantError {
+		b.Fatalf("unexpected response: %+v", resp.Error)
+	}
+	out, err := resp.AppendJSON(buf[:0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	return out
+}
+
+func BenchmarkToolsCall(b *testing.B) {
+	fx := newFixture(b, mrtr.WithLogger(discardLogger))
+	fx.addTool("add", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		var args struct{ A, B int }
+		if err := req.BindArguments(&args); err != nil {
+			return nil, err
+		}
+		return textResult("sum"), nil
+	})
+	body := []byte(request("tools/call", obj{"_meta": meta(capsNone), "name": "add", "arguments": obj{"a": 1, "b": 2}}))
+	buf := make([]byte, 0, 1024)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		buf = benchServe(b, fx.srv, body, buf, false)
+	}
+}
+
+func BenchmarkMRTRRound(b *testing.B) {
+	// The fixture's clock is fixed, so the token stays valid throughout.
+	fx := newFixture(b, mrtr.WithLogger(discardLogger))
+	fx.addTool("greet", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		ans, ok := req.Responses.Elicitation("name")
+		if !ok {
+			return mrtr.Ask("name", nameForm("What is your name?")), nil
+		}
+		name, _ := ans.Content["name"].(string)
+		return textResult("Hello, " + name), nil
+	})
+	_, tok := fx.call("tools/call", obj{"_meta": meta(capsElicit), "name": "greet", "arguments": obj{"lang": "en"}}).inputRequired(b)
+	body := []byte(request("tools/call", obj{
+		"_meta":          meta(capsElicit),
+		"name":           "greet",
+		"arguments":      obj{"lang": "en"},
+		"requestState":   tok,
+		"inputResponses": obj{"name": obj{"action": "accept", "content": obj{"name": "Ada"}}},
+	}))
+	buf := make([]byte, 0, 1024)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		buf = benchServe(b, fx.srv, body, buf, false)
+	}
+}
+
+func BenchmarkMRTRFirstRound(b *testing.B) {
+	fx := newFixture(b, mrtr.WithLogger(discardLogger))
+	fx.addTool("greet", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		return mrtr.Ask("name", nameForm("What is your name?")), nil
+	})
+	body := []byte(request("tools/call", obj{"_meta": meta(capsElicit), "name": "greet", "arguments": obj{"lang": "en"}}))
+	buf := make([]byte, 0, 1024)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = benchServe(b, fx.srv, body, buf, false)
+	}
+}
+
+func BenchmarkToolsList(b *testing.B) {
+	fx := newFixture(b, mrtr.WithLogger(discardLogger))
+	for _, n := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
+		fx.addTool(n, noopTool)
+	}
+	body := []byte(request("tools/list", obj{"_meta": meta(capsNone)}))
+	buf := make([]byte, 0, 4096)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = benchServe(b, fx.srv, body, buf, false)
+	}
+}
+
+func BenchmarkRefusedState(b *testing.B) {
+	fx := newFixture(b, mrtr.WithLogger(discardLogger))
+	fx.addTool("t", noopTool)
+	body := []byte(request("tools/call", obj{"_meta": meta(capsNone), "name": "t", "requestState": "AQEC" + "azE" + "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}))
+	buf := make([]byte, 0, 1024)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = benchServe(b, fx.srv, body, buf, true)
+	}
+}

@@ -1,0 +1,276 @@
+package mrtr_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"testing"
+
+	"github.com/mrtrkit/mrtrkit/mrtr"
+)
+
+var discardLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+func FuzzParseMessage(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`,
+		`{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"t","arguments":{"a":[1,2,{"b":null}]}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled"}`,
+		`{"jsonrpc":"2.0","id":null,"method":"m"}`,
+		`{"jsonrpc":"2.0","id":1.5,"method":"m"}`,
+		`{"jsonrpc":"2.0","id":1,"result":{}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"m","params":[]}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"m"}]`,
+		`{"jsonrpc":"2.0","id":1,"method":""}`,
+		`{"jsonrpc":"2.0","id":1,"METHOD":"m"}`,
+		`{"jsonrpc":"2.0","id":99999999999999999999,"method":"m"}`,
+		` {"jsonrpc" : "2.0" , "id" : "\u0000" , "method" : "\ud800"} `,
+		`{`, `null`, `"x"`, ``, "\xff",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		msg, id, err := mrtr.ParseMessage(body)
+		if (msg == nil) == (err == nil) {
+			t.Fatalf("exactly one of message and error expected: %v %v", msg, err)
+		}
+		if err != nil {
+			if err.Code != mrtr.CodeParseError && err.Code != mrtr.CodeInvalidRequest {
+				t.Fatalf("unexpected code %d", err.Code)
+			}
+			if mrtr.HTTPStatus(err) != 400 {
+				t.Fatalf("status %d for %d", mrtr.HTTPStatus(err), err.Code)
+			}
+			if !id.IsZero() && !json.Valid(id.Raw()) {
+				t.Fatalf("echoed id is not JSON: %q", id.Raw())
+			}
+			b, merr := (&mrtr.Response{ID: id, Error: err}).AppendJSON(nil)
+			if merr != nil || !json.Valid(b) {
+				t.Fatalf("error response is not JSON: %q %v", b, merr)
+			}
+			return
+		}
+		if msg.Method == "" {
+			t.Fatal("empty method")
+		}
+		if msg.Params != nil && (len(msg.Params) == 0 || msg.Params[0] != '{') {
+			t.Fatalf("params is not an object: %q", msg.Params)
+		}
+		if !msg.ID.IsZero() {
+			var v any
+			if json.Unmarshal(msg.ID.Raw(), &v) != nil {
+				t.Fatalf("id is not JSON: %q", msg.ID.Raw())
+			}
+			switch v.(type) {
+			case string, float64:
+			default:
+				t.Fatalf("id is neither a string nor a number: %q", msg.ID.Raw())
+			}
+		}
+		b, merr := (&mrtr.Response{ID: msg.ID, Result: json.RawMessage(`{}`)}).AppendJSON(nil)
+		if merr != nil || !json.Valid(b) {
+			t.Fatalf("response is not JSON: %q %v", b, merr)
+		}
+	})
+}
+
+// fuzzServer serves a tool, a prompt, a resource template and completions;
+// the tool asks for a name in round 0 and mirrors "region".
+func fuzzServer(t testing.TB) *fixture {
+	fx := newFixture(t, mrtr.WithLogger(discardLogger), mrtr.WithPageSize(1))
+	h := mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		if req.Round == 0 && req.Responses.Len() == 0 {
+			return &mrtr.InputRequired{Requests: map[string]mrtr.InputRequest{
+				"f": nameForm("name?"),
+				"s": simpleSampling("x"),
+			}, State: []byte("s0")}, nil
+		}
+		switch req.Method {
+		case "prompts/get":
+			return &mrtr.GetPromptResult{}, nil
+		case "resources/read":
+			return &mrtr.ReadResourceResult{}, nil
+		}
+		var args map[string]any
+		_ = req.BindArguments(&args)
+		return textResult("ok"), nil
+	})
+	schema := `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"integer","x-mcp-header":"N"}}}`
+	if err := fx.srv.AddTool(mrtr.Tool{Name: "t", InputSchema: json.RawMessage(schema)}, h, mrtr.StaticAsks(nil)); err != nil {
+		t.Fatal(err)
+	}
+	if err := fx.srv.AddTool(mrtr.Tool{Name: "u"}, h); err != nil {
+		t.Fatal(err)
+	}
+	if err := fx.srv.AddPrompt(mrtr.Prompt{Name: "t", Arguments: []mrtr.PromptArgument{{Name: "a", Required: true}}}, h); err != nil {
+		t.Fatal(err)
+	}
+	if err := fx.srv.AddResourceTemplate(mrtr.ResourceTemplate{URITemplate: "file:///{a}/{b}", Name: "f"}, h); err != nil {
+		t.Fatal(err)
+	}
+	fx.srv.SetCompletionHandler(mrtr.CompletionHandlerFunc(func(ctx context.Context, req *mrtr.CompleteRequest) (*mrtr.Completion, error) {
+		return &mrtr.Completion{Values: []string{req.Argument.Value}}, nil
+	}))
+	return fx
+}
+
+// checkResponse verifies the invariants of every response.
+func checkResponse(t *testing.T, resp *mrtr.Response) {
+	if resp == nil {
+		t.Fatal("no response to a request")
+	}
+	b, err := resp.AppendJSON(nil)
+	if err != nil || !json.Valid(b) {
+		t.Fatalf("response is not JSON: %q %v", b, err)
+	}
+	var env struct {
+		Result map[string]json.RawMessage `json:"result"`
+		Error  *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(b, &env); err != nil {
+		t.Fatalf("response: %v: %s", err, b)
+	}
+	if (env.Result == nil) == (env.Error == nil) {
+		t.Fatalf("exactly one of result and error expected: %s", b)
+	}
+	switch st := resp.Status(); st {
+	case 200, 400, 404:
+	default:
+		t.Fatalf("status %d: %s", st, b)
+	}
+	if env.Result != nil {
+		rt := string(env.Result["resultType"])
+		if rt != `"complete"` && rt != `"input_required"` {
+			t.Fatalf("bad resultType: %s", b)
+		}
+		if _, ok := env.Result["_meta"]; !ok {
+			t.Fatalf("result without _meta: %s", b)
+		}
+		if rt == `"input_required"` {
+			if _, ok := env.Result["ttlMs"]; ok {
+				t.Fatalf("input_required with ttlMs: %s", b)
+			}
+		}
+	}
+	if env.Error != nil && env.Error.Code == int(mrtr.CodeInternalError) && env.Error.Message != "Internal error" {
+		t.Fatalf("internal error with detail: %s", b)
+	}
+}
+
+var fuzzMethods = []string{"tools/call", "tools/call", "tools/call", "prompts/get", "resources/read", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "completion/complete", "server/discover", "nope"}
+
+func FuzzHandle(f *testing.F) {
+	fx := fuzzServer(f)
+	m := string(mustJSON(meta(capsEverything)))
+	_, tok := fx.call("tools/call", obj{"name": "t", "arguments": obj{"region": "eu"}}).inputRequired(f)
+	for _, seed := range []string{
+		`{"_meta":` + m + `,"name":"t","arguments":{"region":"eu"}}`,
+		`{"_meta":` + m + `,"name":"t","arguments":{"region":"eu"},"requestState":"` + tok + `","inputResponses":{"f":{"action":"accept","content":{"name":"x"}},"s":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m"}}}`,
+		`{"_meta":` + m + `,"name":"t","arguments":{"region":"eu"},"requestState":"` + tok[:len(tok)/2] + `"}`,
+		`{"_meta":` + m + `,"name":"t","arguments":[],"requestState":7,"inputResponses":[]}`,
+		`{"_meta":` + m + `,"name":"u","arguments":{"n":1e400}}`,
+		`{"_meta":` + m + `,"name":"t","arguments":{"a":"1"}}`,
+		`{"_meta":` + m + `,"uri":"file:///x/y"}`,
+		`{"_meta":` + m + `,"cursor":"bjp1"}`,
+		`{"_meta":` + m + `,"ref":{"type":"ref/prompt","name":"t"},"argument":{"name":"a","value":"v"}}`,
+		`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`,
+		`{"_meta":null}`, `{}`, `null`, `[]`, `{"_meta":{"io.modelcontextprotocol/protocolVersion":5}}`,
+	} {
+		for _, method := range []uint8{0, 3, 4, 5, 9} {
+			f.Add(method, false, []byte(seed))
+		}
+		f.Add(uint8(0), true, []byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, method uint8, headers bool, params []byte) {
+		msg := &mrtr.Message{ID: mrtr.IntID(1), Method: fuzzMethods[int(method)%len(fuzzMethods)]}
+		if len(params) > 0 {
+			msg.Params = params
+		}
+		in := &mrtr.Inbound{Message: msg, Principal: ""}
+		if headers {
+			mr := mirror(msg.Method, "t")
+			mr.Params = map[string]mrtr.HeaderValue{"region": hv("eu"), "n": hv("1")}
+			in.Headers = mr
+		}
+		checkResponse(t, fx.srv.Handle(context.Background(), in))
+
+		// The same bytes as a whole message through ParseMessage.
+		var body bytes.Buffer
+		body.WriteString(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":`)
+		body.Write(params)
+		body.WriteString(`}`)
+		if parsed, _, perr := mrtr.ParseMessage(body.Bytes()); perr == nil {
+			checkResponse(t, fx.srv.Handle(context.Background(), &mrtr.Inbound{Message: parsed}))
+		}
+	})
+}
+
+var fuzzKeys = []string{"s", "f", "u", "r", "unasked"}
+
+func FuzzDecodeAnswer(f *testing.F) {
+	fx := newFixture(f, mrtr.WithLogger(discardLogger))
+	a := &asker{}
+	if err := fx.srv.AddTool(mrtr.Tool{Name: "ask"}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		if req.Round == 0 {
+			return a.Handle(ctx, req)
+		}
+		for _, k := range req.Responses.Keys() {
+			switch k {
+			case "s", "f", "u", "r":
+			default:
+				return nil, mrtr.ErrInvalidParams("unasked key reached the handler: "+k, nil)
+			}
+		}
+		if s, ok := req.Responses.Sampling("s"); ok {
+			_ = s.Text()
+		}
+		return textResult("ok"), nil
+	})); err != nil {
+		f.Fatal(err)
+	}
+	_, tok := fx.call("tools/call", obj{"name": "ask"}).inputRequired(f)
+	for _, seed := range []string{
+		`{"role":"assistant","content":{"type":"text","text":"x"},"model":"m","stopReason":"endTurn"}`,
+		`{"role":"user","content":[{"type":"image","data":"AAE=","mimeType":"image/png"},{"type":"tool_use","id":"1","name":"x","input":{}}],"model":"m"}`,
+		`{"action":"accept","content":{"a":"x","b":1,"c":true,"d":["x"]}}`,
+		`{"action":"decline"}`, `{"action":"cancel","content":null}`,
+		`{"roots":[{"uri":"file:///a","name":"a","_meta":{}}]}`, `{"roots":[]}`,
+		`12345`, `"x"`, `[]`, `{}`, `null`, `{"role":5}`, `{"content":{"type":"text","text":{}}}`,
+	} {
+		for k := range fuzzKeys {
+			f.Add(uint8(k), []byte(seed))
+		}
+	}
+	prefix := `{"_meta":` + string(mustJSON(meta(capsEverything))) + `,"name":"ask","requestState":"` + tok + `","inputResponses":{"`
+	f.Fuzz(func(t *testing.T, key uint8, answer []byte) {
+		k := fuzzKeys[int(key)%len(fuzzKeys)]
+		params := []byte(prefix + k + `":`)
+		params = append(params, answer...)
+		params = append(params, "}}"...)
+		resp := fx.srv.Handle(context.Background(), &mrtr.Inbound{Message: &mrtr.Message{ID: mrtr.IntID(1), Method: "tools/call", Params: params}})
+		checkResponse(t, resp)
+		if resp.Error != nil {
+			switch resp.Error.Code {
+			case mrtr.CodeInvalidParams, mrtr.CodeInvalidRequest:
+			default:
+				t.Fatalf("unexpected error %d %s for %q", resp.Error.Code, resp.Error.Message, answer)
+			}
+			if resp.Error.Code == mrtr.CodeInvalidParams && k == "unasked" && json.Valid(answer) {
+				t.Fatalf("an answer to an unasked key was judged: %s", resp.Error.Message)
+			}
+		}
+	})
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

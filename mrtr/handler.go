@@ -1,0 +1,220 @@
+package mrtr
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+
+	"github.com/mrtrkit/mrtrkit/state"
+)
+
+// Result is what a Handler returns: exactly one of *CallToolResult,
+// *GetPromptResult, *ReadResourceResult (complete results) or
+// *InputRequired. The wire resultType follows from the type, so a handler
+// can neither forge it nor return content and input requests at once.
+type Result interface {
+	resultType() string
+}
+
+// Result types on the wire.
+const (
+	ResultComplete      = "complete"
+	ResultInputRequired = "input_required"
+)
+
+func (*CallToolResult) resultType() string     { return ResultComplete }
+func (*GetPromptResult) resultType() string    { return ResultComplete }
+func (*ReadResourceResult) resultType() string { return ResultComplete }
+func (*InputRequired) resultType() string      { return ResultInputRequired }
+
+// InputRequired asks the client for input before the call can complete.
+// The framework checks every request against the client's declared
+// capabilities, seals State together with the request's identity and the
+// keys asked, and hands both back to the handler on the retry. An empty
+// Requests map with no new information is a load-shedding answer: the
+// client may simply retry.
+type InputRequired struct {
+	// Requests are the embedded requests, by key. Keys are chosen by the
+	// handler and are what Responses are looked up by on the retry.
+	Requests map[string]InputRequest
+	// State is the handler's own state for the next round. It is sealed:
+	// the client can neither read (with the default AEAD codec) nor change it.
+	State []byte
+}
+
+// Ask returns an InputRequired with one request.
+func Ask(key string, r InputRequest) *InputRequired {
+	return &InputRequired{Requests: map[string]InputRequest{key: r}}
+}
+
+// Handler serves tools/call, prompts/get or resources/read. It is called
+// again on every retry of a multi-round call, with the verified state and
+// answers of the previous round in the Request; it must return a complete
+// result of its method's type or an *InputRequired.
+//
+// An error that is an *Error goes to the client as is; any other error
+// becomes -32603 "Internal error" and is logged.
+type Handler interface {
+	Handle(ctx context.Context, req *Request) (Result, error)
+}
+
+// HandlerFunc adapts a function to Handler.
+type HandlerFunc func(ctx context.Context, req *Request) (Result, error)
+
+// Handle calls f.
+func (f HandlerFunc) Handle(ctx context.Context, req *Request) (Result, error) { return f(ctx, req) }
+
+// Request is one call as a handler sees it. Everything in it has been
+// validated; State and Responses have been verified against this request.
+type Request struct {
+	// Method is "tools/call", "prompts/get" or "resources/read".
+	Method string
+	// Name is the tool or prompt name; URI the resource URI.
+	Name string
+	URI  string
+	// Arguments are the tool arguments as sent ({} when absent).
+	Arguments json.RawMessage
+	// PromptArguments are the prompt arguments.
+	PromptArguments map[string]string
+	// Vars are the values matched by a resource template's {name}s.
+	Vars map[string]string
+	// Meta is this request's _meta.
+	Meta *Meta
+	// Principal is who the transport authenticated ("" when anonymous).
+	Principal string
+	// Round counts the input-required rounds this call has been through:
+	// 0 on the first call, 1 on the first retry, and so on.
+	Round int
+	// State is the handler's own state from the previous round, verified;
+	// nil on the first call.
+	State []byte
+	// Responses are the client's answers to the previous round's requests.
+	Responses Responses
+
+	emit func([]byte) error
+}
+
+// Capabilities returns the client capabilities declared on this request.
+func (r *Request) Capabilities() ClientCapabilities { return r.Meta.ClientCapabilities }
+
+// BindArguments decodes the tool arguments into v.
+func (r *Request) BindArguments(v any) error {
+	return json.Unmarshal(r.Arguments, v)
+}
+
+// Progress sends notifications/progress for this request. It does nothing
+// when the request carried no progress token.
+func (r *Request) Progress(progress float64, total *float64, message string) error {
+	if r.emit == nil || r.Meta == nil || r.Meta.ProgressToken == nil {
+		return nil
+	}
+	p := struct {
+		Token    json.RawMessage `json:"progressToken"`
+		Progress float64         `json:"progress"`
+		Total    *float64        `json:"total,omitempty"`
+		Message  string          `json:"message,omitempty"`
+	}{r.Meta.ProgressToken, progress, total, message}
+	b, err := encodeNotification("notifications/progress", p)
+	if err != nil {
+		return err
+	}
+	return r.emit(b)
+}
+
+// Log sends notifications/message for this request. It does nothing unless
+// the request opted in with a log level at or below level and the server
+// advertises the logging capability.
+func (r *Request) Log(level LogLevel, logger string, data any) error {
+	if r.emit == nil || r.Meta == nil || r.Meta.LogLevel == "" || !level.AtLeast(r.Meta.LogLevel) {
+		return nil
+	}
+	p := struct {
+		Level  LogLevel `json:"level"`
+		Logger string   `json:"logger,omitempty"`
+		Data   any      `json:"data"`
+	}{level, logger, data}
+	b, err := encodeNotification("notifications/message", p)
+	if err != nil {
+		return err
+	}
+	return r.emit(b)
+}
+
+// Responses are the client's answers to the previous round, decoded by the
+// kind recorded for each key when it was asked. Answers to keys that were
+// not asked never appear here.
+type Responses struct {
+	sampling map[string]*SamplingResult
+	elicit   map[string]*ElicitResult
+	roots    map[string]*RootsResult
+}
+
+// Sampling returns the model's answer for key.
+func (r Responses) Sampling(key string) (*SamplingResult, bool) {
+	v, ok := r.sampling[key]
+	return v, ok
+}
+
+// Elicitation returns the user's answer for key.
+func (r Responses) Elicitation(key string) (*ElicitResult, bool) {
+	v, ok := r.elicit[key]
+	return v, ok
+}
+
+// Roots returns the client's roots for key.
+func (r Responses) Roots(key string) (*RootsResult, bool) {
+	v, ok := r.roots[key]
+	return v, ok
+}
+
+// Len returns the number of answers.
+func (r Responses) Len() int { return len(r.sampling) + len(r.elicit) + len(r.roots) }
+
+// Keys returns the answered keys, sorted.
+func (r Responses) Keys() []string {
+	keys := make([]string, 0, r.Len())
+	for k := range r.sampling {
+		keys = append(keys, k)
+	}
+	for k := range r.elicit {
+		keys = append(keys, k)
+	}
+	for k := range r.roots {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func (r *Responses) put(key string, kind state.Kind, v any) {
+	switch kind {
+	case state.KindSampling:
+		if r.sampling == nil {
+			r.sampling = map[string]*SamplingResult{}
+		}
+		r.sampling[key] = v.(*SamplingResult)
+	case state.KindRoots:
+		if r.roots == nil {
+			r.roots = map[string]*RootsResult{}
+		}
+		r.roots[key] = v.(*RootsResult)
+	default:
+		if r.elicit == nil {
+			r.elicit = map[string]*ElicitResult{}
+		}
+		r.elicit[key] = v.(*ElicitResult)
+	}
+}
+
+// CompletionHandler answers completion/complete.
+type CompletionHandler interface {
+	Complete(ctx context.Context, req *CompleteRequest) (*Completion, error)
+}
+
+// CompletionHandlerFunc adapts a function to CompletionHandler.
+type CompletionHandlerFunc func(ctx context.Context, req *CompleteRequest) (*Completion, error)
+
+// Complete calls f.
+func (f CompletionHandlerFunc) Complete(ctx context.Context, req *CompleteRequest) (*Completion, error) {
+	return f(ctx, req)
+}

@@ -1,0 +1,117 @@
+package mrtr
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+
+	"github.com/mrtrkit/mrtrkit/discover"
+)
+
+// Cursors are opaque to clients: base64url of "n:" and the name of the
+// first item of the page. A cursor naming an item that is gone, or that
+// does not decode, is -32602.
+const cursorPrefix = "n:"
+
+func encodeCursor(name string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + name))
+}
+
+func decodeCursor(c string) (string, bool) {
+	b, err := base64.RawURLEncoding.Strict().DecodeString(c)
+	if err != nil || !strings.HasPrefix(string(b), cursorPrefix) {
+		return "", false
+	}
+	return string(b[len(cursorPrefix):]), true
+}
+
+// page selects one page of names starting at the cursor.
+func (s *Server) page(c *call, names []string) (page []string, next string, err *Error) {
+	start := 0
+	if !isAbsent(c.p.Cursor) {
+		var cur string
+		if json.Unmarshal(c.p.Cursor, &cur) != nil {
+			return nil, "", ErrInvalidParams("Invalid cursor", nil)
+		}
+		if cur != "" {
+			name, ok := decodeCursor(cur)
+			if !ok {
+				return nil, "", ErrInvalidParams("Invalid cursor", nil)
+			}
+			start = -1
+			for i, n := range names {
+				if n == name {
+					start = i
+					break
+				}
+			}
+			if start < 0 {
+				return nil, "", ErrInvalidParams("Invalid cursor", nil)
+			}
+		}
+	}
+	end := min(start+s.pageSize, len(names))
+	if end < len(names) {
+		next = encodeCursor(names[end])
+	}
+	return names[start:end], next, nil
+}
+
+// renderList renders a list result: the items under key, nextCursor, and
+// the list cache hint.
+func (s *Server) renderList(key string, items []json.RawMessage, next string) (json.RawMessage, *Error) {
+	n := 0
+	for _, it := range items {
+		n += len(it) + 1
+	}
+	b := make([]byte, 0, n+len(key)+64)
+	b = append(b, `{"`...)
+	b = append(b, key...)
+	b = append(b, `":[`...)
+	for i, it := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, it...)
+	}
+	b = append(b, ']')
+	if next != "" {
+		b = append(b, `,"nextCursor":"`...)
+		b = append(b, next...)
+		b = append(b, '"')
+	}
+	b = append(b, '}')
+	hint := s.desc.Cache.Hint(discover.KindList)
+	return s.render(ResultComplete, json.RawMessage(b), nil, &hint)
+}
+
+// listOf renders one page of a registry.
+func listOf[T any](s *Server, c *call, reg *registry[T], key string, wire func(T) json.RawMessage) (json.RawMessage, *Error) {
+	s.mu.RLock()
+	names, next, err := s.page(c, reg.names)
+	items := make([]json.RawMessage, len(names))
+	for i, n := range names {
+		items[i] = wire(reg.byKey[n])
+	}
+	s.mu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	return s.renderList(key, items, next)
+}
+
+func (s *Server) listTools(c *call) (json.RawMessage, *Error) {
+	return listOf(s, c, &s.tools, "tools", func(e *toolEntry) json.RawMessage { return e.wire })
+}
+
+func (s *Server) listPrompts(c *call) (json.RawMessage, *Error) {
+	return listOf(s, c, &s.prompts, "prompts", func(e *promptEntry) json.RawMessage { return e.wire })
+}
+
+func (s *Server) listResources(c *call) (json.RawMessage, *Error) {
+	return listOf(s, c, &s.resources, "resources", func(e *resourceEntry) json.RawMessage { return e.wire })
+}
+
+func (s *Server) listTemplates(c *call) (json.RawMessage, *Error) {
+	return listOf(s, c, &s.templates, "resourceTemplates", func(e *templateEntry) json.RawMessage { return e.wire })
+}

@@ -1,0 +1,243 @@
+package mrtr
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+)
+
+// SubscriptionFilter is the params.notifications of subscriptions/listen:
+// the notification types a listener opts into. Everything is opt-in.
+type SubscriptionFilter struct {
+	ToolsListChanged      bool     `json:"toolsListChanged,omitempty"`
+	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
+	ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`
+	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
+}
+
+// Notification methods delivered on listen streams.
+const (
+	NotifySubscriptionsAcknowledged = "notifications/subscriptions/acknowledged"
+	NotifyToolsListChanged          = "notifications/tools/list_changed"
+	NotifyPromptsListChanged        = "notifications/prompts/list_changed"
+	NotifyResourcesListChanged      = "notifications/resources/list_changed"
+	NotifyResourceUpdated           = "notifications/resources/updated"
+)
+
+// change bits a listener can be waiting on.
+const (
+	changeTools uint8 = 1 << iota
+	changePrompts
+	changeResources
+)
+
+// listener is one open subscriptions/listen stream. Pending changes are
+// coalesced: two tools changes before the stream catches up are one
+// notification, which is all a client needs to refetch the list.
+type listener struct {
+	want    uint8
+	uris    map[string]bool
+	mu      sync.Mutex
+	pending uint8
+	updated []string
+	wake    chan struct{}
+}
+
+func (l *listener) post(bits uint8, uri string) {
+	l.mu.Lock()
+	switch {
+	case uri != "":
+		if !l.uris[uri] {
+			l.mu.Unlock()
+			return
+		}
+		for _, u := range l.updated {
+			if u == uri {
+				l.mu.Unlock()
+				return
+			}
+		}
+		l.updated = append(l.updated, uri)
+	case l.want&bits == 0:
+		l.mu.Unlock()
+		return
+	default:
+		l.pending |= bits & l.want
+	}
+	l.mu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (l *listener) take() (uint8, []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	bits, uris := l.pending, l.updated
+	l.pending, l.updated = 0, nil
+	return bits, uris
+}
+
+// hub fans changes out to open listeners.
+type hub struct {
+	mu        sync.Mutex
+	listeners map[*listener]struct{}
+	closed    chan struct{}
+	closeOnce sync.Once
+}
+
+func (h *hub) add(l *listener) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.listeners == nil {
+		h.listeners = map[*listener]struct{}{}
+	}
+	h.listeners[l] = struct{}{}
+}
+
+func (h *hub) remove(l *listener) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.listeners, l)
+}
+
+func (h *hub) post(bits uint8, uri string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for l := range h.listeners {
+		l.post(bits, uri)
+	}
+}
+
+// NotifyResourceUpdated tells every listener subscribed to uri that the
+// resource changed (notifications/resources/updated).
+func (s *Server) NotifyResourceUpdated(uri string) { s.hub.post(0, uri) }
+
+// NotifyListChanged tells listeners that the server's tools, prompts or
+// resources lists changed for a reason the registries do not see (for
+// example a list that depends on data). Registry changes notify by
+// themselves.
+func (s *Server) NotifyListChanged(tools, prompts, resources bool) {
+	var bits uint8
+	if tools {
+		bits |= changeTools
+	}
+	if prompts {
+		bits |= changePrompts
+	}
+	if resources {
+		bits |= changeResources
+	}
+	if bits != 0 {
+		s.hub.post(bits, "")
+	}
+}
+
+// Close ends every open subscriptions/listen stream gracefully: each gets
+// its final result, and new listen requests end at once. Other requests
+// are not affected.
+func (s *Server) Close() error {
+	s.hub.closeOnce.Do(func() { close(s.closedChan()) })
+	return nil
+}
+
+func (s *Server) closedChan() chan struct{} {
+	s.hub.mu.Lock()
+	defer s.hub.mu.Unlock()
+	if s.hub.closed == nil {
+		s.hub.closed = make(chan struct{})
+	}
+	return s.hub.closed
+}
+
+// listenAdvertised reports whether the server advertises any notification
+// a listener could ask for.
+func listenAdvertised(c ServerCapabilities) bool {
+	return (c.Tools != nil && c.Tools.ListChanged) ||
+		(c.Prompts != nil && c.Prompts.ListChanged) ||
+		(c.Resources != nil && (c.Resources.ListChanged || c.Resources.Subscribe))
+}
+
+// listen serves subscriptions/listen: an acknowledgement naming the
+// honoured subset of the filter, then the notifications asked for, each
+// tagged with the listen request's id, until the client goes away or the
+// server closes, when the listen request gets its final result.
+func (s *Server) listen(ctx context.Context, c *call) (json.RawMessage, *Error) {
+	var f SubscriptionFilter
+	if n := c.p.Notifications; isAbsent(n) || n[0] != '{' || json.Unmarshal(n, &f) != nil {
+		return nil, ErrInvalidParams("subscriptions/listen needs params.notifications, a subscription filter object", nil)
+	}
+	if c.in.Emit == nil {
+		return nil, ErrInvalidParams("subscriptions/listen needs a transport that can stream notifications", nil)
+	}
+	caps := s.Capabilities()
+	var honoured SubscriptionFilter
+	l := &listener{wake: make(chan struct{}, 1)}
+	if f.ToolsListChanged && caps.Tools != nil && caps.Tools.ListChanged {
+		honoured.ToolsListChanged, l.want = true, l.want|changeTools
+	}
+	if f.PromptsListChanged && caps.Prompts != nil && caps.Prompts.ListChanged {
+		honoured.PromptsListChanged, l.want = true, l.want|changePrompts
+	}
+	if f.ResourcesListChanged && caps.Resources != nil && caps.Resources.ListChanged {
+		honoured.ResourcesListChanged, l.want = true, l.want|changeResources
+	}
+	if len(f.ResourceSubscriptions) > 0 && caps.Resources != nil && caps.Resources.Subscribe {
+		honoured.ResourceSubscriptions = f.ResourceSubscriptions
+		l.uris = make(map[string]bool, len(f.ResourceSubscriptions))
+		for _, u := range f.ResourceSubscriptions {
+			l.uris[u] = true
+		}
+	}
+	id := c.in.Message.ID.Raw()
+	meta := map[string]json.RawMessage{MetaSubscriptionID: id}
+	s.hub.add(l)
+	defer s.hub.remove(l)
+	ack, err := encodeNotification(NotifySubscriptionsAcknowledged, struct {
+		Meta          map[string]json.RawMessage `json:"_meta"`
+		Notifications SubscriptionFilter         `json:"notifications"`
+	}{meta, honoured})
+	if err != nil {
+		return nil, s.internal("encode acknowledgement", err)
+	}
+	if c.in.Emit(ack) != nil {
+		return nil, ErrInternal()
+	}
+	tagged := struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}{meta}
+	closed := s.closedChan()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ErrInternal() // the client went away; nothing is written
+		case <-closed:
+			return s.render(ResultComplete, struct{}{}, Object{MetaSubscriptionID: id}, nil)
+		case <-l.wake:
+		}
+		bits, uris := l.take()
+		var out [][]byte
+		for _, b := range []struct {
+			bit    uint8
+			method string
+		}{{changeTools, NotifyToolsListChanged}, {changePrompts, NotifyPromptsListChanged}, {changeResources, NotifyResourcesListChanged}} {
+			if bits&b.bit != 0 {
+				n, _ := encodeNotification(b.method, tagged)
+				out = append(out, n)
+			}
+		}
+		for _, u := range uris {
+			n, _ := encodeNotification(NotifyResourceUpdated, struct {
+				Meta map[string]json.RawMessage `json:"_meta"`
+				URI  string                     `json:"uri"`
+			}{meta, u})
+			out = append(out, n)
+		}
+		for _, n := range out {
+			if c.in.Emit(n) != nil {
+				return nil, ErrInternal()
+			}
+		}
+	}
+}

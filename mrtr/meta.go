@@ -1,0 +1,296 @@
+package mrtr
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"sort"
+	"strings"
+
+	"github.com/mrtrkit/mrtrkit/discover"
+)
+
+// Reserved _meta keys of MCP 2026-07-28.
+const (
+	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	MetaLogLevel           = "io.modelcontextprotocol/logLevel"
+	MetaServerInfo         = discover.MetaServerInfo
+	MetaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
+	MetaProgressToken      = "progressToken"
+)
+
+// Implementation names a client or a server.
+type Implementation = discover.Implementation
+
+// Icon is an icon a client may show for a server, tool, prompt or resource.
+type Icon = discover.Icon
+
+// ServerCapabilities is what the server says it can do.
+type ServerCapabilities = discover.Capabilities
+
+// Object is a JSON object whose content mrtrkit does not interpret.
+type Object = map[string]json.RawMessage
+
+// ClientCapabilities is what the client declared on one request. A nil
+// field means the capability was not declared.
+type ClientCapabilities struct {
+	Experimental map[string]Object   `json:"experimental,omitempty"`
+	Roots        *Object             `json:"roots,omitempty"`
+	Sampling     *SamplingCapability `json:"sampling,omitempty"`
+	Elicitation  *ElicitCapability   `json:"elicitation,omitempty"`
+	Extensions   map[string]Object   `json:"extensions,omitempty"`
+}
+
+// SamplingCapability is the client's sampling capability.
+type SamplingCapability struct {
+	Context Object `json:"context,omitempty"`
+	Tools   Object `json:"tools,omitempty"`
+}
+
+// ElicitCapability is the client's elicitation capability. An empty object
+// means form mode only.
+type ElicitCapability struct {
+	Form Object `json:"form,omitempty"`
+	URL  Object `json:"url,omitempty"`
+}
+
+// MarshalJSON renders declared-but-empty members as {} rather than null.
+func (c SamplingCapability) MarshalJSON() ([]byte, error) {
+	m := map[string]Object{}
+	if c.Context != nil {
+		m["context"] = c.Context
+	}
+	if c.Tools != nil {
+		m["tools"] = c.Tools
+	}
+	return json.Marshal(m)
+}
+
+// MarshalJSON renders declared-but-empty members as {} rather than null.
+func (c ElicitCapability) MarshalJSON() ([]byte, error) {
+	m := map[string]Object{}
+	if c.Form != nil {
+		m["form"] = c.Form
+	}
+	if c.URL != nil {
+		m["url"] = c.URL
+	}
+	return json.Marshal(m)
+}
+
+// FormElicitation reports whether form-mode elicitation was declared
+// (an empty elicitation object counts as form).
+func (c ClientCapabilities) FormElicitation() bool {
+	return c.Elicitation != nil && (c.Elicitation.Form != nil || c.Elicitation.URL == nil)
+}
+
+// URLElicitation reports whether url-mode elicitation was declared.
+func (c ClientCapabilities) URLElicitation() bool {
+	return c.Elicitation != nil && c.Elicitation.URL != nil
+}
+
+// names lists the top-level capabilities present, for error messages.
+func (c ClientCapabilities) names() string {
+	var n []string
+	if c.Elicitation != nil {
+		n = append(n, "elicitation")
+	}
+	if c.Roots != nil {
+		n = append(n, "roots")
+	}
+	if c.Sampling != nil {
+		n = append(n, "sampling")
+	}
+	for k := range c.Extensions {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	if len(n) == 0 {
+		return "declared"
+	}
+	return strings.Join(n, " and ")
+}
+
+// LogLevel is a syslog severity used by notifications/message.
+type LogLevel string
+
+// The log levels, from least to most severe.
+const (
+	LevelDebug     LogLevel = "debug"
+	LevelInfo      LogLevel = "info"
+	LevelNotice    LogLevel = "notice"
+	LevelWarning   LogLevel = "warning"
+	LevelError     LogLevel = "error"
+	LevelCritical  LogLevel = "critical"
+	LevelAlert     LogLevel = "alert"
+	LevelEmergency LogLevel = "emergency"
+)
+
+var levelRank = map[LogLevel]int{
+	LevelDebug: 0, LevelInfo: 1, LevelNotice: 2, LevelWarning: 3,
+	LevelError: 4, LevelCritical: 5, LevelAlert: 6, LevelEmergency: 7,
+}
+
+// Valid reports whether l is one of the eight levels.
+func (l LogLevel) Valid() bool { _, ok := levelRank[l]; return ok }
+
+// AtLeast reports whether l is as severe as min or more.
+func (l LogLevel) AtLeast(min LogLevel) bool { return levelRank[l] >= levelRank[min] }
+
+// Meta is the parsed params._meta of one request. Everything in it holds
+// for this request only.
+type Meta struct {
+	ProtocolVersion    string
+	ClientCapabilities ClientCapabilities
+	ClientInfo         *Implementation // self-reported; never used for decisions
+	LogLevel           LogLevel        // empty: no log notifications
+	ProgressToken      json.RawMessage // nil: no progress notifications
+	// Extra holds every other key verbatim, including the W3C trace-context
+	// keys traceparent, tracestate and baggage.
+	Extra map[string]json.RawMessage
+}
+
+// TraceParent returns the W3C traceparent passed in _meta, if any.
+func (m *Meta) TraceParent() string {
+	var s string
+	if raw, ok := m.Extra["traceparent"]; ok {
+		_ = json.Unmarshal(raw, &s)
+	}
+	return s
+}
+
+// splitMeta splits params._meta into its members. Errors are envelope
+// errors (HTTP 400).
+func splitMeta(raw json.RawMessage) (map[string]json.RawMessage, *Error) {
+	if isAbsent(raw) {
+		return nil, ErrInvalidMeta("params._meta is required")
+	}
+	fields, err := members(raw)
+	if err != nil {
+		if errors.Is(err, errDuplicateMember) {
+			return nil, ErrInvalidMeta("params._meta has a duplicate member")
+		}
+		return nil, ErrInvalidMeta("params._meta must be an object")
+	}
+	return fields, nil
+}
+
+// versionOf reads the protocol version claim from split _meta members,
+// without judging the rest of the envelope.
+func versionOf(fields map[string]json.RawMessage) (version string, ok bool) {
+	v, found := fields[MetaProtocolVersion]
+	if !found || json.Unmarshal(v, &version) != nil {
+		return "", false
+	}
+	return version, true
+}
+
+// parseMeta decodes the split members of params._meta. Errors are
+// envelope errors (HTTP 400). It takes ownership of fields.
+func parseMeta(fields map[string]json.RawMessage) (*Meta, *Error) {
+	m := &Meta{}
+	v, ok := fields[MetaProtocolVersion]
+	if !ok || json.Unmarshal(v, &m.ProtocolVersion) != nil || m.ProtocolVersion == "" {
+		return nil, ErrInvalidMeta(MetaProtocolVersion + " is required and must be a string")
+	}
+	delete(fields, MetaProtocolVersion)
+	v, ok = fields[MetaClientCapabilities]
+	if !ok || isAbsent(v) || v[0] != '{' || json.Unmarshal(v, &m.ClientCapabilities) != nil {
+		return nil, ErrInvalidMeta(MetaClientCapabilities + " is required and must be a ClientCapabilities object")
+	}
+	delete(fields, MetaClientCapabilities)
+	if v, ok = fields[MetaClientInfo]; ok {
+		var info Implementation
+		if json.Unmarshal(v, &info) != nil || info.Name == "" {
+			return nil, ErrInvalidMeta(MetaClientInfo + " must be an Implementation with a name")
+		}
+		m.ClientInfo = &info
+		delete(fields, MetaClientInfo)
+	}
+	if v, ok = fields[MetaLogLevel]; ok {
+		if json.Unmarshal(v, &m.LogLevel) != nil || !m.LogLevel.Valid() {
+			return nil, ErrInvalidMeta(MetaLogLevel + " must be one of debug, info, notice, warning, error, critical, alert, emergency")
+		}
+		delete(fields, MetaLogLevel)
+	}
+	if v, ok = fields[MetaProgressToken]; ok {
+		if !validID(v) {
+			return nil, ErrInvalidMeta("progressToken must be a string or an integer")
+		}
+		m.ProgressToken = v
+		delete(fields, MetaProgressToken)
+	}
+	if len(fields) > 0 {
+		m.Extra = fields
+	}
+	return m, nil
+}
+
+// UnmarshalJSON decodes capabilities with exact member names: a member
+// spelt in another case is not a declaration.
+func (c *ClientCapabilities) UnmarshalJSON(b []byte) error {
+	*c = ClientCapabilities{}
+	if !json.Valid(b) {
+		return errors.New("invalid JSON")
+	}
+	return eachMember(b, func(name string, v json.RawMessage) error {
+		if isAbsent(v) {
+			return nil
+		}
+		switch name {
+		case "experimental":
+			return json.Unmarshal(v, &c.Experimental)
+		case "extensions":
+			return json.Unmarshal(v, &c.Extensions)
+		case "roots":
+			var o Object
+			if err := json.Unmarshal(v, &o); err != nil {
+				return err
+			}
+			if o == nil {
+				o = Object{}
+			}
+			c.Roots = &o
+		case "sampling":
+			var sc SamplingCapability
+			if err := decodeSubObjects(v, map[string]*Object{"context": &sc.Context, "tools": &sc.Tools}); err != nil {
+				return err
+			}
+			c.Sampling = &sc
+		case "elicitation":
+			var ec ElicitCapability
+			if err := decodeSubObjects(v, map[string]*Object{"form": &ec.Form, "url": &ec.URL}); err != nil {
+				return err
+			}
+			c.Elicitation = &ec
+		}
+		return nil
+	})
+}
+
+// decodeSubObjects decodes the named object members of b exactly by name.
+func decodeSubObjects(b []byte, slots map[string]*Object) error {
+	if b[0] != '{' {
+		return errors.New("capability must be an object")
+	}
+	return eachMember(b, func(name string, v json.RawMessage) error {
+		slot, ok := slots[name]
+		if !ok || isAbsent(v) {
+			return nil
+		}
+		if err := json.Unmarshal(v, slot); err != nil {
+			return err
+		}
+		if *slot == nil {
+			*slot = Object{}
+		}
+		return nil
+	})
+}
+
+// isAbsent reports whether a raw JSON value is missing or null.
+func isAbsent(raw json.RawMessage) bool {
+	return len(raw) == 0 || bytes.Equal(raw, []byte("null"))
+}

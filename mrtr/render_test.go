@@ -1,0 +1,131 @@
+package mrtr_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mrtrkit/mrtrkit/mrtr"
+)
+
+func TestRenderMergesHandlerMeta(t *testing.T) {
+	f := newFixture(t)
+	f.addTool("t", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		return &mrtr.CallToolResult{
+			Content: []mrtr.Content{mrtr.Text("x")},
+			Meta:    mrtr.Object{"com.example/trace": json.RawMessage(`{"id":"abc"}`), "resultType": json.RawMessage(`"input_required"`)},
+		}, nil
+	})
+	r := f.call("tools/call", obj{"name": "t"})
+	res := r.complete(t)
+	assert.Equal(t, obj{
+		mrtr.MetaServerInfo: obj{"name": "test", "version": "1.0.0"},
+		"com.example/trace": obj{"id": "abc"},
+		"resultType":        "input_required",
+	}, res["_meta"])
+	assert.Equal(t, 1, strings.Count(string(r.ResultRaw), `"resultType":"complete"`))
+	assertNoDuplicateKeys(t, r.ResultRaw)
+}
+
+func TestHandlerCannotReplaceServerInfo(t *testing.T) {
+	f := newFixture(t)
+	f.addTool("t", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		return &mrtr.CallToolResult{
+			Content: []mrtr.Content{mrtr.Text("x")},
+			Meta:    mrtr.Object{mrtr.MetaServerInfo: json.RawMessage(`{"name":"impostor","version":"6.6.6"}`)},
+		}, nil
+	})
+	r := f.call("tools/call", obj{"name": "t"})
+	assert.Equal(t, obj{mrtr.MetaServerInfo: obj{"name": "test", "version": "1.0.0"}}, r.complete(t)["_meta"])
+	assertNoDuplicateKeys(t, r.ResultRaw)
+}
+
+func TestRenderPromptAndReadMeta(t *testing.T) {
+	f := newFixture(t)
+	h := mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		m := mrtr.Object{"k": json.RawMessage(`1`)}
+		if req.Method == "prompts/get" {
+			return &mrtr.GetPromptResult{Meta: m}, nil
+		}
+		return &mrtr.ReadResourceResult{Meta: m}, nil
+	})
+	require.NoError(t, f.srv.AddPrompt(mrtr.Prompt{Name: "p"}, h))
+	require.NoError(t, f.srv.AddResource(mrtr.Resource{URI: "file:///r", Name: "r"}, h))
+	for _, r := range []reply{f.call("prompts/get", obj{"name": "p"}), f.call("resources/read", obj{"uri": "file:///r"})} {
+		res := r.complete(t)
+		assert.Equal(t, obj{mrtr.MetaServerInfo: obj{"name": "test", "version": "1.0.0"}, "k": float64(1)}, res["_meta"])
+		assertNoDuplicateKeys(t, r.ResultRaw)
+	}
+}
+
+func TestRenderToolResult(t *testing.T) {
+	f := newFixture(t)
+	f.addTool("structured", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		return &mrtr.CallToolResult{StructuredContent: map[string]int{"temp": 21}}, nil
+	})
+	f.addTool("failing", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		return mrtr.ToolError("city not found"), nil
+	})
+	res := f.call("tools/call", obj{"name": "structured"}).complete(t)
+	assert.Equal(t, []any{}, res["content"])
+	assert.Equal(t, obj{"temp": float64(21)}, res["structuredContent"])
+	assert.NotContains(t, res, "isError")
+
+	res = f.call("tools/call", obj{"name": "failing"}).complete(t)
+	assert.Equal(t, true, res["isError"])
+	assert.Equal(t, "city not found", toolText(t, res))
+}
+
+func TestRenderEscapesHandlerText(t *testing.T) {
+	f := newFixture(t)
+	f.addTool("t", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		return textResult("\"}],\"resultType\":\"input_required\",\"x\":{\"\u2028<script>"), nil
+	})
+	r := f.call("tools/call", obj{"name": "t"})
+	res := r.complete(t)
+	assert.Equal(t, "\"}],\"resultType\":\"input_required\",\"x\":{\"\u2028<script>", toolText(t, res))
+	assertNoDuplicateKeys(t, r.ResultRaw)
+}
+
+// assertNoDuplicateKeys fails when any object in raw repeats a member name.
+func assertNoDuplicateKeys(t *testing.T, raw json.RawMessage) {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	var walk func() bool
+	walk = func() bool {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Errorf("decode: %v", err)
+			return false
+		}
+		switch tok {
+		case json.Delim('{'):
+			seen := map[string]bool{}
+			for dec.More() {
+				k, _ := dec.Token()
+				key := k.(string)
+				if seen[key] {
+					t.Errorf("duplicate member %q in %s", key, raw)
+				}
+				seen[key] = true
+				if !walk() {
+					return false
+				}
+			}
+			_, _ = dec.Token()
+		case json.Delim('['):
+			for dec.More() {
+				if !walk() {
+					return false
+				}
+			}
+			_, _ = dec.Token()
+		}
+		return true
+	}
+	walk()
+}

@@ -1,0 +1,223 @@
+package mrtr_test
+
+import (
+	"context"
+	"encoding/json"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/mrtrkit/mrtrkit/state"
+)
+
+// asker asks every kind at round 0 and records what round 1 receives.
+type asker struct {
+	calls atomic.Int32
+	last  *mrtr.Request
+}
+
+func (a *asker) Handle(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+	a.calls.Add(1)
+	if req.Round == 0 && req.Responses.Len() == 0 {
+		return &mrtr.InputRequired{Requests: map[string]mrtr.InputRequest{
+			"s": simpleSampling("hi"),
+			"f": nameForm("name?"),
+			"u": &mrtr.ElicitRequest{Mode: "url", Message: "Sign in", URL: "https://example.com/login"},
+			"r": &mrtr.RootsRequest{},
+		}}, nil
+	}
+	a.last = req
+	return textResult("done"), nil
+}
+
+// askerToken returns a fixture whose tool "ask" is served by an asker, and
+// a round-1 token asking s (sampling), f (form), u (url) and r (roots).
+func askerToken(t *testing.T) (*fixture, *asker, string) {
+	f := newFixture(t)
+	a := &asker{}
+	require.NoError(t, f.srv.AddTool(mrtr.Tool{Name: "ask"}, a))
+	res, tok := f.call("tools/call", obj{"name": "ask"}).inputRequired(t)
+	assert.Equal(t, []string{"f", "r", "s", "u"}, keysOf(res["inputRequests"]))
+	assert.Equal(t, obj{"method": "roots/list", "params": obj{}}, res["inputRequests"].(map[string]any)["r"])
+	assert.Equal(t, obj{"method": "elicitation/create", "params": obj{"mode": "url", "message": "Sign in", "url": "https://example.com/login"}},
+		res["inputRequests"].(map[string]any)["u"])
+	return f, a, tok
+}
+
+func TestInputResponsesDecodedByKind(t *testing.T) {
+	f, a, tok := askerToken(t)
+	f.call("tools/call", obj{"name": "ask", "requestState": tok, "inputResponses": obj{
+		"s": rawJSON(`{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}],"model":"m"}`),
+		"f": rawJSON(`{"action":"accept","content":{"name":"Ada","age":36,"ok":true,"tags":["x","y"]}}`),
+		"u": rawJSON(`{"action":"accept","content":{"ignored":"because url mode has no content"}}`),
+		"r": rawJSON(`{"roots":[{"uri":"file:///home/ada","name":"home"}]}`),
+	}}).complete(t)
+	require.NotNil(t, a.last)
+	resp := a.last.Responses
+	assert.Equal(t, []string{"f", "r", "s", "u"}, resp.Keys())
+	assert.Equal(t, 4, resp.Len())
+
+	s, ok := resp.Sampling("s")
+	require.True(t, ok)
+	assert.Equal(t, "ab", s.Text())
+	assert.Equal(t, mrtr.RoleAssistant, s.Role)
+	assert.Equal(t, "m", s.Model)
+
+	form, ok := resp.Elicitation("f")
+	require.True(t, ok)
+	assert.True(t, form.Accepted())
+	assert.Equal(t, map[string]any{"name": "Ada", "age": float64(36), "ok": true, "tags": []any{"x", "y"}}, form.Content)
+
+	url, ok := resp.Elicitation("u")
+	require.True(t, ok)
+	assert.True(t, url.Accepted())
+	assert.Nil(t, url.Content)
+
+	roots, ok := resp.Roots("r")
+	require.True(t, ok)
+	assert.Equal(t, []mrtr.Root{{URI: "file:///home/ada", Name: "home"}}, roots.Roots)
+
+	// Lookups by the wrong kind find nothing.
+	_, ok = resp.Sampling("f")
+	assert.False(t, ok)
+	_, ok = resp.Roots("s")
+	assert.False(t, ok)
+}
+
+func TestInputResponsesToKeysNotAskedAreIgnored(t *testing.T) {
+	f, a, tok := askerToken(t)
+	f.call("tools/call", obj{"name": "ask", "requestState": tok, "inputResponses": obj{
+		"f":     rawJSON(`{"action":"decline","content":{"name":"dropped on decline"}}`),
+		"extra": rawJSON(`{"action":"accept","content":{"x":1}}`),
+		"bogus": rawJSON(`12345`),
+		"s":     nil, // null: not answered
+	}}).complete(t)
+	assert.Equal(t, []string{"f"}, a.last.Responses.Keys())
+	form, _ := a.last.Responses.Elicitation("f")
+	assert.Equal(t, "decline", form.Action)
+	assert.Nil(t, form.Content)
+	assert.True(t, f.logHas("ignored input responses", "count=3"))
+}
+
+func TestInputResponsesWithoutStateAreIgnored(t *testing.T) {
+	f, a, _ := askerToken(t)
+	a.calls.Store(0)
+	// With no requestState, nothing was asked: the handler starts over.
+	_, _ = f.call("tools/call", obj{"name": "ask", "inputResponses": obj{"f": rawJSON(`{"action":"accept"}`)}}).inputRequired(t)
+	assert.EqualValues(t, 1, a.calls.Load())
+}
+
+func TestMalformedInputResponses(t *testing.T) {
+	tests := []struct {
+		name   string
+		key    string
+		answer string
+	}{
+		{"elicitation number", "f", `12345`},
+		{"elicitation string", "f", `"accept"`},
+		{"elicitation array", "f", `[]`},
+		{"elicitation unknown action", "f", `{"action":"maybe"}`},
+		{"elicitation without action", "f", `{}`},
+		{"elicitation object value", "f", `{"action":"accept","content":{"a":{"b":1}}}`},
+		{"elicitation null value", "f", `{"action":"accept","content":{"a":null}}`},
+		{"elicitation mixed array", "f", `{"action":"accept","content":{"a":["x",1]}}`},
+		{"elicitation content not an object", "f", `{"action":"accept","content":"x"}`},
+		{"url elicitation without action", "u", `{"content":{}}`},
+		{"sampling without model", "s", `{"role":"assistant","content":{"type":"text","text":"x"}}`},
+		{"sampling without content", "s", `{"role":"assistant","model":"m"}`},
+		{"sampling empty content", "s", `{"role":"assistant","content":[],"model":"m"}`},
+		{"sampling system role", "s", `{"role":"system","content":{"type":"text","text":"x"},"model":"m"}`},
+		{"sampling unknown block", "s", `{"role":"assistant","content":{"type":"video"},"model":"m"}`},
+		{"sampling image with bad base64", "s", `{"role":"assistant","content":{"type":"image","data":"***","mimeType":"image/png"},"model":"m"}`},
+		{"sampling content a string", "s", `{"role":"assistant","content":"hi","model":"m"}`},
+		{"sampling model a number", "s", `{"role":"assistant","content":{"type":"text","text":"x"},"model":5}`},
+		{"roots with http uri", "r", `{"roots":[{"uri":"http://example.com/"}]}`},
+		{"roots without roots", "r", `{}`},
+		{"roots null", "r", `{"roots":null}`},
+		{"root without uri", "r", `{"roots":[{"name":"x"}]}`},
+		{"roots a string", "r", `"file:///"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, a, tok := askerToken(t)
+			r := f.call("tools/call", obj{"name": "ask", "requestState": tok, "inputResponses": obj{tt.key: rawJSON(tt.answer)}})
+			e := r.fail(t, mrtr.CodeInvalidParams)
+			assert.Equal(t, 200, r.Status)
+			assert.Contains(t, e.Message, `"`+tt.key+`"`)
+			assert.JSONEq(t, `{"key":"`+tt.key+`"}`, string(e.Data))
+			assert.EqualValues(t, 1, a.calls.Load(), "the handler must not run")
+		})
+	}
+}
+
+func TestInputResponsesShape(t *testing.T) {
+	f, a, tok := askerToken(t)
+	for _, v := range []any{[]any{}, "x", 1, true} {
+		r := f.call("tools/call", obj{"name": "ask", "requestState": tok, "inputResponses": v})
+		e := r.fail(t, mrtr.CodeInvalidParams)
+		assert.Equal(t, "inputResponses must be an object", e.Message)
+	}
+	assert.EqualValues(t, 1, a.calls.Load())
+
+	// null is the same as absent: the handler runs round 1 with no answers.
+	f.call("tools/call", obj{"name": "ask", "requestState": tok, "inputResponses": nil}).complete(t)
+	assert.Equal(t, 1, a.last.Round)
+	assert.Equal(t, 0, a.last.Responses.Len())
+}
+
+func TestStaticAsks(t *testing.T) {
+	f := newFixture(t)
+	var got []*mrtr.Request
+	h := func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		got = append(got, req)
+		if ans, ok := req.Responses.Elicitation("confirm"); ok && ans.Accepted() {
+			return textResult("confirmed"), nil
+		}
+		return &mrtr.InputRequired{Requests: map[string]mrtr.InputRequest{
+			"confirm": &mrtr.ElicitRequest{Message: "Sure?", RequestedSchema: &mrtr.ElicitSchema{Type: "object", Properties: map[string]json.RawMessage{}}},
+			"model":   simpleSampling("x"),
+		}}, nil
+	}
+	asks := map[string]state.Kind{"confirm": state.KindElicitForm}
+	f.addTool("deploy", h, mrtr.StaticAsks(asks))
+	asks["confirm"] = state.KindRoots // the registration keeps its own copy
+
+	// A first call may answer the declared question up front; other keys
+	// are still ignored without a sealed state.
+	res := f.call("tools/call", obj{"name": "deploy", "inputResponses": obj{
+		"confirm": rawJSON(`{"action":"accept","content":{}}`),
+		"model":   rawJSON(`{"role":"assistant","content":{"type":"text","text":"x"},"model":"m"}`),
+	}}).complete(t)
+	assert.Equal(t, "confirmed", toolText(t, res))
+	require.Len(t, got, 1)
+	assert.Equal(t, 0, got[0].Round)
+	assert.Nil(t, got[0].State)
+	assert.Equal(t, []string{"confirm"}, got[0].Responses.Keys())
+
+	// The static answer is validated by its declared kind.
+	r := f.call("tools/call", obj{"name": "deploy", "inputResponses": obj{"confirm": rawJSON(`{"roots":[]}`)}})
+	r.fail(t, mrtr.CodeInvalidParams)
+	assert.Len(t, got, 1)
+
+	// With a sealed state, both the static key and the asked keys count.
+	_, tok := f.call("tools/call", obj{"name": "deploy"}).inputRequired(t)
+	f.call("tools/call", obj{"name": "deploy", "requestState": tok, "inputResponses": obj{
+		"confirm": rawJSON(`{"action":"decline"}`),
+		"model":   rawJSON(`{"role":"assistant","content":{"type":"text","text":"x"},"model":"m"}`),
+	}}).inputRequired(t)
+	last := got[len(got)-1]
+	assert.Equal(t, 1, last.Round)
+	assert.Equal(t, []string{"confirm", "model"}, last.Responses.Keys())
+
+	// Other tools do not inherit the declaration.
+	var plain *mrtr.Request
+	f.addTool("plain", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		plain = req
+		return textResult("ok"), nil
+	})
+	f.call("tools/call", obj{"name": "plain", "inputResponses": obj{"confirm": rawJSON(`{"action":"accept"}`)}}).complete(t)
+	assert.Equal(t, 0, plain.Responses.Len())
+}

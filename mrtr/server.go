@@ -1,0 +1,414 @@
+package mrtr
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/mrtrkit/mrtrkit/discover"
+	"github.com/mrtrkit/mrtrkit/state"
+)
+
+// Defaults of the Server's limits.
+const (
+	DefaultPageSize  = 100
+	DefaultMaxRounds = state.DefaultMaxRounds
+)
+
+// Server serves MCP 2026-07-28 requests: it validates every request, runs
+// the handlers, gates what they embed on the client's declared
+// capabilities, seals and verifies requestState, and renders results. It
+// keeps nothing between rounds, so any replica holding the same keys can
+// serve any round. A Server is safe for concurrent use.
+type Server struct {
+	desc      discover.Description
+	codec     state.Codec
+	log       *slog.Logger
+	audience  string
+	maxRounds int
+	pageSize  int
+	infoMeta  []byte // `"io.modelcontextprotocol/serverInfo":{...}` or nil
+
+	mu        sync.RWMutex
+	tools     registry[*toolEntry]
+	prompts   registry[*promptEntry]
+	resources registry[*resourceEntry]
+	templates registry[*templateEntry]
+	complete  CompletionHandler
+	hub       hub
+}
+
+type toolEntry struct {
+	tool    Tool
+	wire    json.RawMessage
+	handler Handler
+	headers []paramHeader
+	asks    map[string]state.Kind
+}
+
+type promptEntry struct {
+	prompt  Prompt
+	wire    json.RawMessage
+	handler Handler
+	asks    map[string]state.Kind
+}
+
+type resourceEntry struct {
+	resource Resource
+	wire     json.RawMessage
+	handler  Handler
+	asks     map[string]state.Kind
+}
+
+type templateEntry struct {
+	template ResourceTemplate
+	wire     json.RawMessage
+	match    *regexp.Regexp
+	vars     []string
+	handler  Handler
+	asks     map[string]state.Kind
+}
+
+// registry keeps entries in registration order, with lookup by name.
+type registry[T any] struct {
+	names []string
+	byKey map[string]T
+}
+
+func (r *registry[T]) add(name string, v T) bool {
+	if r.byKey == nil {
+		r.byKey = map[string]T{}
+	}
+	if _, dup := r.byKey[name]; dup {
+		return false
+	}
+	r.byKey[name] = v
+	r.names = append(r.names, name)
+	return true
+}
+
+func (r *registry[T]) remove(name string) bool {
+	if _, ok := r.byKey[name]; !ok {
+		return false
+	}
+	delete(r.byKey, name)
+	for i, n := range r.names {
+		if n == name {
+			r.names = append(r.names[:i:i], r.names[i+1:]...)
+			break
+		}
+	}
+	return true
+}
+
+// Option configures a Server.
+type Option interface{ apply(*Server) }
+
+type optionFunc func(*Server)
+
+func (f optionFunc) apply(s *Server) { f(s) }
+
+// WithCodec sets the requestState codec. Without it, the server reads a key
+// ring from the MRTRKIT_STATE_KEYS environment variable and seals with
+// AEAD; with no keys configured it makes a random key at start-up and logs
+// a warning that replicas will not share it.
+func WithCodec(c state.Codec) Option { return optionFunc(func(s *Server) { s.codec = c }) }
+
+// WithLogger sets the logger for failures the client is not told about in
+// detail. The default is slog.Default().
+func WithLogger(l *slog.Logger) Option { return optionFunc(func(s *Server) { s.log = l }) }
+
+// WithMaxRounds bounds how many input-required rounds one call may go
+// through (default DefaultMaxRounds). A state past the bound is refused; a
+// handler asking for one round more gets an internal error.
+func WithMaxRounds(n int) Option { return optionFunc(func(s *Server) { s.maxRounds = n }) }
+
+// WithPageSize sets how many items a list page holds (default DefaultPageSize).
+func WithPageSize(n int) Option { return optionFunc(func(s *Server) { s.pageSize = n }) }
+
+// WithAudience sets the server identity bound into every requestState
+// (default: the server's name from its description).
+func WithAudience(a string) Option { return optionFunc(func(s *Server) { s.audience = a }) }
+
+// NewServer returns a Server described by desc.
+func NewServer(desc discover.Description, opts ...Option) (*Server, error) {
+	if err := desc.Validate(); err != nil {
+		return nil, fmt.Errorf("mrtr: %w", err)
+	}
+	s := &Server{desc: desc, maxRounds: DefaultMaxRounds, pageSize: DefaultPageSize}
+	for _, o := range opts {
+		o.apply(s)
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.audience == "" {
+		s.audience = desc.Server.Name
+	}
+	if s.maxRounds < 1 {
+		return nil, errors.New("mrtr: max rounds must be at least 1")
+	}
+	if s.pageSize < 1 {
+		return nil, errors.New("mrtr: page size must be at least 1")
+	}
+	if s.codec == nil {
+		c, err := defaultCodec(s.log, s.maxRounds)
+		if err != nil {
+			return nil, err
+		}
+		s.codec = c
+	}
+	if meta := desc.ServerInfoMeta(); meta != nil {
+		b, err := json.Marshal(meta[MetaServerInfo])
+		if err != nil {
+			return nil, fmt.Errorf("mrtr: server info: %w", err)
+		}
+		s.infoMeta = append([]byte(`"`+MetaServerInfo+`":`), b...)
+	}
+	return s, nil
+}
+
+func defaultCodec(log *slog.Logger, maxRounds int) (state.Codec, error) {
+	ring, ok, err := state.KeyRingFromEnv()
+	if err != nil {
+		return nil, fmt.Errorf("mrtr: %s: %w", state.EnvKeys, err)
+	}
+	if !ok {
+		ring, err = state.GenerateKeyRing()
+		if err != nil {
+			return nil, fmt.Errorf("mrtr: %w", err)
+		}
+		log.Warn("no requestState keys configured: using a random key made at start-up; replicas will not share it and restarts invalidate open calls",
+			"env", state.EnvKeys)
+	}
+	return state.NewAEAD(ring, state.WithMaxRounds(maxRounds))
+}
+
+// Registration options.
+
+// RegisterOption configures one registered tool, prompt or resource.
+type RegisterOption interface{ applyReg(*regConfig) }
+
+type regConfig struct{ asks map[string]state.Kind }
+
+type asksOption map[string]state.Kind
+
+func (a asksOption) applyReg(c *regConfig) { c.asks = a }
+
+// StaticAsks declares questions a handler always asks in the same form, so
+// that answers to them are accepted even on a call that carries no
+// requestState (a client may answer a fixed question before being asked).
+// Answers are still decoded and validated by the kind given here; answers
+// to any other key still need a sealed state that recorded the question.
+func StaticAsks(asks map[string]state.Kind) RegisterOption {
+	cp := make(map[string]state.Kind, len(asks))
+	for k, v := range asks {
+		cp[k] = v
+	}
+	return asksOption(cp)
+}
+
+func regOptions(opts []RegisterOption) regConfig {
+	var c regConfig
+	for _, o := range opts {
+		o.applyReg(&c)
+	}
+	return c
+}
+
+var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+// AddTool registers a tool. The input schema must be a JSON object with
+// root type "object" (an empty schema means {"type":"object"}); its
+// x-mcp-header declarations are validated here.
+func (s *Server) AddTool(t Tool, h Handler, opts ...RegisterOption) error {
+	if !toolNameRE.MatchString(t.Name) {
+		return fmt.Errorf("mrtr: tool name %q must be 1 to 128 characters of A-Z a-z 0-9 _ . -", t.Name)
+	}
+	if h == nil {
+		return fmt.Errorf("mrtr: tool %q: nil handler", t.Name)
+	}
+	if isAbsent(t.InputSchema) {
+		t.InputSchema = json.RawMessage(`{"type":"object"}`)
+	}
+	var root struct {
+		Type json.RawMessage `json:"type"`
+	}
+	if t.InputSchema[0] != '{' || json.Unmarshal(t.InputSchema, &root) != nil || string(root.Type) != `"object"` {
+		return fmt.Errorf("mrtr: tool %q: inputSchema must be a JSON object with \"type\":\"object\"", t.Name)
+	}
+	if !isAbsent(t.OutputSchema) && !json.Valid(t.OutputSchema) {
+		return fmt.Errorf("mrtr: tool %q: outputSchema is not valid JSON", t.Name)
+	}
+	headers, err := paramHeaders(t.InputSchema)
+	if err != nil {
+		return fmt.Errorf("mrtr: tool %q: %w", t.Name, err)
+	}
+	wire, err := json.Marshal(t)
+	if err != nil {
+		return fmt.Errorf("mrtr: tool %q: %w", t.Name, err)
+	}
+	c := regOptions(opts)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.tools.add(t.Name, &toolEntry{tool: t, wire: wire, handler: h, headers: headers, asks: c.asks}) {
+		return fmt.Errorf("mrtr: tool %q is already registered", t.Name)
+	}
+	s.hub.post(changeTools, "")
+	return nil
+}
+
+// RemoveTool unregisters a tool and reports whether it was there.
+func (s *Server) RemoveTool(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.tools.remove(name) {
+		return false
+	}
+	s.hub.post(changeTools, "")
+	return true
+}
+
+// AddPrompt registers a prompt.
+func (s *Server) AddPrompt(p Prompt, h Handler, opts ...RegisterOption) error {
+	if p.Name == "" || h == nil {
+		return errors.New("mrtr: a prompt needs a name and a handler")
+	}
+	wire, err := json.Marshal(p)
+	if err != nil {
+		return fmt.Errorf("mrtr: prompt %q: %w", p.Name, err)
+	}
+	c := regOptions(opts)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.prompts.add(p.Name, &promptEntry{prompt: p, wire: wire, handler: h, asks: c.asks}) {
+		return fmt.Errorf("mrtr: prompt %q is already registered", p.Name)
+	}
+	s.hub.post(changePrompts, "")
+	return nil
+}
+
+// RemovePrompt unregisters a prompt and reports whether it was there.
+func (s *Server) RemovePrompt(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.prompts.remove(name) {
+		return false
+	}
+	s.hub.post(changePrompts, "")
+	return true
+}
+
+// AddResource registers a resource with a fixed URI.
+func (s *Server) AddResource(r Resource, h Handler, opts ...RegisterOption) error {
+	if r.URI == "" || r.Name == "" || h == nil {
+		return errors.New("mrtr: a resource needs a uri, a name and a handler")
+	}
+	wire, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("mrtr: resource %q: %w", r.URI, err)
+	}
+	c := regOptions(opts)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.resources.add(r.URI, &resourceEntry{resource: r, wire: wire, handler: h, asks: c.asks}) {
+		return fmt.Errorf("mrtr: resource %q is already registered", r.URI)
+	}
+	s.hub.post(changeResources, "")
+	return nil
+}
+
+// AddResourceTemplate registers a resource template. Each {name} in the
+// template matches one or more characters other than '/'; the matched
+// values reach the handler in Request.Vars.
+func (s *Server) AddResourceTemplate(t ResourceTemplate, h Handler, opts ...RegisterOption) error {
+	if t.URITemplate == "" || t.Name == "" || h == nil {
+		return errors.New("mrtr: a resource template needs a uriTemplate, a name and a handler")
+	}
+	re, vars, err := compileTemplate(t.URITemplate)
+	if err != nil {
+		return fmt.Errorf("mrtr: resource template %q: %w", t.URITemplate, err)
+	}
+	wire, err := json.Marshal(t)
+	if err != nil {
+		return fmt.Errorf("mrtr: resource template %q: %w", t.URITemplate, err)
+	}
+	c := regOptions(opts)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.templates.add(t.URITemplate, &templateEntry{template: t, wire: wire, match: re, vars: vars, handler: h, asks: c.asks}) {
+		return fmt.Errorf("mrtr: resource template %q is already registered", t.URITemplate)
+	}
+	s.hub.post(changeResources, "")
+	return nil
+}
+
+var templateVarRE = regexp.MustCompile(`\{([A-Za-z0-9_]+)\}`)
+
+func compileTemplate(tmpl string) (*regexp.Regexp, []string, error) {
+	if strings.ContainsAny(tmpl, "+#./;?&") && strings.Contains(tmpl, "{") {
+		for _, op := range []string{"{+", "{#", "{.", "{/", "{;", "{?", "{&"} {
+			if strings.Contains(tmpl, op) {
+				return nil, nil, fmt.Errorf("operator %q expressions are not supported; use simple {name} expressions", op[1:])
+			}
+		}
+	}
+	var b strings.Builder
+	var vars []string
+	b.WriteString("^")
+	last := 0
+	for _, m := range templateVarRE.FindAllStringSubmatchIndex(tmpl, -1) {
+		b.WriteString(regexp.QuoteMeta(tmpl[last:m[0]]))
+		b.WriteString("([^/]+)")
+		vars = append(vars, tmpl[m[2]:m[3]])
+		last = m[1]
+	}
+	b.WriteString(regexp.QuoteMeta(tmpl[last:]))
+	b.WriteString("$")
+	if strings.ContainsAny(tmpl[last:], "{}") {
+		return nil, nil, errors.New("unbalanced braces")
+	}
+	re, err := regexp.Compile(b.String())
+	return re, vars, err
+}
+
+// SetCompletionHandler sets the handler of completion/complete; the server
+// then advertises the completions capability.
+func (s *Server) SetCompletionHandler(h CompletionHandler) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.complete = h
+}
+
+// Capabilities returns what the server advertises: its description's
+// capabilities together with those its registries imply.
+func (s *Server) Capabilities() ServerCapabilities {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.capabilitiesLocked()
+}
+
+func (s *Server) capabilitiesLocked() ServerCapabilities {
+	c := s.desc.Capabilities
+	var implied ServerCapabilities
+	if len(s.tools.names) > 0 {
+		implied.Tools = &discover.ListChanged{}
+	}
+	if len(s.prompts.names) > 0 {
+		implied.Prompts = &discover.ListChanged{}
+	}
+	if len(s.resources.names) > 0 || len(s.templates.names) > 0 {
+		implied.Resources = &discover.ResourcesCapability{}
+	}
+	if s.complete != nil {
+		implied.Completions = &discover.Empty{}
+	}
+	return c.Merge(implied)
+}
+
+// Description returns the server's description.
+func (s *Server) Description() discover.Description { return s.desc }

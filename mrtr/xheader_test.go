@@ -1,0 +1,162 @@
+package mrtr_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mrtrkit/mrtrkit/mrtr"
+)
+
+func TestParamHeaderDeclarations(t *testing.T) {
+	tests := []struct {
+		name   string
+		schema string
+		ok     bool
+	}{
+		{"string", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"A"}}}`, true},
+		{"integer", `{"type":"object","properties":{"a":{"type":"integer","x-mcp-header":"A"}}}`, true},
+		{"boolean", `{"type":"object","properties":{"a":{"type":"boolean","x-mcp-header":"A"}}}`, true},
+		{"several", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"A"},"b":{"type":"integer","x-mcp-header":"B-2"}}}`, true},
+		{"nested property", `{"type":"object","properties":{"o":{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"A"}}}}}`, true},
+		{"token punctuation", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"a!#$%&'*+-.^_|~9"}}}`, true},
+		{"property named properties", `{"type":"object","properties":{"properties":{"type":"string","x-mcp-header":"P"}}}`, true},
+		{"no declarations", `{"type":"object","properties":{"a":{"type":"string"}}}`, true},
+
+		{"number property", `{"type":"object","properties":{"a":{"type":"number","x-mcp-header":"A"}}}`, false},
+		{"object property", `{"type":"object","properties":{"a":{"type":"object","x-mcp-header":"A"}}}`, false},
+		{"array property", `{"type":"object","properties":{"a":{"type":"array","x-mcp-header":"A"}}}`, false},
+		{"type list", `{"type":"object","properties":{"a":{"type":["string","null"],"x-mcp-header":"A"}}}`, false},
+		{"no type", `{"type":"object","properties":{"a":{"x-mcp-header":"A"}}}`, false},
+		{"inside items", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"string","x-mcp-header":"A"}}}}`, false},
+		{"inside items properties", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"object","properties":{"b":{"type":"string","x-mcp-header":"A"}}}}}}`, false},
+		{"inside oneOf", `{"type":"object","properties":{"a":{"oneOf":[{"type":"string","x-mcp-header":"A"},{"type":"integer"}]}}}`, false},
+		{"inside anyOf", `{"type":"object","anyOf":[{"properties":{"a":{"type":"string","x-mcp-header":"A"}}}]}`, false},
+		{"inside allOf", `{"type":"object","allOf":[{"properties":{"a":{"type":"string","x-mcp-header":"A"}}}]}`, false},
+		{"inside additionalProperties", `{"type":"object","additionalProperties":{"type":"string","x-mcp-header":"A"}}`, false},
+		{"inside patternProperties", `{"type":"object","patternProperties":{"^a":{"type":"string","x-mcp-header":"A"}}}`, false},
+		{"inside $defs", `{"type":"object","$defs":{"a":{"type":"string","x-mcp-header":"A"}}}`, false},
+		{"at the root", `{"type":"object","x-mcp-header":"A"}`, false},
+		{"duplicate", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"Region"},"b":{"type":"string","x-mcp-header":"Region"}}}`, false},
+		{"duplicate ignoring case", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"Region"},"b":{"type":"string","x-mcp-header":"REGION"}}}`, false},
+		{"empty name", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":""}}}`, false},
+		{"space in name", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"My Region"}}}`, false},
+		{"colon in name", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"a:b"}}}`, false},
+		{"slash in name", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"a/b"}}}`, false},
+		{"non-ASCII name", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"Régión"}}}`, false},
+		{"control character in name", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"a\u0000"}}}`, false},
+		{"name not a string", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":5}}}`, false},
+		{"name null", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":null}}}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			err := f.srv.AddTool(mrtr.Tool{Name: "t", InputSchema: json.RawMessage(tt.schema)}, mrtr.HandlerFunc(noopTool))
+			if tt.ok {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "x-mcp-header")
+			assert.Contains(t, err.Error(), `tool "t"`)
+			// Nothing was registered.
+			f.call("tools/call", obj{"name": "t"}).fail(t, mrtr.CodeMethodNotFound)
+		})
+	}
+}
+
+func TestParamHeaderChecks(t *testing.T) {
+	f := newFixture(t)
+	schema := `{"type":"object","properties":{
+		"region":{"type":"string","x-mcp-header":"Region"},
+		"count":{"type":"integer","x-mcp-header":"Count"},
+		"dry":{"type":"boolean","x-mcp-header":"Dry-Run"},
+		"opts":{"type":"object","properties":{"tier":{"type":"string","x-mcp-header":"Tier"}}},
+		"free":{"type":"string"}
+	}}`
+	require.NoError(t, f.srv.AddTool(mrtr.Tool{Name: "deploy", InputSchema: json.RawMessage(schema)}, mrtr.HandlerFunc(noopTool)))
+
+	tests := []struct {
+		name    string
+		args    any
+		headers map[string]mrtr.HeaderValue
+		ok      bool
+	}{
+		{"no arguments, no headers", nil, nil, true},
+		{"unmirrored argument only", obj{"free": "x"}, nil, true},
+		{"string matches", obj{"region": "eu-west-1"}, map[string]mrtr.HeaderValue{"region": hv("eu-west-1")}, true},
+		{"non-ASCII string matches", obj{"region": "Zürich"}, map[string]mrtr.HeaderValue{"region": hv("Zürich")}, true},
+		{"empty string matches", obj{"region": ""}, map[string]mrtr.HeaderValue{"region": hv("")}, true},
+		{"string missing", obj{"region": "eu"}, nil, false},
+		{"string mismatch", obj{"region": "eu"}, map[string]mrtr.HeaderValue{"region": hv("us")}, false},
+		{"string differs in case", obj{"region": "eu"}, map[string]mrtr.HeaderValue{"region": hv("EU")}, false},
+		{"string header invalid", obj{"region": "eu"}, map[string]mrtr.HeaderValue{"region": {Present: true, Invalid: "bad base64"}}, false},
+		{"string argument is a number", obj{"region": 5}, map[string]mrtr.HeaderValue{"region": hv("5")}, false},
+		{"header without argument", obj{}, map[string]mrtr.HeaderValue{"region": hv("eu")}, false},
+		{"header with null argument", obj{"region": nil}, map[string]mrtr.HeaderValue{"region": hv("eu")}, false},
+		{"null argument without header", obj{"region": nil}, nil, true},
+		{"integer matches", obj{"count": 42}, map[string]mrtr.HeaderValue{"count": hv("42")}, true},
+		{"integer written as float matches", rawJSON(`{"count":42.0}`), map[string]mrtr.HeaderValue{"count": hv("42")}, true},
+		{"integer written with exponent matches", rawJSON(`{"count":4.2e1}`), map[string]mrtr.HeaderValue{"count": hv("42")}, true},
+		{"negative integer matches", obj{"count": -7}, map[string]mrtr.HeaderValue{"count": hv("-7")}, true},
+		{"largest safe integer matches", rawJSON(`{"count":9007199254740991}`), map[string]mrtr.HeaderValue{"count": hv("9007199254740991")}, true},
+		{"integer mismatch", obj{"count": 42}, map[string]mrtr.HeaderValue{"count": hv("43")}, false},
+		{"integer header not a number", obj{"count": 42}, map[string]mrtr.HeaderValue{"count": hv("forty-two")}, false},
+		{"integer header with exponent", obj{"count": 42}, map[string]mrtr.HeaderValue{"count": hv("4.2e1")}, false},
+		{"fractional argument", obj{"count": 1.5}, map[string]mrtr.HeaderValue{"count": hv("1")}, false},
+		{"unsafe integer", rawJSON(`{"count":9007199254740993}`), map[string]mrtr.HeaderValue{"count": hv("9007199254740993")}, false},
+		{"integer argument is a string", obj{"count": "42"}, map[string]mrtr.HeaderValue{"count": hv("42")}, false},
+		{"integer missing", obj{"count": 1}, nil, false},
+		{"boolean true matches", obj{"dry": true}, map[string]mrtr.HeaderValue{"dry-run": hv("true")}, true},
+		{"boolean false matches", obj{"dry": false}, map[string]mrtr.HeaderValue{"dry-run": hv("false")}, true},
+		{"boolean mismatch", obj{"dry": true}, map[string]mrtr.HeaderValue{"dry-run": hv("false")}, false},
+		{"boolean capitalised", obj{"dry": true}, map[string]mrtr.HeaderValue{"dry-run": hv("True")}, false},
+		{"boolean as 1", obj{"dry": true}, map[string]mrtr.HeaderValue{"dry-run": hv("1")}, false},
+		{"boolean argument is a string", obj{"dry": "true"}, map[string]mrtr.HeaderValue{"dry-run": hv("true")}, false},
+		{"nested matches", obj{"opts": obj{"tier": "gold"}}, map[string]mrtr.HeaderValue{"tier": hv("gold")}, true},
+		{"nested parent absent", obj{"opts": nil}, nil, true},
+		{"nested mismatch", obj{"opts": obj{"tier": "gold"}}, map[string]mrtr.HeaderValue{"tier": hv("silver")}, false},
+		{"nested parent not an object", obj{"opts": "gold"}, map[string]mrtr.HeaderValue{"tier": hv("gold")}, false},
+		{"all at once", obj{"region": "eu", "count": 3, "dry": true, "opts": obj{"tier": "gold"}},
+			map[string]mrtr.HeaderValue{"region": hv("eu"), "count": hv("3"), "dry-run": hv("true"), "tier": hv("gold"), "unrelated": hv("x")}, true},
+		{"all but one", obj{"region": "eu", "count": 3, "dry": true},
+			map[string]mrtr.HeaderValue{"region": hv("eu"), "count": hv("3")}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := mirror("tools/call", "deploy")
+			m.Params = tt.headers
+			p := obj{"name": "deploy"}
+			if tt.args != nil {
+				p["arguments"] = tt.args
+			}
+			r := f.call("tools/call", p, withHeaders(m))
+			if tt.ok {
+				r.complete(t)
+				return
+			}
+			e := r.fail(t, mrtr.CodeHeaderMismatch)
+			assert.Equal(t, 400, r.Status)
+			assert.Contains(t, e.Message, "Mcp-Param-")
+
+			// Without a Mirror (stdio) no header is checked.
+			if _, isArray := tt.args.([]any); !isArray {
+				res := f.call("tools/call", p)
+				assert.Nil(t, res.Error, "without headers: %s", res.Raw)
+			}
+		})
+	}
+}
+
+func TestParamHeaderNamedInError(t *testing.T) {
+	f := newFixture(t)
+	require.NoError(t, f.srv.AddTool(mrtr.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"Tenant-ID"}}}`)}, mrtr.HandlerFunc(noopTool)))
+	m := mirror("tools/call", "t")
+	e := f.call("tools/call", obj{"name": "t", "arguments": obj{"a": "x"}}, withHeaders(m)).fail(t, mrtr.CodeHeaderMismatch)
+	assert.Equal(t, "Header mismatch: Mcp-Param-Tenant-ID header is required", e.Message)
+	m.Params = map[string]mrtr.HeaderValue{"tenant-id": hv("y")}
+	e = f.call("tools/call", obj{"name": "t", "arguments": obj{"a": "x"}}, withHeaders(m)).fail(t, mrtr.CodeHeaderMismatch)
+	assert.Equal(t, "Header mismatch: Mcp-Param-Tenant-ID header value does not match the argument", e.Message)
+}

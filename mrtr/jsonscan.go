@@ -60,7 +60,9 @@ func members(b []byte) (map[string]json.RawMessage, error) {
 
 func memberName(quoted []byte) (string, error) {
 	for _, c := range quoted[1 : len(quoted)-1] {
-		if c == '\\' {
+		// Escapes, and non-ASCII bytes that may be invalid UTF-8, are
+		// decoded exactly as encoding/json decodes them.
+		if c == '\\' || c >= 0x80 {
 			var s string
 			err := json.Unmarshal(quoted, &s)
 			return s, err

@@ -52,6 +52,11 @@ func Ask(key string, r InputRequest) *InputRequired {
 // answers of the previous round in the Request; it must return a complete
 // result of its method's type or an *InputRequired.
 //
+// A handler may run several times for one logical call, and what it asks
+// for is checked against the client's capabilities only after it returns:
+// keep side effects after the last question, and consult
+// Request.Capabilities before acting when a question might be refused.
+//
 // An error that is an *Error goes to the client as is; any other error
 // becomes -32603 "Internal error" and is logged.
 type Handler interface {
@@ -185,6 +190,18 @@ func (r Responses) Keys() []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// SetSampling records a sampling answer under key. Handlers receive
+// Responses filled by the Server; this is for building a Request in tests.
+func (r *Responses) SetSampling(key string, v *SamplingResult) { r.put(key, state.KindSampling, v) }
+
+// SetElicitation records an elicitation answer under key (see SetSampling).
+func (r *Responses) SetElicitation(key string, v *ElicitResult) {
+	r.put(key, state.KindElicitForm, v)
+}
+
+// SetRoots records a roots answer under key (see SetSampling).
+func (r *Responses) SetRoots(key string, v *RootsResult) { r.put(key, state.KindRoots, v) }
 
 func (r *Responses) put(key string, kind state.Kind, v any) {
 	switch kind {

@@ -2,6 +2,7 @@ package mrtr
 
 import (
 	"encoding/json"
+	"errors"
 
 	"github.com/mrtrkit/mrtrkit/state"
 )
@@ -176,24 +177,37 @@ func (r *ElicitRequest) inputKind() state.Kind {
 	return state.KindElicitForm
 }
 
-// SamplingResult is the client's answer to a SamplingRequest.
+// SamplingResult is the client's answer to a SamplingRequest (or the
+// answer of a model the server calls itself). Content is one block or
+// several; it is rendered as a single object when it has one.
 type SamplingResult struct {
-	Role       Role              `validate:"oneof=user assistant"`
-	Content    []SamplingContent `validate:"min=1,dive"`
-	Model      string            `validate:"required"`
-	StopReason string
-	Meta       Object
+	Role       Role              `json:"role" validate:"oneof=user assistant"`
+	Content    []SamplingContent `json:"-" validate:"min=1,dive"`
+	Model      string            `json:"model" validate:"required"`
+	StopReason string            `json:"stopReason,omitempty"`
+	Meta       Object            `json:"_meta,omitempty"`
+}
+
+type samplingResultWire struct {
+	Role       Role            `json:"role"`
+	Content    json.RawMessage `json:"content"`
+	Model      string          `json:"model"`
+	StopReason string          `json:"stopReason,omitempty"`
+	Meta       Object          `json:"_meta,omitempty"`
+}
+
+// MarshalJSON renders Content as one object or an array.
+func (r SamplingResult) MarshalJSON() ([]byte, error) {
+	c, err := marshalBlocks(r.Content)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(samplingResultWire{Role: r.Role, Content: c, Model: r.Model, StopReason: r.StopReason, Meta: r.Meta})
 }
 
 // UnmarshalJSON accepts content as one object or an array.
 func (r *SamplingResult) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Role       Role            `json:"role"`
-		Content    json.RawMessage `json:"content"`
-		Model      string          `json:"model"`
-		StopReason string          `json:"stopReason"`
-		Meta       Object          `json:"_meta"`
-	}
+	var w samplingResultWire
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
@@ -203,6 +217,19 @@ func (r *SamplingResult) UnmarshalJSON(b []byte) error {
 	}
 	*r = SamplingResult{Role: w.Role, Content: blocks, Model: w.Model, StopReason: w.StopReason, Meta: w.Meta}
 	return nil
+}
+
+// Validate checks what every sampling answer must hold: a role (user or
+// assistant), at least one well-formed content block (media as canonical
+// base64 with a MIME type of its kind), and the model that produced it.
+func (r *SamplingResult) Validate() error {
+	if r == nil {
+		return errors.New("no sampling result")
+	}
+	if err := validate.Struct(r); err != nil {
+		return errors.New("a sampling answer needs role (user or assistant), content and model")
+	}
+	return checkBlocks(r.Content)
 }
 
 // Text joins the text blocks of the answer.

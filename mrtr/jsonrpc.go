@@ -62,7 +62,9 @@ func (m *Message) IsNotification() bool { return m.ID.IsZero() }
 
 // ParseMessage parses exactly one JSON-RPC request or notification. On
 // failure it returns the error to answer with and, when it could be read,
-// the request id to echo.
+// the request id to echo. The message shares memory with body (Params and
+// the values handlers see are slices of it), so body must not be reused
+// while the message is in use.
 func ParseMessage(body []byte) (*Message, ID, *Error) {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 {

@@ -116,6 +116,15 @@ func (s *Server) serve(ctx context.Context, in *Inbound) (json.RawMessage, *Erro
 	// mismatch.
 	fields, metaErr := splitMeta(c.p.Meta)
 	version, hasVersion := versionOf(fields)
+	if c.method == "initialize" && !hasVersion {
+		// A client of the initialize era: name the versions this server
+		// speaks, so the user sees something to act on.
+		var legacy struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		_ = json.Unmarshal(in.Message.Params, &legacy)
+		return nil, ErrUnsupportedVersion(s.desc.SupportedVersions(), legacy.ProtocolVersion)
+	}
 	if h := in.Headers; h != nil {
 		pv := h.ProtocolVersion
 		switch {
@@ -195,9 +204,13 @@ func (s *Server) methodExists(method string) *Error {
 func (s *Server) checkStandardHeaders(c *call) *Error {
 	switch c.method {
 	case MethodToolsCall, MethodPromptsGet:
-		_ = json.Unmarshal(c.p.Name, &c.target)
+		if !isAbsent(c.p.Name) && json.Unmarshal(c.p.Name, &c.target) != nil {
+			return ErrInvalidParams(c.method+" params.name must be a string", nil)
+		}
 	case MethodResourcesRead:
-		_ = json.Unmarshal(c.p.URI, &c.target)
+		if !isAbsent(c.p.URI) && json.Unmarshal(c.p.URI, &c.target) != nil {
+			return ErrInvalidParams("resources/read params.uri must be a string", nil)
+		}
 	}
 	h := c.in.Headers
 	if h == nil {

@@ -292,3 +292,27 @@ func TestRegressionEscapedParamHeaderKeyIgnored(t *testing.T) {
 		assert.Equal(t, int(mrtr.CodeHeaderMismatch), r.Error.Code)
 	}
 }
+
+// An initialize-era client (no _meta claim) learns which versions the
+// server speaks instead of reading a header complaint.
+func TestRegressionLegacyInitializeNamesSupportedVersions(t *testing.T) {
+	f := newFixture(t)
+	r := f.raw(`{"jsonrpc":"2.0","id":11,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
+		withHeaders(&mrtr.Mirror{}))
+	e := r.fail(t, mrtr.CodeUnsupportedVersion)
+	assert.Equal(t, 400, r.Status)
+	assert.JSONEq(t, `{"supported":["2026-07-28"],"requested":"2025-06-18"}`, string(e.Data))
+
+	// With a modern claim, initialize is a removed method.
+	r = f.call("initialize", obj{"_meta": meta(nil)})
+	r.fail(t, mrtr.CodeMethodNotFound)
+}
+
+// A name that is not a string is a params error, not a header mismatch.
+func TestRegressionNonStringNameIsInvalidParams(t *testing.T) {
+	f := newFixture(t)
+	f.addTool("t", noopTool)
+	r := f.call("tools/call", obj{"name": 42}, withHeaders(mirror("tools/call", "42")))
+	e := r.fail(t, mrtr.CodeInvalidParams)
+	assert.Contains(t, e.Message, "params.name must be a string")
+}

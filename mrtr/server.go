@@ -410,5 +410,8 @@ func (s *Server) capabilitiesLocked() ServerCapabilities {
 	return c.Merge(implied)
 }
 
+// MaxRounds returns how many input-required rounds one call may go through.
+func (s *Server) MaxRounds() int { return s.maxRounds }
+
 // Description returns the server's description.
 func (s *Server) Description() discover.Description { return s.desc }

@@ -242,10 +242,7 @@ func decodeAnswer(kind state.Kind, raw json.RawMessage) (any, error) {
 		if err := dec(&r); err != nil {
 			return nil, err
 		}
-		if err := validate.Struct(&r); err != nil {
-			return nil, errors.New("a sampling answer needs role (user or assistant), content and model")
-		}
-		if err := checkBlocks(r.Content); err != nil {
+		if err := r.Validate(); err != nil {
 			return nil, err
 		}
 		return &r, nil

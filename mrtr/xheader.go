@@ -203,8 +203,10 @@ func paramMatches(typ string, raw json.RawMessage, header string) bool {
 		if json.Unmarshal(raw, &f) != nil || f != math.Trunc(f) || math.Abs(f) > maxSafeInteger {
 			return false
 		}
+		// The header must be the canonical decimal form: no sign on
+		// positives, no leading zeros.
 		n, err := strconv.ParseInt(header, 10, 64)
-		return err == nil && float64(n) == f
+		return err == nil && strconv.FormatInt(n, 10) == header && float64(n) == f
 	}
 	return false
 }

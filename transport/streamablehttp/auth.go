@@ -1,0 +1,123 @@
+package streamablehttp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// ErrUnauthorized is wrapped by the errors BearerAuthenticator returns and
+// should be wrapped by those of any Authenticator, so that callers can
+// recognise an authentication failure with errors.Is.
+var ErrUnauthorized = errors.New("streamablehttp: unauthorized")
+
+// DefaultChallenge is the WWW-Authenticate value sent with a 401 when the
+// authenticator names no other.
+const DefaultChallenge = "Bearer"
+
+// Authenticator decides who sent a request. It returns the principal (""
+// for an anonymous but accepted request) or an error, which the Handler
+// answers with 401 Unauthorized and a WWW-Authenticate header. The header
+// value is taken from the error when it has a method Challenge() string
+// (as the errors of BearerAuthenticator do), else it is DefaultChallenge.
+// The error itself goes only to the logger, never to the client.
+//
+// The principal reaches handlers as mrtr.Request.Principal and is bound
+// into every requestState, so a state issued to one principal is refused
+// for another.
+type Authenticator func(r *http.Request) (principal string, err error)
+
+// authError carries the challenge to send with a refusal.
+type authError struct {
+	challenge string
+	err       error
+}
+
+func (e *authError) Error() string     { return e.err.Error() }
+func (e *authError) Unwrap() error     { return e.err }
+func (e *authError) Challenge() string { return e.challenge }
+
+// challengeOf returns the WWW-Authenticate value for an authentication
+// failure.
+func challengeOf(err error) string {
+	var c interface{ Challenge() string }
+	if errors.As(err, &c) {
+		if v := c.Challenge(); v != "" {
+			return v
+		}
+	}
+	return DefaultChallenge
+}
+
+// BearerAuthenticator returns an Authenticator for OAuth 2.0 bearer tokens
+// (RFC 6750). It reads "Authorization: Bearer <token>", the scheme matched
+// regardless of case, and passes the token to verify, whose principal it
+// returns. A missing, repeated or malformed Authorization header, or any
+// error from verify, is refused with an error wrapping ErrUnauthorized.
+//
+// challenge is the WWW-Authenticate value sent with the 401, for example
+// `Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource"`
+// so that clients can discover the authorization server; "" means
+// DefaultChallenge.
+func BearerAuthenticator(verify func(ctx context.Context, token string) (principal string, err error), challenge string) Authenticator {
+	if challenge == "" {
+		challenge = DefaultChallenge
+	}
+	refuse := func(err error) error { return &authError{challenge: challenge, err: err} }
+	return func(r *http.Request) (string, error) {
+		lines := r.Header["Authorization"]
+		switch len(lines) {
+		case 0:
+			return "", refuse(fmt.Errorf("%w: no Authorization header", ErrUnauthorized))
+		case 1:
+		default:
+			return "", refuse(fmt.Errorf("%w: more than one Authorization header", ErrUnauthorized))
+		}
+		token, ok := bearerToken(lines[0])
+		if !ok {
+			return "", refuse(fmt.Errorf("%w: Authorization header is not \"Bearer <token>\"", ErrUnauthorized))
+		}
+		principal, err := verify(r.Context(), token)
+		if err != nil {
+			if !errors.Is(err, ErrUnauthorized) {
+				err = fmt.Errorf("%w: %w", ErrUnauthorized, err)
+			}
+			return "", refuse(err)
+		}
+		return principal, nil
+	}
+}
+
+// bearerToken extracts the token68 of a Bearer credential.
+func bearerToken(v string) (string, bool) {
+	scheme, token, ok := strings.Cut(v, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimLeft(token, " ")
+	if !isToken68(token) {
+		return "", false
+	}
+	return token, true
+}
+
+// isToken68 reports whether s is an RFC 9110 token68:
+// 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"=".
+func isToken68(s string) bool {
+	body := strings.TrimRight(s, "=")
+	if body == "" {
+		return false
+	}
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case c == '-', c == '.', c == '_', c == '~', c == '+', c == '/':
+		default:
+			return false
+		}
+	}
+	return true
+}

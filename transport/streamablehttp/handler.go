@@ -1,0 +1,288 @@
+package streamablehttp
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/gorilla/mux"
+
+	"github.com/mrtrkit/mrtrkit/mrtr"
+)
+
+// Handler serves MCP over Streamable HTTP at one path. Build it with New;
+// it is an http.Handler, safe for concurrent use, to be given to an
+// http.Server or mounted in a router. It serves its own path only (every
+// other path gets 404), so mount it where it sees the full request path.
+type Handler struct {
+	cfg    config
+	log    *slog.Logger
+	guard  guard
+	eras   []era
+	allow  []string // the Allow header of a 405
+	router *mux.Router
+}
+
+// era is one generation of the protocol served at the endpoint. The
+// Handler runs the checks every generation shares (Host and Origin,
+// authentication, and for a POST the body limit, content negotiation and
+// JSON-RPC parsing), then gives the request to the first era that claims
+// it. The modern era (MCP 2026-07-28, no sessions) claims every POST; an
+// era for older clients, with sessions and GET streams, goes before it and
+// claims only what is recognisably its own.
+type era interface {
+	// methods lists the HTTP methods the era answers.
+	methods() []string
+	// claims reports whether the era serves r. msg is the parsed body of a
+	// POST and nil for other methods.
+	claims(r *http.Request, msg *mrtr.Message) bool
+	// serve answers a claimed request.
+	serve(w http.ResponseWriter, r *http.Request, x exchange)
+}
+
+// exchange is what the shared checks learned about a request.
+type exchange struct {
+	principal string
+	msg       *mrtr.Message // nil unless the method is POST
+}
+
+// New returns a Handler serving srv at the configured path.
+func New(srv *mrtr.Server, opts ...Option) (*Handler, error) {
+	if srv == nil {
+		return nil, errors.New("streamablehttp: nil server")
+	}
+	cfg := defaultConfig()
+	for _, o := range opts {
+		o.apply(&cfg)
+	}
+	switch {
+	case !strings.HasPrefix(cfg.path, "/"):
+		return nil, fmt.Errorf("streamablehttp: path %q must start with /", cfg.path)
+	case cfg.maxBody < 1:
+		return nil, fmt.Errorf("streamablehttp: max body bytes must be positive, not %d", cfg.maxBody)
+	case cfg.keepAlive < 0:
+		return nil, fmt.Errorf("streamablehttp: keep-alive interval must not be negative, not %v", cfg.keepAlive)
+	}
+	g, err := newGuard(cfg.hosts, cfg.origins)
+	if err != nil {
+		return nil, err
+	}
+	log := cfg.log
+	if log == nil {
+		log = slog.Default()
+	}
+	h := &Handler{cfg: cfg, log: log, guard: g}
+	h.eras = []era{&modern{srv: srv, keepAlive: cfg.keepAlive, log: log}}
+	seen := map[string]bool{}
+	for _, e := range h.eras {
+		for _, m := range e.methods() {
+			if !seen[m] {
+				seen[m] = true
+				h.allow = append(h.allow, m)
+			}
+		}
+	}
+	h.allow = []string{strings.Join(h.allow, ", ")}
+	h.router = mux.NewRouter()
+	h.router.Path(cfg.path).HandlerFunc(h.serveEndpoint)
+	h.router.NotFoundHandler = http.HandlerFunc(h.notFound)
+	return h, nil
+}
+
+// ServeHTTP answers one HTTP request. A request for exactly the endpoint
+// path goes straight to the endpoint; the router sees every other one.
+// The outcome is the same either way; the shortcut saves the router's
+// per-request context values.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == h.cfg.path {
+		h.serveEndpoint(w, r)
+		return
+	}
+	h.router.ServeHTTP(w, r)
+}
+
+// serveEndpoint runs the shared checks in order, then hands the request to
+// its era: Host and Origin (403), method (405), authentication (401), and
+// for a POST body size (413), Content-Type (415), Accept (406) and
+// JSON-RPC parsing (400).
+func (h *Handler) serveEndpoint(w http.ResponseWriter, r *http.Request) {
+	if what := h.guard.check(r); what != "" {
+		h.log.Debug("streamablehttp: request refused", "reason", what+" not allowed", "host", r.Host, "origin", r.Header.Get("Origin"))
+		writeError(w, http.StatusForbidden, mrtr.ID{}, &mrtr.Error{Code: mrtr.CodeInvalidRequest, Message: "Forbidden: " + what + " not allowed"}, h.log)
+		return
+	}
+	if !h.served(r.Method) {
+		w.Header()["Allow"] = h.allow
+		writeError(w, http.StatusMethodNotAllowed, mrtr.ID{}, &mrtr.Error{Code: mrtr.CodeInvalidRequest, Message: "Method not allowed: use " + h.allow[0]}, h.log)
+		return
+	}
+	x := exchange{}
+	if a := h.cfg.auth; a != nil {
+		principal, err := a(r)
+		if err != nil {
+			h.log.Debug("streamablehttp: authentication failed", "err", err)
+			w.Header()["Www-Authenticate"] = []string{challengeOf(err)}
+			writeError(w, http.StatusUnauthorized, mrtr.ID{}, &mrtr.Error{Code: mrtr.CodeInvalidRequest, Message: "Unauthorized"}, h.log)
+			return
+		}
+		x.principal = principal
+	}
+	if r.Method == http.MethodPost && !h.readMessage(w, r, &x) {
+		return
+	}
+	for _, e := range h.eras {
+		if e.claims(r, x.msg) {
+			e.serve(w, r, x)
+			return
+		}
+	}
+	var id mrtr.ID
+	if x.msg != nil {
+		id = x.msg.ID
+	}
+	writeError(w, http.StatusBadRequest, id, mrtr.ErrInvalidRequest("no protocol version served here handles this request"), h.log)
+}
+
+func (h *Handler) served(method string) bool {
+	for _, e := range h.eras {
+		for _, m := range e.methods() {
+			if m == method {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// readMessage reads, checks and parses the body of a POST into x.msg, or
+// answers the request and returns false.
+//
+// The body gets a buffer of its own rather than a pooled one: the parsed
+// message, and the arguments handlers receive, point into it, and a handler
+// may keep them after the request is answered.
+func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request, x *exchange) bool {
+	body, tooLarge, err := readBody(r, nil, h.cfg.maxBody)
+	switch {
+	case tooLarge:
+		writeError(w, http.StatusRequestEntityTooLarge, mrtr.ID{}, mrtr.ErrInvalidRequest("body exceeds "+strconv.FormatInt(h.cfg.maxBody, 10)+" bytes"), h.log)
+		return false
+	case err != nil:
+		h.log.Debug("streamablehttp: reading the request body failed", "err", err)
+		writeError(w, http.StatusBadRequest, mrtr.ID{}, mrtr.ErrInvalidRequest("the body could not be read"), h.log)
+		return false
+	}
+	if ct := r.Header["Content-Type"]; len(ct) != 1 || !isJSONContentType(ct[0]) {
+		writeError(w, http.StatusUnsupportedMediaType, mrtr.ID{}, mrtr.ErrInvalidRequest("Content-Type must be application/json"), h.log)
+		return false
+	}
+	if !acceptsResponses(r.Header["Accept"]) {
+		writeError(w, http.StatusNotAcceptable, mrtr.ID{}, mrtr.ErrInvalidRequest("Accept must allow both application/json and text/event-stream"), h.log)
+		return false
+	}
+	msg, id, perr := mrtr.ParseMessage(body)
+	if perr != nil {
+		writeError(w, http.StatusBadRequest, id, perr, h.log)
+		return false
+	}
+	x.msg = msg
+	return true
+}
+
+// readBody reads at most max+1 bytes of the body into buf, so that a body
+// of exactly max bytes is accepted and a longer one reported as too large
+// without reading the rest.
+func readBody(r *http.Request, buf []byte, max int64) (body []byte, tooLarge bool, err error) {
+	if r.ContentLength > max {
+		return buf, true, nil
+	}
+	if r.Body == nil || r.Body == http.NoBody {
+		return buf, false, nil
+	}
+	// Size the buffer for a declared length up front (one byte more, to
+	// see the end without growing), but only up to what the pool keeps: a
+	// client declaring a large body must send it before memory is spent.
+	if n := r.ContentLength; int64(cap(buf)) <= n && n < maxPooled {
+		buf = make([]byte, 0, n+1)
+	} else if cap(buf) == 0 {
+		buf = make([]byte, 0, 512)
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		room := buf[len(buf):cap(buf)]
+		if left := max + 1 - int64(len(buf)); int64(len(room)) > left {
+			room = room[:left]
+		}
+		n, err := r.Body.Read(room)
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > max {
+			return buf, true, nil
+		}
+		if err == io.EOF {
+			return buf, false, nil
+		}
+		if err != nil {
+			return buf, false, err
+		}
+	}
+}
+
+// notFound answers a request for a path other than the endpoint with 404
+// and a JSON-RPC error, echoing the id of a POSTed message when it can be
+// read.
+func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
+	var id mrtr.ID
+	if r.Method == http.MethodPost {
+		bp := getBuffer()
+		defer putBuffer(bp)
+		body, tooLarge, err := readBody(r, (*bp)[:0], h.cfg.maxBody)
+		*bp = body
+		if !tooLarge && err == nil {
+			_, id, _ = mrtr.ParseMessage(body)
+		}
+	}
+	writeError(w, http.StatusNotFound, id, mrtr.ErrInvalidRequest("no MCP endpoint at this path"), h.log)
+}
+
+// writeError answers with a JSON-RPC error response.
+func writeError(w http.ResponseWriter, status int, id mrtr.ID, e *mrtr.Error, log *slog.Logger) {
+	bp := getBuffer()
+	defer putBuffer(bp)
+	resp := mrtr.Response{ID: id, Error: e}
+	*bp = encodeResponse(&resp, (*bp)[:0], log)
+	writeBody(w, status, *bp, log)
+}
+
+// writeBody writes a complete JSON response.
+func writeBody(w http.ResponseWriter, status int, body []byte, log *slog.Logger) {
+	h := w.Header()
+	h["Content-Type"] = hvJSON
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.WriteHeader(status)
+	if _, err := w.Write(body); err != nil {
+		log.Debug("streamablehttp: writing a response failed", "err", err)
+	}
+}
+
+// Buffers for encoded responses, and for bodies read only for their id.
+// Buffers that grew past maxPooled are left to the garbage collector
+// rather than kept.
+const maxPooled = 64 << 10
+
+var bufferPool = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
+
+func getBuffer() *[]byte { return bufferPool.Get().(*[]byte) }
+
+func putBuffer(bp *[]byte) {
+	if cap(*bp) > maxPooled {
+		return
+	}
+	*bp = (*bp)[:0]
+	bufferPool.Put(bp)
+}

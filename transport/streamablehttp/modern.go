@@ -1,0 +1,56 @@
+package streamablehttp
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/mrtrkit/mrtrkit/mrtr"
+)
+
+// modern serves MCP 2026-07-28: every message is one POST, answered on
+// its own; there are no sessions, so Mcp-Session-Id and Last-Event-ID are
+// ignored and no session id is ever issued.
+type modern struct {
+	srv       *mrtr.Server
+	keepAlive time.Duration
+	log       *slog.Logger
+}
+
+var modernMethods = []string{http.MethodPost}
+
+func (*modern) methods() []string { return modernMethods }
+
+func (*modern) claims(r *http.Request, msg *mrtr.Message) bool {
+	return r.Method == http.MethodPost && msg != nil
+}
+
+// serve gives a notification to the server and answers 202 with no body;
+// a request it answers with JSON, or with SSE once the server emits a
+// notification for it. The protocol headers are checked by the server,
+// against the body, for requests only.
+func (m *modern) serve(w http.ResponseWriter, r *http.Request, x exchange) {
+	ctx := r.Context()
+	if x.msg.IsNotification() {
+		m.srv.Handle(ctx, &mrtr.Inbound{Message: x.msg, Principal: x.principal})
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	// One allocation holds everything the request needs.
+	c := &modernCall{stream: stream{w: w, ctx: ctx, keepAlive: m.keepAlive, log: m.log}}
+	readMirror(r.Header, &c.mirror)
+	c.in = mrtr.Inbound{Message: x.msg, Principal: x.principal, Headers: &c.mirror, Emit: c.emit}
+	resp := m.srv.Handle(ctx, &c.in)
+	if resp == nil {
+		m.log.Error("streamablehttp: the server returned no response to a request", "method", x.msg.Method, "id", x.msg.ID.String())
+		resp = &mrtr.Response{ID: x.msg.ID, Error: mrtr.ErrInternal()}
+	}
+	c.finish(resp)
+}
+
+// modernCall is one request in flight.
+type modernCall struct {
+	stream
+	in     mrtr.Inbound
+	mirror mrtr.Mirror
+}

@@ -1,0 +1,90 @@
+package streamablehttp
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Defaults of the Handler's settings.
+const (
+	// DefaultPath is where the endpoint is served.
+	DefaultPath = "/mcp"
+	// DefaultMaxBodyBytes bounds the size of a request body: 4 MiB.
+	DefaultMaxBodyBytes int64 = 4 << 20
+	// DefaultKeepAlive is the interval of SSE keep-alive comments.
+	DefaultKeepAlive = 15 * time.Second
+)
+
+// Option configures a Handler.
+type Option interface{ apply(*config) }
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+type config struct {
+	path      string
+	maxBody   int64
+	origins   []string
+	hosts     []string
+	auth      Authenticator
+	log       *slog.Logger
+	keepAlive time.Duration
+}
+
+func defaultConfig() config {
+	return config{path: DefaultPath, maxBody: DefaultMaxBodyBytes, keepAlive: DefaultKeepAlive}
+}
+
+// WithPath sets the URL path of the endpoint (default DefaultPath,
+// "/mcp"). It must start with "/". Requests for any other path get 404.
+func WithPath(p string) Option { return optionFunc(func(c *config) { c.path = p }) }
+
+// WithMaxBodyBytes bounds the request body (default DefaultMaxBodyBytes,
+// 4 MiB). A body of exactly n bytes is read; a longer one is answered with
+// 413 Content Too Large and a JSON-RPC -32600 error without an id.
+func WithMaxBodyBytes(n int64) Option { return optionFunc(func(c *config) { c.maxBody = n }) }
+
+// WithAllowedOrigins lists the browser origins allowed to call the
+// endpoint, each exactly as a browser sends it, such as
+// "http://localhost:3000" or "https://app.example.com" (compared without
+// regard to case). "*" allows every origin. A request whose Origin header
+// is not listed is answered with 403 Forbidden; a request without Origin
+// (any non-browser client) is not affected.
+//
+// Without this option only http and https origins on loopback names
+// (localhost, 127.0.0.1, [::1], any port) are allowed. A server reachable
+// from other machines must list the origins of its browser clients here,
+// and its own names with WithAllowedHosts.
+func WithAllowedOrigins(origins ...string) Option {
+	return optionFunc(func(c *config) { c.origins = append(c.origins, origins...) })
+}
+
+// WithAllowedHosts lists the values the Host header may take: a host name
+// or IP literal alone allows it on any port, "host:port" on that port only
+// ("[::1]:8080" for IPv6). Names compare without regard to case. "*"
+// allows every host, for a server behind a proxy that has already checked
+// it. Any other Host is answered with 403 Forbidden, which defeats DNS
+// rebinding attacks against a local server.
+//
+// Without this option only loopback names are allowed: localhost,
+// 127.0.0.1 and [::1], on any port. That is the right default for a local
+// server and the wrong one for a server listening on a public interface,
+// which must list the names clients use to reach it.
+func WithAllowedHosts(hosts ...string) Option {
+	return optionFunc(func(c *config) { c.hosts = append(c.hosts, hosts...) })
+}
+
+// WithAuthenticator sets who may call the endpoint (default: everyone,
+// anonymously). See Authenticator and BearerAuthenticator.
+func WithAuthenticator(a Authenticator) Option { return optionFunc(func(c *config) { c.auth = a }) }
+
+// WithLogger sets the logger for refused requests (at debug level) and
+// for failures to write a response (default slog.Default()).
+func WithLogger(l *slog.Logger) Option { return optionFunc(func(c *config) { c.log = l }) }
+
+// WithKeepAlive sets the interval of the ": keep-alive" SSE comments sent
+// while a streamed request runs, so that proxies do not close an idle
+// stream (default DefaultKeepAlive, 15s; 0 disables them). The timer runs
+// only once a response has switched to SSE.
+func WithKeepAlive(d time.Duration) Option { return optionFunc(func(c *config) { c.keepAlive = d }) }

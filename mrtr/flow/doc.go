@@ -1,0 +1,90 @@
+// Package flow lets you write a call that needs several rounds of input
+// (from the user, from a model, from the client's roots) as a list of
+// typed steps, while the framework keeps track of where the call stands.
+//
+// A flow is typed by its input In (the tool arguments), its state S and
+// its output Out. Each step asks one question or several (Sample, Elicit,
+// Form, Roots, All) and receives the validated answer to exactly that
+// question, with the typed state to update. After the last step, finish
+// turns the state into the output:
+//
+//	type Args struct {
+//		Path     string `json:"path" validate:"required"`
+//		Critique bool   `json:"critique,omitempty"`
+//	}
+//	type State struct {
+//		Files   []string `json:"files,omitempty"`
+//		Summary string   `json:"summary,omitempty"`
+//	}
+//	type Out struct {
+//		Files   []string `json:"files"`
+//		Summary string   `json:"summary"`
+//	}
+//
+//	f, err := flow.New(
+//		[]flow.Step[Args, State]{
+//			flow.Sample("pick_files", askPick, usePick),
+//			flow.Sample("summary", askSummary, useSummary),
+//			flow.When(wantsCritique, flow.Sample("critique", askCritique, useCritique)),
+//		},
+//		func(ctx context.Context, c *flow.Call[Args, State]) (Out, error) {
+//			return Out{Files: c.State.Files, Summary: c.State.Summary}, nil
+//		},
+//		flow.WithModel(m), flow.WithMaxRounds(3))
+//	err = flow.AddTool(srv, mrtr.Tool{Name: "summarize_repo"}, f)
+//
+// with, for instance:
+//
+//	func usePick(ctx context.Context, c *flow.Call[Args, State], r *mrtr.SamplingResult) error {
+//		files, err := parsePick(r.Text())
+//		if err != nil {
+//			return mrtr.ErrInvalidParams("pick_files: "+err.Error(), nil)
+//		}
+//		c.State.Files = files
+//		return nil
+//	}
+//
+// # Position and state
+//
+// User code never names a phase. Whenever the flow needs the client, it
+// returns input_required with every open question of the current step and
+// a state holding the step's index, which of its questions are settled,
+// which were asked, the rounds spent and S encoded as JSON; the server
+// seals that state (package state) and verifies it on the retry before the
+// flow sees it. On the retry the flow resumes at the recorded step, hands
+// each answer to the use function of the question asked under that key at
+// that step, and moves on. Answers to keys that step did not ask are
+// ignored; a question left unanswered is asked again; a state replayed
+// from an earlier round resumes from that round's position, as it did the
+// first time. A state sealed by a flow with other steps (a new release
+// during a rolling deploy) is refused as an invalid requestState.
+//
+// # Answers are untrusted
+//
+// The server has checked each answer's shape; its meaning is the step's to
+// check. A use function that finds an answer unusable returns an error,
+// typically mrtr.ErrInvalidParams (-32602), and the call ends with it:
+// nothing of the answer is kept. Form checks the submitted content against
+// the schema it generated and F's `validate` tags itself.
+//
+// # Models
+//
+// Sample steps go through the flow's model (WithModel). With the default,
+// model.Client(), the client's model answers: the step returns
+// input_required with an embedded sampling/createMessage and resumes on
+// the retry. With a model the server calls itself, such as the
+// chat-completions adapter in package mrtr/model/openai, the step
+// completes inline and the flow moves on in the same round; a flow of
+// Sample steps then finishes in one round. The steps are the same either
+// way. A use function that refuses the server's own model's answer with an
+// *mrtr.Error ends the call with -32603 instead, as the client sent
+// nothing wrong.
+//
+// # Round budget
+//
+// Each time a flow puts a step's questions, to the client or to its model,
+// spends one round of its budget (DefaultMaxRounds, or WithMaxRounds),
+// including asking again for a missing answer or after AskAgain. A call
+// that needs one round more ends with an isError tool result saying so
+// (wrapping ErrRoundBudget); for prompts and resources, with -32603.
+package flow

@@ -1,0 +1,84 @@
+package model
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/mrtrkit/mrtrkit/mrtr"
+)
+
+// Model produces the completion of a sampling request. Its answer is
+// either here now (a model the server calls itself) or ErrDeferred, which
+// leaves the completion to the client's model through an embedded
+// sampling/createMessage request.
+type Model interface {
+	CreateMessage(ctx context.Context, r *mrtr.SamplingRequest) (*mrtr.SamplingResult, error)
+}
+
+// ErrDeferred is returned by a Model that leaves the completion to the
+// client: the handler then asks for it with input_required and reads the
+// client's answer on the retry.
+var ErrDeferred = errors.New("model: completion deferred to the client")
+
+// Client returns the Model that leaves every completion to the client:
+// sampling/createMessage embedded in input_required. The client must
+// declare the sampling capability on the request; otherwise the server
+// answers -32021. Sampling is deprecated in MCP 2026-07-28; a server that
+// owns a model provider configures that provider instead, and its
+// handlers do not change.
+func Client() Model { return client{} }
+
+type client struct{}
+
+// CreateMessage always defers.
+func (client) CreateMessage(context.Context, *mrtr.SamplingRequest) (*mrtr.SamplingResult, error) {
+	return nil, ErrDeferred
+}
+
+// Func adapts a function to Model.
+type Func func(ctx context.Context, r *mrtr.SamplingRequest) (*mrtr.SamplingResult, error)
+
+// CreateMessage calls f.
+func (f Func) CreateMessage(ctx context.Context, r *mrtr.SamplingRequest) (*mrtr.SamplingResult, error) {
+	return f(ctx, r)
+}
+
+// CheckResult reports whether r is a well-formed completion: a role of
+// user or assistant, at least one content block and a model name.
+func CheckResult(r *mrtr.SamplingResult) error {
+	if err := r.Validate(); err != nil {
+		return fmt.Errorf("model: %w", err)
+	}
+	return nil
+}
+
+// Complete obtains, for a plain mrtr.Handler, the completion of r asked
+// under key. When the request carries the client's answer to key (asked in
+// the previous round), that answer is returned. Otherwise m is asked: a
+// model the server calls returns its completion now; the client model
+// returns a non-nil *mrtr.InputRequired asking for r under key, which the
+// handler returns as its result (adding its State when it keeps any).
+//
+//	res, ask, err := model.Complete(ctx, m, req, "haiku", sr)
+//	if err != nil || ask != nil {
+//		return ask, err
+//	}
+//
+// Flows (package mrtr/flow) do this for their steps.
+func Complete(ctx context.Context, m Model, req *mrtr.Request, key string, r *mrtr.SamplingRequest) (*mrtr.SamplingResult, *mrtr.InputRequired, error) {
+	if res, ok := req.Responses.Sampling(key); ok {
+		return res, nil, nil
+	}
+	res, err := m.CreateMessage(ctx, r)
+	if errors.Is(err, ErrDeferred) {
+		return nil, mrtr.Ask(key, r), nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := CheckResult(res); err != nil {
+		return nil, nil, err
+	}
+	return res, nil, nil
+}

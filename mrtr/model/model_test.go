@@ -1,0 +1,119 @@
+package model_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mrtrkit/mrtrkit/discover"
+	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/mrtrkit/mrtrkit/mrtr/model"
+	"github.com/mrtrkit/mrtrkit/state"
+)
+
+func TestClientDefers(t *testing.T) {
+	_, err := model.Client().CreateMessage(context.Background(), &mrtr.SamplingRequest{})
+	assert.ErrorIs(t, err, model.ErrDeferred)
+}
+
+func TestCheckResult(t *testing.T) {
+	ok := &mrtr.SamplingResult{Role: mrtr.RoleAssistant, Content: []mrtr.SamplingContent{{Type: "text", Text: "x"}}, Model: "m"}
+	assert.NoError(t, model.CheckResult(ok))
+	for name, r := range map[string]*mrtr.SamplingResult{
+		"nil":        nil,
+		"no role":    {Content: ok.Content, Model: "m"},
+		"no content": {Role: mrtr.RoleAssistant, Model: "m"},
+		"no model":   {Role: mrtr.RoleAssistant, Content: ok.Content},
+	} {
+		assert.Error(t, model.CheckResult(r), name)
+	}
+}
+
+// haiku is a plain handler written once for both configurations.
+func haiku(m model.Model) mrtr.HandlerFunc {
+	return func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		sr := &mrtr.SamplingRequest{Messages: []mrtr.SamplingMessage{mrtr.UserText("A haiku about tides")}, MaxTokens: 60}
+		res, ask, err := model.Complete(ctx, m, req, "haiku", sr)
+		if err != nil {
+			return nil, err
+		}
+		if ask != nil {
+			return ask, nil
+		}
+		return &mrtr.CallToolResult{Content: []mrtr.Content{mrtr.Text(res.Text())}}, nil
+	}
+}
+
+func serve(t *testing.T, m model.Model) func(params string) (map[string]any, *mrtr.Error) {
+	ring, err := state.GenerateKeyRing()
+	require.NoError(t, err)
+	codec, err := state.NewAEAD(ring)
+	require.NoError(t, err)
+	srv, err := mrtr.NewServer(discover.Description{Server: discover.Implementation{Name: "m", Version: "1"}},
+		mrtr.WithCodec(codec), mrtr.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	require.NoError(t, err)
+	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "haiku"}, haiku(m)))
+	return func(extra string) (map[string]any, *mrtr.Error) {
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"haiku",` + extra +
+			`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}}}}}`
+		msg, _, perr := mrtr.ParseMessage([]byte(body))
+		require.Nil(t, perr)
+		resp := srv.Handle(context.Background(), &mrtr.Inbound{Message: msg})
+		if resp.Error != nil {
+			return nil, resp.Error
+		}
+		var out map[string]any
+		require.NoError(t, json.Unmarshal(resp.Result, &out))
+		return out, nil
+	}
+}
+
+func TestCompleteThroughClient(t *testing.T) {
+	call := serve(t, model.Client())
+	r, e := call("")
+	require.Nil(t, e)
+	assert.Equal(t, "input_required", r["resultType"])
+	assert.Contains(t, r["inputRequests"], "haiku")
+
+	st, _ := json.Marshal(r["requestState"])
+	r, e = call(`"requestState":` + string(st) + `,"inputResponses":{"haiku":{"role":"assistant","content":{"type":"text","text":"moon pulls"},"model":"c"}},`)
+	require.Nil(t, e)
+	assert.Equal(t, "complete", r["resultType"])
+	assert.Equal(t, "moon pulls", r["content"].([]any)[0].(map[string]any)["text"])
+}
+
+func TestCompleteDirect(t *testing.T) {
+	var got *mrtr.SamplingRequest
+	call := serve(t, model.Func(func(_ context.Context, r *mrtr.SamplingRequest) (*mrtr.SamplingResult, error) {
+		got = r
+		return &mrtr.SamplingResult{Role: mrtr.RoleAssistant, Content: []mrtr.SamplingContent{{Type: "text", Text: "salt wind"}}, Model: "s"}, nil
+	}))
+	r, e := call("")
+	require.Nil(t, e)
+	assert.Equal(t, "complete", r["resultType"], "one round")
+	assert.Equal(t, "salt wind", r["content"].([]any)[0].(map[string]any)["text"])
+	require.NotNil(t, got)
+	assert.Equal(t, 60, got.MaxTokens)
+}
+
+func TestCompleteDirectFailures(t *testing.T) {
+	call := serve(t, model.Func(func(context.Context, *mrtr.SamplingRequest) (*mrtr.SamplingResult, error) {
+		return nil, errors.New("provider down")
+	}))
+	_, e := call("")
+	require.NotNil(t, e)
+	assert.Equal(t, mrtr.CodeInternalError, e.Code)
+
+	call = serve(t, model.Func(func(context.Context, *mrtr.SamplingRequest) (*mrtr.SamplingResult, error) {
+		return &mrtr.SamplingResult{Role: mrtr.RoleAssistant}, nil
+	}))
+	_, e = call("")
+	require.NotNil(t, e)
+	assert.Equal(t, mrtr.CodeInternalError, e.Code, "a malformed completion is not passed on")
+}

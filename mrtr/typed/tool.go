@@ -1,0 +1,391 @@
+package typed
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mrtrkit/mrtrkit/mrtr"
+)
+
+// Outcome is what a Handler returns: its output, or a request for input
+// from the client. The zero Outcome is the zero output.
+type Outcome[Out any] struct {
+	out Out
+	ask *mrtr.InputRequired
+}
+
+// Done returns the Outcome that completes the call with out.
+func Done[Out any](out Out) Outcome[Out] { return Outcome[Out]{out: out} }
+
+// Ask returns the Outcome that answers the call with input_required. The
+// framework gates, seals and renders ir as for any handler.
+func Ask[Out any](ir *mrtr.InputRequired) Outcome[Out] { return Outcome[Out]{ask: ir} }
+
+// Output returns the output and whether the Outcome completes the call.
+func (o Outcome[Out]) Output() (Out, bool) { return o.out, o.ask == nil }
+
+// InputRequired returns the request for input, or nil when the Outcome
+// completes the call.
+func (o Outcome[Out]) InputRequired() *mrtr.InputRequired { return o.ask }
+
+// Handler serves a call with typed, validated input. It returns the typed
+// output, or asks for input; like mrtr.Handler it is called again on each
+// retry of a multi-round call. A flow (package mrtr/flow) is a Handler.
+type Handler[In, Out any] interface {
+	Serve(ctx context.Context, req *mrtr.Request, in In) (Outcome[Out], error)
+}
+
+// HandlerFunc adapts a function to Handler.
+type HandlerFunc[In, Out any] func(ctx context.Context, req *mrtr.Request, in In) (Outcome[Out], error)
+
+// Serve calls f.
+func (f HandlerFunc[In, Out]) Serve(ctx context.Context, req *mrtr.Request, in In) (Outcome[Out], error) {
+	return f(ctx, req, in)
+}
+
+// Func is a one-shot handler: it always completes the call.
+type Func[In, Out any] func(ctx context.Context, req *mrtr.Request, in In) (Out, error)
+
+// Serve calls f and completes the call with its output.
+func (f Func[In, Out]) Serve(ctx context.Context, req *mrtr.Request, in In) (Outcome[Out], error) {
+	out, err := f(ctx, req, in)
+	if err != nil {
+		return Outcome[Out]{}, err
+	}
+	return Done(out), nil
+}
+
+// Contenter is implemented by outputs that choose their own content
+// blocks. Without it, a tool result's content is one text block holding
+// the output's JSON, the same value as its structuredContent.
+type Contenter interface {
+	ToolContent() []mrtr.Content
+}
+
+// TextResult returns a complete tool result with one text block, for tools
+// whose Out is *mrtr.CallToolResult.
+func TextResult(text string) *mrtr.CallToolResult {
+	return &mrtr.CallToolResult{Content: []mrtr.Content{mrtr.Text(text)}}
+}
+
+// Option configures NewTool, AddTool, AddHandler and Adapt.
+type Option interface{ apply(*config) }
+
+type config struct {
+	forOpts *jsonschema.ForOptions
+	reg     []mrtr.RegisterOption
+}
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+// WithSchemaOptions sets the options used to generate the input and
+// output schemas, for example TypeSchemas for types that need a
+// hand-written schema.
+func WithSchemaOptions(o *jsonschema.ForOptions) Option {
+	return optionFunc(func(c *config) { c.forOpts = o })
+}
+
+// WithRegisterOptions passes options to mrtr.Server.AddTool.
+func WithRegisterOptions(opts ...mrtr.RegisterOption) Option {
+	return optionFunc(func(c *config) { c.reg = append(c.reg, opts...) })
+}
+
+func newConfig(opts []Option) config {
+	var c config
+	for _, o := range opts {
+		if o != nil {
+			o.apply(&c)
+		}
+	}
+	return c
+}
+
+// AddTool registers a one-shot tool whose arguments decode into In and
+// whose output is Out. See NewTool for what is generated and checked.
+func AddTool[In, Out any](srv *mrtr.Server, t mrtr.Tool, fn func(ctx context.Context, req *mrtr.Request, in In) (Out, error), opts ...Option) error {
+	if fn == nil {
+		return fmt.Errorf("typed: tool %q: nil function", t.Name)
+	}
+	return AddHandler[In, Out](srv, t, Func[In, Out](fn), opts...)
+}
+
+// AddHandler registers a tool served by h, which may ask for input over
+// several rounds (a flow, for instance). See NewTool.
+func AddHandler[In, Out any](srv *mrtr.Server, t mrtr.Tool, h Handler[In, Out], opts ...Option) error {
+	tool, handler, err := NewTool(t, h, opts...)
+	if err != nil {
+		return err
+	}
+	return srv.AddTool(tool, handler, newConfig(opts).reg...)
+}
+
+var callToolResultType = reflect.TypeFor[*mrtr.CallToolResult]()
+
+// NewTool completes t for h and returns it with the mrtr.Handler that
+// serves it; AddTool and AddHandler register the pair.
+//
+// Schemas: unless t.InputSchema is set, it is generated from In (which
+// must be a struct or a map, so that the root type is "object"), property
+// descriptions taken from `jsonschema:"..."` tags. Unless
+// t.OutputSchema is set, it is generated from Out, except when Out is
+// *mrtr.CallToolResult: then h builds the whole result itself and no
+// output schema is declared.
+//
+// Arguments: before h runs they are checked against the input schema and
+// decoded into In, then In's `validate` tags are checked (see Binder). A
+// struct In generates additionalProperties false, so unknown arguments are
+// refused; a hand-written schema decides for itself. Any problem ends the
+// call with an isError result listing each problem by the argument's JSON
+// path and the rule it broke, such as "audience must be a string", which
+// the model can act on.
+//
+// Output: the output becomes structuredContent, checked against the output
+// schema; a mismatch is a bug in the server and ends the call with an
+// internal error (-32603) whose detail is logged. The content is one text
+// block holding the same JSON, for clients that do not read
+// structuredContent, unless Out implements Contenter.
+//
+// Errors from h: a *ToolError (see Errorf) becomes an isError result with
+// its message; an *mrtr.Error goes to the client as is; anything else is
+// an internal error.
+func NewTool[In, Out any](t mrtr.Tool, h Handler[In, Out], opts ...Option) (mrtr.Tool, mrtr.Handler, error) {
+	if h == nil {
+		return t, nil, fmt.Errorf("typed: tool %q: nil handler", t.Name)
+	}
+	c := newConfig(opts)
+	th := &handler[In, Out]{name: t.Name, h: h}
+	var bopts BindOptions
+	if len(t.InputSchema) > 0 && string(t.InputSchema) != "null" {
+		s, err := parseSchema(t.InputSchema)
+		if err != nil {
+			return t, nil, fmt.Errorf("typed: tool %q: inputSchema: %w", t.Name, err)
+		}
+		bopts.Schema = s
+	} else {
+		_, raw, err := objectSchema[In](c.forOpts)
+		if err != nil {
+			return t, nil, fmt.Errorf("typed: tool %q: %w", t.Name, err)
+		}
+		t.InputSchema = raw
+		bopts.ForOptions = c.forOpts
+	}
+	b, err := NewBinder[In](&bopts)
+	if err != nil {
+		return t, nil, fmt.Errorf("typed: tool %q: %w", t.Name, err)
+	}
+	th.binder = b
+
+	th.passthrough = reflect.TypeFor[Out]() == callToolResultType
+	var outSchema *jsonschema.Schema
+	switch {
+	case len(t.OutputSchema) > 0 && string(t.OutputSchema) != "null":
+		if outSchema, err = parseSchema(t.OutputSchema); err != nil {
+			return t, nil, fmt.Errorf("typed: tool %q: outputSchema: %w", t.Name, err)
+		}
+	case !th.passthrough:
+		if outSchema, err = SchemaFor[Out](c.forOpts); err != nil {
+			return t, nil, fmt.Errorf("typed: tool %q: %w", t.Name, err)
+		}
+		if t.OutputSchema, err = json.Marshal(outSchema); err != nil {
+			return t, nil, fmt.Errorf("typed: tool %q: outputSchema: %w", t.Name, err)
+		}
+	}
+	if outSchema != nil {
+		if th.out, err = outSchema.Resolve(nil); err != nil {
+			return t, nil, fmt.Errorf("typed: tool %q: outputSchema: %w", t.Name, err)
+		}
+	}
+	return t, th, nil
+}
+
+// Adapt returns an mrtr.Handler that serves h for tools/call, prompts/get
+// or resources/read. In is bound from the tool arguments, the prompt
+// arguments or the resource template's variables, each taken as a JSON
+// object and checked as NewTool describes; a problem is an isError result
+// for a tool and -32602 naming the fields otherwise. An output that is
+// itself a result (*mrtr.GetPromptResult, *mrtr.ReadResourceResult,
+// *mrtr.CallToolResult) is returned as is; any other output answers
+// tools/call as structured content. For tools, prefer NewTool, which also
+// declares the schemas.
+func Adapt[In, Out any](h Handler[In, Out], opts ...Option) (mrtr.Handler, error) {
+	if h == nil {
+		return nil, errors.New("typed: nil handler")
+	}
+	c := newConfig(opts)
+	if _, _, err := objectSchema[In](c.forOpts); err != nil {
+		return nil, err
+	}
+	b, err := NewBinder[In](&BindOptions{ForOptions: c.forOpts})
+	if err != nil {
+		return nil, err
+	}
+	return &handler[In, Out]{h: h, binder: b, passthrough: reflect.TypeFor[Out]() == callToolResultType}, nil
+}
+
+// handler is the mrtr.Handler built around a typed Handler.
+type handler[In, Out any] struct {
+	name        string
+	h           Handler[In, Out]
+	binder      *Binder[In]
+	out         *jsonschema.Resolved // nil: structured output is not checked
+	passthrough bool                 // Out is *mrtr.CallToolResult
+}
+
+// Handle binds the input, runs the typed handler and renders its outcome.
+func (th *handler[In, Out]) Handle(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+	raw, err := inputOf(req)
+	if err != nil {
+		return nil, err
+	}
+	in, err := th.binder.Bind(raw)
+	if err != nil {
+		var ae *ArgumentError
+		if !errors.As(err, &ae) {
+			return nil, err
+		}
+		if req.Method == mrtr.MethodToolsCall {
+			return mrtr.ToolError(ae.Text()), nil
+		}
+		return nil, mrtr.ErrInvalidParams("Invalid arguments: "+ae.list(), map[string]any{"problems": ae.Problems})
+	}
+	o, err := th.h.Serve(ctx, req, in)
+	if err != nil {
+		var te *ToolError
+		if errors.As(err, &te) {
+			if req.Method == mrtr.MethodToolsCall {
+				return mrtr.ToolError(te.Message), nil
+			}
+			// Not wrapped: the chain may hold an *mrtr.Error that must not
+			// reach the client for a failure the handler meant for a tool.
+			return nil, fmt.Errorf("typed: %s %s failed: %s", req.Method, req.Name+req.URI, te.Message)
+		}
+		return nil, err
+	}
+	if o.ask != nil {
+		return o.ask, nil
+	}
+	return th.render(req.Method, o.out)
+}
+
+// inputOf returns the JSON object In is bound from.
+func inputOf(req *mrtr.Request) (json.RawMessage, error) {
+	switch req.Method {
+	case mrtr.MethodPromptsGet:
+		if req.PromptArguments == nil {
+			return json.RawMessage(`{}`), nil
+		}
+		return json.Marshal(req.PromptArguments)
+	case mrtr.MethodResourcesRead:
+		if req.Vars == nil {
+			return json.RawMessage(`{}`), nil
+		}
+		return json.Marshal(req.Vars)
+	}
+	if len(req.Arguments) == 0 {
+		return json.RawMessage(`{}`), nil
+	}
+	return req.Arguments, nil
+}
+
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface, reflect.Func, reflect.Chan:
+		return rv.IsNil()
+	}
+	return false
+}
+
+// render turns the output into the method's result.
+func (th *handler[In, Out]) render(method string, out Out) (mrtr.Result, error) {
+	if r, ok := any(out).(mrtr.Result); ok {
+		if isNil(r) {
+			return nil, fmt.Errorf("typed: %s %q: handler returned a nil %T", method, th.name, out)
+		}
+		if ctr, ok := r.(*mrtr.CallToolResult); ok && th.out != nil && ctr.StructuredContent != nil && !ctr.IsError {
+			b, err := json.Marshal(ctr.StructuredContent)
+			if err != nil {
+				return nil, fmt.Errorf("typed: tool %q: encode structured content: %w", th.name, err)
+			}
+			if err := th.checkOutput(b); err != nil {
+				return nil, err
+			}
+		}
+		return r, nil
+	}
+	if method != mrtr.MethodToolsCall {
+		return nil, fmt.Errorf("typed: output %T cannot answer %s; return *mrtr.GetPromptResult or *mrtr.ReadResourceResult", out, method)
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("typed: tool %q: encode output: %w", th.name, err)
+	}
+	if th.out != nil {
+		if err := th.checkOutput(b); err != nil {
+			return nil, err
+		}
+	}
+	res := &mrtr.CallToolResult{StructuredContent: json.RawMessage(b)}
+	if c, ok := any(out).(Contenter); ok {
+		res.Content = c.ToolContent()
+	} else {
+		res.Content = []mrtr.Content{mrtr.Text(string(b))}
+	}
+	return res, nil
+}
+
+// checkOutput validates encoded structured content against the output
+// schema. A mismatch is the server's bug: the error is not an *mrtr.Error,
+// so the server logs it and answers -32603.
+func (th *handler[In, Out]) checkOutput(b []byte) error {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return fmt.Errorf("typed: tool %q: structured content is not JSON: %w", th.name, err)
+	}
+	if err := th.out.Validate(v); err != nil {
+		return fmt.Errorf("typed: tool %q: structured content does not match the outputSchema: %w", th.name, err)
+	}
+	return nil
+}
+
+// ToolError is a failure the model can act on, such as a missing record
+// or a request the tool cannot fulfil. Returned (or wrapped) by a handler
+// of a tool, it ends the call with an isError result whose text is
+// Message; for prompts and resources it is an internal error.
+type ToolError struct {
+	Message string
+	err     error
+}
+
+// Errorf returns a *ToolError with a formatted message; %w wraps as in
+// fmt.Errorf.
+func Errorf(format string, args ...any) error {
+	err := fmt.Errorf(format, args...)
+	return &ToolError{Message: err.Error(), err: err}
+}
+
+// Error returns the message.
+func (e *ToolError) Error() string { return e.Message }
+
+// Unwrap returns the errors wrapped by Errorf's %w verbs.
+func (e *ToolError) Unwrap() []error {
+	switch u := e.err.(type) {
+	case interface{ Unwrap() error }:
+		if w := u.Unwrap(); w != nil {
+			return []error{w}
+		}
+	case interface{ Unwrap() []error }:
+		return u.Unwrap()
+	}
+	return nil
+}

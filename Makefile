@@ -1,9 +1,11 @@
 # mrtrkit build targets. `make test` is the one command that runs every test.
 GO ?= go
 
-.PHONY: test vet fmt-check unit bench run
+.PHONY: test vet fmt-check unit conformance interop bench run
 
-test: fmt-check vet unit
+# Every test: formatting, vet, the race-enabled unit and wire tests, the
+# official MCP conformance suite, and real clients from other SDKs.
+test: fmt-check vet unit conformance interop
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -14,6 +16,17 @@ vet:
 
 unit:
 	$(GO) test -race -count=1 ./...
+
+# The official MCP conformance suite (2026-07-28) against the fixture server.
+conformance:
+	bash conformance/run.sh
+
+# The official Go SDK and TypeScript SDK clients against the fixture server.
+interop:
+	bash conformance/interop/run.sh
+
+run:
+	$(GO) run ./examples/summarize_repo
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

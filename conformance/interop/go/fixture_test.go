@@ -1,0 +1,214 @@
+package interop_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The fixture server under test. By default the test builds
+// ./conformance/server from the mrtrkit module that contains this directory
+// and starts it on a free loopback port. Two environment variables change
+// that:
+//
+//	FIXTURE_URL  use an already running server at this URL (nothing is built or started)
+//	FIXTURE_BIN  start this prebuilt fixture binary instead of building one
+const (
+	fixturePackage = "./conformance/server"
+	fixturePath    = "/mcp"
+	rootModule     = "github.com/mrtrkit/mrtrkit"
+	buildTimeout   = 5 * time.Minute
+	startTimeout   = 30 * time.Second
+)
+
+// fixtureURL is the MCP endpoint every test talks to.
+var fixtureURL string
+
+// fixtureLog collects the fixture server's stdout and stderr.
+var fixtureLog lockedBuffer
+
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	url, stop, err := startFixture()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "interop: cannot start the fixture server: %v\n", err)
+		if s := fixtureLog.String(); s != "" {
+			fmt.Fprintf(os.Stderr, "fixture output:\n%s\n", s)
+		}
+		return 1
+	}
+	fixtureURL = url
+	fmt.Fprintf(os.Stderr, "interop: fixture server at %s\n", url)
+	code := m.Run()
+	stop()
+	if code != 0 {
+		if s := fixtureLog.String(); s != "" {
+			fmt.Fprintf(os.Stderr, "fixture output:\n%s\n", s)
+		}
+	}
+	return code
+}
+
+// startFixture makes a fixture server available and returns its endpoint
+// URL and a function that stops it.
+func startFixture() (string, func(), error) {
+	if url := os.Getenv("FIXTURE_URL"); url != "" {
+		return url, func() {}, nil
+	}
+	bin := os.Getenv("FIXTURE_BIN")
+	cleanup := func() {}
+	if bin == "" {
+		dir, err := os.MkdirTemp("", "mrtrkit-interop-")
+		if err != nil {
+			return "", nil, err
+		}
+		cleanup = func() { os.RemoveAll(dir) }
+		bin = filepath.Join(dir, "fixture")
+		if err := buildFixture(bin); err != nil {
+			cleanup()
+			return "", nil, err
+		}
+	}
+	// A port picked by listening on :0 can be taken by someone else before
+	// the fixture binds it; try a few times.
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		url, stop, err := launch(bin)
+		if err == nil {
+			return url, func() { stop(); cleanup() }, nil
+		}
+		lastErr = err
+	}
+	cleanup()
+	return "", nil, lastErr
+}
+
+// buildFixture compiles the fixture server package of the enclosing mrtrkit
+// module into bin.
+func buildFixture(bin string) error {
+	root, err := repoRoot()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "build", "-C", root, "-o", bin, fixturePackage)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("go build -C %s -o %s %s: %v\n%s", root, bin, fixturePackage, err, out)
+	}
+	return nil
+}
+
+// repoRoot walks up from the working directory to the go.mod that declares
+// the mrtrkit module.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && modulePath(data) == rootModule {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod for module %s above the working directory", rootModule)
+		}
+		dir = parent
+	}
+}
+
+func modulePath(gomod []byte) string {
+	sc := bufio.NewScanner(bytes.NewReader(gomod))
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 2 && fields[0] == "module" {
+			return strings.Trim(fields[1], `"`)
+		}
+	}
+	return ""
+}
+
+// launch starts bin on a free loopback port and waits until it accepts TCP
+// connections.
+func launch(bin string) (string, func(), error) {
+	addr, err := freeLoopbackAddr()
+	if err != nil {
+		return "", nil, err
+	}
+	cmd := exec.Command(bin, "-addr", addr, "-path", fixturePath)
+	cmd.Stdout = &fixtureLog
+	cmd.Stderr = &fixtureLog
+	if err := cmd.Start(); err != nil {
+		return "", nil, err
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	stop := func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	}
+	deadline := time.Now().Add(startTimeout)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-exited:
+			return "", nil, fmt.Errorf("fixture exited before listening on %s: %v", addr, err)
+		default:
+		}
+		conn, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if err == nil {
+			conn.Close()
+			return "http://" + addr + fixturePath, stop, nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	stop()
+	return "", nil, errors.New("fixture did not listen on " + addr + " within " + startTimeout.String())
+}
+
+func freeLoopbackAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

@@ -90,10 +90,12 @@ func run(addr, path string, log *slog.Logger) error {
 	case <-ctx.Done():
 	}
 	log.Info("shutting down")
+	// End open subscriptions/listen streams with their final result, then
+	// let in-flight requests finish.
+	_ = srv.Close()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	if err := hs.Shutdown(shutdownCtx); err != nil {
-		// Open subscriptions/listen streams never end by themselves.
 		_ = hs.Close()
 	}
 	return nil

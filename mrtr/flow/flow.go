@@ -58,7 +58,9 @@ func WithModel(m model.Model) Option { return optionFunc(func(o *options) { o.mo
 // to the client (one input_required round each) or to a model the server
 // calls. Asking again for a missing answer counts. A call that needs one
 // more is ended: for a tool with an isError result saying so, otherwise
-// with an internal error. Keep it within the Server's WithMaxRounds.
+// with an internal error. AddTool refuses a flow whose budget exceeds the
+// Server's round limit (mrtr.WithMaxRounds), which would otherwise end
+// such a call with an internal error instead.
 func WithMaxRounds(n int) Option { return optionFunc(func(o *options) { o.max = n }) }
 
 // New returns a flow that runs steps in order and then finish, whose
@@ -127,6 +129,9 @@ func Must[In, S, Out any](f *Flow[In, S, Out], err error) *Flow[In, S, Out] {
 func AddTool[In, S, Out any](srv *mrtr.Server, t mrtr.Tool, f *Flow[In, S, Out], opts ...typed.Option) error {
 	if f == nil {
 		return fmt.Errorf("flow: tool %q: nil flow", t.Name)
+	}
+	if f.max > srv.MaxRounds() {
+		return fmt.Errorf("flow: tool %q: the flow's round budget (%d) exceeds the server's round limit (%d); lower it with WithMaxRounds or raise mrtr.WithMaxRounds", t.Name, f.max, srv.MaxRounds())
 	}
 	return typed.AddHandler[In, Out](srv, t, f, opts...)
 }

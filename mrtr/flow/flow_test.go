@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/flow"
 	"github.com/mrtrkit/mrtrkit/mrtr/model"
@@ -382,4 +383,27 @@ func TestSameKeyInConsecutiveSteps(t *testing.T) {
 	r, e = c.tool("twice", nil, map[string]any{"confirm": map[string]any{"action": "decline"}}, r.RequestState)
 	require.Nil(t, e)
 	assert.JSONEq(t, `{"text":"accept;decline;"}`, string(r.StructuredContent))
+}
+
+// A flow whose budget exceeds the server's round limit would end calls
+// with an internal error; it is refused when it is registered.
+func TestAddToolRefusesBudgetAboveServerLimit(t *testing.T) {
+	f, err := flow.New(
+		[]flow.Step[NoArgs, Signup]{
+			flow.Form("contact", "Who are you?", func(context.Context, *flow.Call[NoArgs, Signup], flow.FormAnswer[Contact]) error { return nil }),
+		},
+		func(context.Context, *flow.Call[NoArgs, Signup]) (Reply, error) { return Reply{}, nil },
+		flow.WithMaxRounds(4))
+	require.NoError(t, err)
+	srv, err := mrtr.NewServer(discover.Description{Server: discover.Implementation{Name: "t", Version: "1"}},
+		mrtr.WithCodec(newCodec(t)), mrtr.WithMaxRounds(3))
+	require.NoError(t, err)
+	err = flow.AddTool(srv, mrtr.Tool{Name: "signup"}, f)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "exceeds the server's round limit")
+
+	srv, err = mrtr.NewServer(discover.Description{Server: discover.Implementation{Name: "t", Version: "1"}},
+		mrtr.WithCodec(newCodec(t)), mrtr.WithMaxRounds(4))
+	require.NoError(t, err)
+	require.NoError(t, flow.AddTool(srv, mrtr.Tool{Name: "signup"}, f))
 }

@@ -186,7 +186,7 @@ func (b *Binder[T]) Bind(raw json.RawMessage) (T, error) {
 		var plain any
 		_ = json.Unmarshal(raw, &plain)
 		if err := b.resolved.Validate(plain); err != nil {
-			probs = append(probs, Problem{Rule: "schema", Message: "the value does not match the schema: " + err.Error()})
+			probs = append(probs, schemaProblem(err))
 		}
 	}
 	if len(probs) > 0 {
@@ -477,4 +477,39 @@ func explain(fe validator.FieldError) string {
 		return "must not contain duplicates"
 	}
 	return "is not valid"
+}
+
+// schemaProblem turns a schema validation error, whose text names the
+// failing location as "validating /properties/a/properties/b: keyword:
+// detail", into a Problem naming the argument by its JSON path.
+func schemaProblem(err error) Problem {
+	msg := err.Error()
+	i := strings.LastIndex(msg, "validating /")
+	if i < 0 {
+		return Problem{Rule: "schema", Message: "the value does not match the schema: " + msg}
+	}
+	rest := msg[i+len("validating "):]
+	ptr, detail, _ := strings.Cut(rest, ": ")
+	var field []string
+	parts := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
+	for j := 0; j < len(parts); j++ {
+		switch {
+		case parts[j] == "properties" && j+1 < len(parts):
+			field = append(field, strings.NewReplacer("~1", "/", "~0", "~").Replace(parts[j+1]))
+			j++
+		case parts[j] == "items" || parts[j] == "prefixItems":
+			if j+1 < len(parts) && parts[j+1] != "" && parts[j+1][0] >= '0' && parts[j+1][0] <= '9' {
+				j++
+			}
+			if len(field) > 0 {
+				field[len(field)-1] += "[]"
+			}
+		}
+	}
+	name := strings.Join(field, ".")
+	rule, _, _ := strings.Cut(detail, ":")
+	if name == "" {
+		return Problem{Rule: "schema", Message: "the value does not match the schema: " + detail}
+	}
+	return Problem{Field: name, Rule: strings.TrimSpace(rule), Message: name + " does not match the schema: " + detail}
 }

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// EnvAPIKey names the environment variable holding the API key of the
+// direct-model mode. The key is never a flag, so that it does not show in
+// the process list, and it is never logged.
+const EnvAPIKey = "SUMMARIZE_MODEL_API_KEY"
+
+// DefaultAddr is where the server listens unless -addr says otherwise.
+const DefaultAddr = "127.0.0.1:8080"
+
+// Settings are the parsed command line and environment.
+type Settings struct {
+	Addr   string
+	Config Config
+	// ModelURL and Model select the direct-model mode: the base URL of an
+	// OpenAI-compatible API (the part before /chat/completions) and the
+	// model name. Both empty: the client's model is used through sampling.
+	ModelURL string
+	Model    string
+	// APIKey comes from EnvAPIKey.
+	APIKey string
+}
+
+// DirectModel reports whether the direct-model mode is selected.
+func (s Settings) DirectModel() bool { return s.ModelURL != "" }
+
+// parseFlags reads the command line. getenv supplies the environment.
+func parseFlags(args []string, getenv func(string) string, out io.Writer) (Settings, error) {
+	var s Settings
+	fs := flag.NewFlagSet("summarize_repo", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.Usage = func() {
+		fmt.Fprintf(out, "Usage: summarize_repo [flags]\n\n"+
+			"Serves the MCP tool summarize_repo over Streamable HTTP at http://ADDR/mcp.\n\n")
+		fs.PrintDefaults()
+		fmt.Fprintf(out, "\nEnvironment:\n  %s\n    \tAPI key sent as a bearer token in direct-model mode (optional)\n", EnvAPIKey)
+	}
+	fs.StringVar(&s.Addr, "addr", DefaultAddr, "`host:port` to listen on")
+	fs.StringVar(&s.Config.Dir, "dir", ".", "`directory` to summarise")
+	fs.BoolVar(&s.Config.Critique, "critique", false, "add a third model round that critiques and improves the summary")
+	fs.StringVar(&s.ModelURL, "model-url", "", "base `URL` of an OpenAI-compatible chat-completions API; "+
+		"when set, the server calls that model itself and the tool completes in one round")
+	fs.StringVar(&s.Model, "model", "", "model `name` for -model-url")
+	if err := fs.Parse(args); err != nil {
+		return Settings{}, err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return Settings{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	switch {
+	case s.ModelURL == "" && s.Model != "":
+		return Settings{}, errors.New("-model needs -model-url")
+	case s.ModelURL != "" && s.Model == "":
+		return Settings{}, errors.New("-model-url needs -model")
+	case s.ModelURL != "":
+		u, err := url.Parse(s.ModelURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+			return Settings{}, errors.New("-model-url must be an http or https URL without credentials")
+		}
+		s.APIKey = getenv(EnvAPIKey)
+	}
+	return s, nil
+}
+
+// run serves on ln until ctx is done, then shuts down gracefully.
+func run(ctx context.Context, s Settings, ln net.Listener, log *slog.Logger) error {
+	s.Config.Logger = log
+	app, err := newAppFromSettings(s, nil, nil)
+	if err != nil {
+		return err
+	}
+	defer app.Close()
+	hs := &http.Server{
+		Handler:           app.Handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	mode := "client sampling"
+	if s.DirectModel() {
+		mode = "direct model " + s.Model
+	}
+	log.Info("summarize_repo serving", "url", "http://"+ln.Addr().String()+"/mcp",
+		"dir", app.repo.Dir(), "critique", s.Config.Critique, "model", mode)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutdown); err != nil {
+		return err
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseFlags(t *testing.T) {
+	env := func(k string) string {
+		if k == EnvAPIKey {
+			return "sk-test-secret"
+		}
+		return ""
+	}
+	s, err := parseFlags(nil, env, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Addr != "127.0.0.1:8080" || s.Config.Dir != "." || s.Config.Critique || s.DirectModel() || s.APIKey != "" {
+		t.Fatalf("defaults: %+v", s)
+	}
+	s, err = parseFlags([]string{"-dir", "/tmp", "-addr", "127.0.0.1:0", "-critique",
+		"-model-url", "http://127.0.0.1:9/v1", "-model", "m"}, env, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Addr != "127.0.0.1:0" || s.Config.Dir != "/tmp" || !s.Config.Critique || !s.DirectModel() ||
+		s.Model != "m" || s.APIKey != "sk-test-secret" {
+		t.Fatalf("flags: %+v", s)
+	}
+
+	for name, args := range map[string][]string{
+		"model without url":    {"-model", "m"},
+		"url without model":    {"-model-url", "https://api.example.com/v1"},
+		"url not http":         {"-model-url", "file:///etc/passwd", "-model", "m"},
+		"url with credentials": {"-model-url", "https://user:pw@api.example.com/v1", "-model", "m"},
+		"api key as a flag":    {"-api-key", "sk-x"},
+		"stray argument":       {"extra"},
+	} {
+		if _, err := parseFlags(args, env, io.Discard); err == nil {
+			t.Errorf("%s: accepted %q", name, args)
+		}
+	}
+	var usage bytes.Buffer
+	if _, err := parseFlags([]string{"-h"}, env, &usage); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("-h: %v", err)
+	}
+	if !strings.Contains(usage.String(), EnvAPIKey) || strings.Contains(usage.String(), "sk-test-secret") {
+		t.Fatalf("usage:\n%s", usage.String())
+	}
+}
+
+// TestRunServesAndShutsDown starts the command's server on a free port,
+// calls it, and stops it.
+func TestRunServesAndShutsDown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, Settings{Config: Config{Dir: testTree(t)}}, ln, log)
+	}()
+	s := &testServer{t: t, url: "http://" + ln.Addr().String() + "/mcp"}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	s.call(toolCall{}).asked(t, KeyPickFiles)
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("run did not return after cancel")
+	}
+	if _, err := http.Get(s.url); err == nil {
+		t.Fatal("server still answers after shutdown")
+	}
+	if !strings.Contains(logs.String(), "summarize_repo serving") {
+		t.Fatalf("log:\n%s", logs.String())
+	}
+}

@@ -1,0 +1,49 @@
+// Command summarize_repo is the worked example of mrtrkit: an MCP
+// 2026-07-28 server whose one tool, summarize_repo, summarises a directory
+// for an audience with the help of a model, over several rounds of a
+// multi round-trip request, without keeping any state on the server.
+//
+// Run it from the root of the repository:
+//
+//	go run ./examples/summarize_repo
+//
+// It serves http://127.0.0.1:8080/mcp and summarises the current
+// directory. Flags:
+//
+//	-dir DIR        directory to summarise (default ".")
+//	-addr HOST:PORT address to listen on (default 127.0.0.1:8080)
+//	-critique       add a third model round that improves the summary
+//	-model-url URL  base URL of an OpenAI-compatible chat-completions API;
+//	                the server then calls the model itself
+//	-model NAME     model name for -model-url
+//
+// In direct-model mode the API key, if the API needs one, is read from the
+// SUMMARIZE_MODEL_API_KEY environment variable; it is never a flag and
+// never logged.
+//
+// A call goes like this with the client's model (sampling):
+//
+//  1. The tool lists the directory's text files and answers input_required
+//     with a sampling request keyed pick_files: choose three representative
+//     files, reply with only a JSON array of paths.
+//  2. On the retry the answer is validated (a JSON array of one to three
+//     distinct listed paths, nothing else, or -32602), the files are read
+//     with per-file and total caps, and a sampling request keyed summary
+//     carries their contents.
+//  3. The next retry completes with the summary as text and as
+//     structuredContent {files, summary}. With -critique a request keyed
+//     critique comes first; no call takes more than three model rounds.
+//
+// The tool is a flow (package mrtr/flow) of three sampling steps over typed
+// arguments, state and output (package mrtr/typed); the framework seals
+// the state into requestState and checks it on every retry. With
+// -model-url the same steps go to the server's own model (package
+// mrtr/model/openai) and a call completes in one round.
+//
+// Every path is validated: clean and relative, outside version-control and
+// dependency folders, resolved with filepath.EvalSymlinks to a regular
+// text file inside the directory, and opened through an os.Root.
+//
+// README.md walks through a whole call with curl; TestREADME runs that
+// walkthrough against the server so that the two cannot drift apart.
+package main

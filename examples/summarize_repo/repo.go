@@ -1,0 +1,375 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// Limits bound what the tool lists and reads. A zero field takes its
+// default.
+type Limits struct {
+	// MaxFiles is how many paths a listing holds at most (default 300).
+	MaxFiles int
+	// MaxEntries is how many directory entries a listing visits at most,
+	// eligible or not (default 20000), so that a tree full of skipped
+	// files still costs a bounded walk.
+	MaxEntries int
+	// MaxFileSize is the size above which a file is not listed (default
+	// 512 KiB).
+	MaxFileSize int64
+	// MaxReadBytes is how many bytes of one file go to the model (default
+	// 12 KiB); the rest is cut off.
+	MaxReadBytes int
+	// MaxTotalBytes is how many bytes of all chosen files go to the model
+	// together (default 32 KiB).
+	MaxTotalBytes int
+}
+
+// Defaults of Limits.
+const (
+	DefaultMaxFiles      = 300
+	DefaultMaxEntries    = 20000
+	DefaultMaxFileSize   = 512 << 10
+	DefaultMaxReadBytes  = 12 << 10
+	DefaultMaxTotalBytes = 32 << 10
+)
+
+// sniffSize is how much of a file is inspected to tell text from binary.
+const sniffSize = 1024
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxFiles <= 0 {
+		l.MaxFiles = DefaultMaxFiles
+	}
+	if l.MaxEntries <= 0 {
+		l.MaxEntries = DefaultMaxEntries
+	}
+	if l.MaxFileSize <= 0 {
+		l.MaxFileSize = DefaultMaxFileSize
+	}
+	if l.MaxReadBytes <= 0 {
+		l.MaxReadBytes = DefaultMaxReadBytes
+	}
+	if l.MaxTotalBytes <= 0 {
+		l.MaxTotalBytes = DefaultMaxTotalBytes
+	}
+	return l
+}
+
+// skippedDirs are directories never listed or read: version-control
+// metadata and installed dependencies.
+var skippedDirs = map[string]bool{
+	".git": true, ".hg": true, ".svn": true, ".bzr": true, "_darcs": true, ".jj": true,
+	"CVS": true, "node_modules": true,
+}
+
+// Errors of path validation and reading. Read wraps one of them.
+var (
+	ErrInvalidPath = errors.New("invalid path")
+	ErrOutsideRoot = errors.New("path leaves the summarised directory")
+	ErrNotEligible = errors.New("file is not eligible")
+)
+
+// Repo is a read-only view of one directory tree. Every access goes
+// through two checks: the path is resolved with filepath.EvalSymlinks and
+// must stay inside the root (this admits links to files inside the tree,
+// absolute or relative), and the file is then opened through an os.Root,
+// which refuses any escape atomically, so a link swapped between the check
+// and the open cannot lead outside either. A Repo is safe for concurrent
+// use.
+type Repo struct {
+	dir    string // absolute, symlinks resolved
+	root   *os.Root
+	limits Limits
+}
+
+// OpenRepo opens dir for listing and reading.
+func OpenRepo(dir string, limits Limits) (*Repo, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, err
+	}
+	return &Repo{dir: real, root: root, limits: limits.withDefaults()}, nil
+}
+
+// Dir returns the summarised directory, absolute with symlinks resolved.
+func (r *Repo) Dir() string { return r.dir }
+
+// Limits returns the limits in force, defaults applied.
+func (r *Repo) Limits() Limits { return r.limits }
+
+// Close releases the directory.
+func (r *Repo) Close() error { return r.root.Close() }
+
+// Listing is the deterministic list of files the model may choose from:
+// slash-separated paths relative to the root, shallow ones first.
+type Listing struct {
+	Paths []string
+	// Truncated is set when MaxFiles or MaxEntries stopped the walk.
+	Truncated bool
+}
+
+// Contains reports whether p is one of the listed paths, exactly.
+func (l Listing) Contains(p string) bool { return slices.Contains(l.Paths, p) }
+
+// Digest identifies the listing: equal listings have equal digests. The
+// tool carries it from round to round instead of the listing itself.
+func (l Listing) Digest() string {
+	h := sha256.New()
+	for _, p := range l.Paths {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	if l.Truncated {
+		h.Write([]byte("truncated"))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// List walks the tree and returns the eligible files: regular text files
+// (or links to them inside the tree) no larger than MaxFileSize, outside
+// the skipped directories. Shallow files come first (then lexical order
+// within a depth), so that when MaxFiles cuts the list the top-level files
+// such as README.md and go.mod are kept. The same tree gives the same
+// listing.
+func (r *Repo) List() (Listing, error) {
+	var l Listing
+	var candidates []string
+	visited := 0
+	err := fs.WalkDir(r.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == "." {
+				return err
+			}
+			// An unreadable entry is left out, not fatal.
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if p == "." {
+			return nil
+		}
+		visited++
+		if visited > r.limits.MaxEntries {
+			l.Truncated = true
+			return fs.SkipAll
+		}
+		switch {
+		case d.IsDir():
+			if skippedDirs[d.Name()] {
+				return fs.SkipDir
+			}
+		case d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0:
+			candidates = append(candidates, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return Listing{}, err
+	}
+	slices.SortStableFunc(candidates, func(a, b string) int {
+		if da, db := strings.Count(a, "/"), strings.Count(b, "/"); da != db {
+			return da - db
+		}
+		return strings.Compare(a, b)
+	})
+	for _, p := range candidates {
+		if len(l.Paths) == r.limits.MaxFiles {
+			l.Truncated = true
+			break
+		}
+		f, err := r.check(p)
+		if err != nil {
+			continue
+		}
+		f.Close()
+		l.Paths = append(l.Paths, p)
+	}
+	return l, nil
+}
+
+// File is the part of one file that goes to the model.
+type File struct {
+	Path string
+	Text string
+	// Truncated is set when the text was cut at a cap.
+	Truncated bool
+}
+
+// Read returns up to max bytes of the file at rel, cut at a UTF-8 boundary.
+// The path must pass the same checks as a listed one; the error wraps
+// ErrInvalidPath, ErrOutsideRoot or ErrNotEligible.
+func (r *Repo) Read(rel string, max int) (File, error) {
+	f, err := r.check(rel)
+	if err != nil {
+		return File{}, err
+	}
+	defer f.Close()
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return File{}, err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, int64(max)+1))
+	if err != nil {
+		return File{}, err
+	}
+	out := File{Path: rel}
+	if len(b) > max {
+		b = trimIncompleteRune(b[:max])
+		out.Truncated = true
+	}
+	if !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 {
+		// Changed into a binary file since it was checked.
+		return File{}, fmt.Errorf("%w: %s is not text", ErrNotEligible, rel)
+	}
+	out.Text = string(b)
+	return out, nil
+}
+
+// ReadAll reads the files in order with the per-file and total caps. A
+// file past the total cap comes back empty and marked truncated.
+func (r *Repo) ReadAll(paths []string) ([]File, error) {
+	budget := r.limits.MaxTotalBytes
+	out := make([]File, 0, len(paths))
+	for _, p := range paths {
+		f, err := r.Read(p, min(r.limits.MaxReadBytes, budget))
+		if err != nil {
+			return nil, err
+		}
+		budget -= len(f.Text)
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// check validates rel and opens the file it names, returning it positioned
+// anywhere. It refuses paths that are not clean and relative, that pass
+// through a skipped directory, that resolve outside the root, and files
+// that are not regular, too large, or not text.
+func (r *Repo) check(rel string) (*os.File, error) {
+	if err := validRel(rel); err != nil {
+		return nil, err
+	}
+	for _, part := range strings.Split(rel, "/") {
+		if skippedDirs[part] {
+			return nil, fmt.Errorf("%w: %s is in a skipped directory", ErrNotEligible, rel)
+		}
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(r.dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrNotEligible, rel, cause(err))
+	}
+	inside, err := filepath.Rel(r.dir, real)
+	if err != nil || !filepath.IsLocal(inside) {
+		return nil, fmt.Errorf("%w: %s", ErrOutsideRoot, rel)
+	}
+	for _, part := range strings.Split(filepath.ToSlash(inside), "/") {
+		if skippedDirs[part] {
+			return nil, fmt.Errorf("%w: %s resolves into a skipped directory", ErrNotEligible, rel)
+		}
+	}
+	// Opened by its resolved name through the Root: any link swapped in
+	// since EvalSymlinks is still held inside the tree.
+	f, err := r.root.Open(inside)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrNotEligible, rel, cause(err))
+	}
+	info, err := f.Stat()
+	switch {
+	case err != nil:
+		f.Close()
+		return nil, err
+	case !info.Mode().IsRegular():
+		f.Close()
+		return nil, fmt.Errorf("%w: %s is not a regular file", ErrNotEligible, rel)
+	case info.Size() > r.limits.MaxFileSize:
+		f.Close()
+		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrNotEligible, rel, r.limits.MaxFileSize)
+	}
+	head := make([]byte, sniffSize)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		f.Close()
+		return nil, err
+	}
+	if isBinary(head[:n], n == sniffSize) {
+		f.Close()
+		return nil, fmt.Errorf("%w: %s is not text", ErrNotEligible, rel)
+	}
+	return f, nil
+}
+
+// cause is the system error inside a *fs.PathError, without the absolute
+// path it names.
+func cause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// validRel accepts only clean, slash-separated, relative paths naming
+// something below the root: no absolute paths, no "." or ".." elements,
+// no empty elements, no backslashes, no control characters, UTF-8 only
+// (paths go into prompts and JSON as they are).
+func validRel(p string) error {
+	switch {
+	case p == "" || p == ".":
+		return fmt.Errorf("%w: empty", ErrInvalidPath)
+	case strings.HasPrefix(p, "/") || filepath.IsAbs(p) || filepath.VolumeName(p) != "":
+		return fmt.Errorf("%w: %q is absolute", ErrInvalidPath, p)
+	case !utf8.ValidString(p) || strings.ContainsFunc(p, isControlOrBackslash):
+		return fmt.Errorf("%w: %q is not UTF-8 or holds a control character or backslash", ErrInvalidPath, p)
+	case !fs.ValidPath(p):
+		return fmt.Errorf("%w: %q is not a clean relative path", ErrInvalidPath, p)
+	}
+	return nil
+}
+
+func isControlOrBackslash(r rune) bool { return r < 0x20 || r == 0x7f || r == '\\' }
+
+// isBinary reports whether the first bytes of a file look binary: a NUL
+// byte, or bytes that are not UTF-8. When the sample was cut (full), an
+// incomplete last character is not held against it.
+func isBinary(head []byte, full bool) bool {
+	if bytes.IndexByte(head, 0) >= 0 {
+		return true
+	}
+	if full {
+		head = trimIncompleteRune(head)
+	}
+	return !utf8.Valid(head)
+}
+
+// trimIncompleteRune drops a multi-byte character cut off at the end of b.
+func trimIncompleteRune(b []byte) []byte {
+	for i := 1; i <= utf8.UTFMax-1 && i <= len(b); i++ {
+		c := b[len(b)-i]
+		if utf8.RuneStart(c) {
+			if !utf8.FullRune(b[len(b)-i:]) {
+				return b[:len(b)-i]
+			}
+			return b
+		}
+	}
+	return b
+}

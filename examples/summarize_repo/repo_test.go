@@ -1,0 +1,314 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// testTree lays out a directory with every kind of entry the lister must
+// keep or skip, and a sibling directory outside it. It returns the root.
+func testTree(t *testing.T) string {
+	t.Helper()
+	base := t.TempDir()
+	root := filepath.Join(base, "repo")
+	outside := filepath.Join(base, "outside")
+	write := func(rel string, data []byte) {
+		t.Helper()
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("README.md", []byte("# Demo\n\nA demo repository.\n"))
+	write("main.go", []byte("package main\n\nfunc main() {}\n"))
+	write("sub/a.txt", []byte("alpha\n"))
+	write("sub/deeper/b.txt", []byte("beta\n"))
+	write(".git/config", []byte("[core]\n"))
+	write(".hg/store", []byte("x\n"))
+	write(".svn/entries", []byte("x\n"))
+	write("node_modules/pkg/index.js", []byte("module.exports = 1\n"))
+	write("lib/node_modules/x.js", []byte("nested node_modules too\n"))
+	write("bin.dat", []byte("ELF\x00\x01\x02"))
+	write("latin1.txt", []byte("caf\xe9 au lait\n"))
+	write("big.txt", []byte(strings.Repeat("x", 4096)))
+	// 1023 ASCII bytes then a 3-byte character cut by the 1 KiB sniff.
+	write("cut.txt", []byte(strings.Repeat("a", 1023)+"€ and more text\n"))
+	write("empty.txt", nil)
+	if err := os.MkdirAll(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("secret\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	links := map[string]string{
+		"link-inside":      "README.md",
+		"link-abs-inside":  filepath.Join(root, "sub", "a.txt"),
+		"link-outside":     filepath.Join("..", "outside", "secret.txt"),
+		"link-abs-outside": filepath.Join(outside, "secret.txt"),
+		"dirlink":          "sub",
+		"dirlink-out":      filepath.Join("..", "outside"),
+		"link-git":         filepath.Join(".git", "config"),
+		"link-dangling":    "nowhere.txt",
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+			t.Skipf("symlinks unavailable: %v", err)
+		}
+	}
+	return root
+}
+
+func openTestRepo(t *testing.T, root string, l Limits) *Repo {
+	t.Helper()
+	if l.MaxFileSize == 0 {
+		l.MaxFileSize = 2048
+	}
+	r, err := OpenRepo(root, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+func TestListKeepsOnlyEligibleFiles(t *testing.T) {
+	r := openTestRepo(t, testTree(t), Limits{})
+	l, err := r.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"README.md",
+		"cut.txt",
+		"empty.txt",
+		"link-abs-inside",
+		"link-inside",
+		"main.go",
+		"sub/a.txt",
+		"sub/deeper/b.txt",
+	}
+	if !slices.Equal(l.Paths, want) {
+		t.Fatalf("listing\n got %q\nwant %q", l.Paths, want)
+	}
+	if l.Truncated {
+		t.Fatal("listing marked truncated")
+	}
+}
+
+func TestListIsDeterministic(t *testing.T) {
+	root := testTree(t)
+	r := openTestRepo(t, root, Limits{})
+	a, err := r.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := r.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Digest() != b.Digest() || !slices.Equal(a.Paths, b.Paths) {
+		t.Fatal("two listings of the same tree differ")
+	}
+	if err := os.WriteFile(filepath.Join(root, "new.txt"), []byte("new\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := r.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Digest() == a.Digest() {
+		t.Fatal("digest did not change with the listing")
+	}
+}
+
+func TestListBounds(t *testing.T) {
+	root := testTree(t)
+	l, err := openTestRepo(t, root, Limits{MaxFiles: 2}).List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(l.Paths, []string{"README.md", "cut.txt"}) || !l.Truncated {
+		t.Fatalf("MaxFiles 2: got %q truncated=%v", l.Paths, l.Truncated)
+	}
+	full, _ := openTestRepo(t, root, Limits{}).List()
+	if full.Digest() == l.Digest() {
+		t.Fatal("truncated and full listings share a digest")
+	}
+	l, err = openTestRepo(t, root, Limits{MaxEntries: 3}).List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !l.Truncated || len(l.Paths) > 3 {
+		t.Fatalf("MaxEntries 3: got %q truncated=%v", l.Paths, l.Truncated)
+	}
+}
+
+func TestListPutsShallowFilesFirst(t *testing.T) {
+	root := t.TempDir()
+	for _, p := range []string{"a/deep/x.txt", "a/y.txt", "b.txt", "Z.md"} {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(p), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := openTestRepo(t, root, Limits{}).List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"Z.md", "b.txt", "a/y.txt", "a/deep/x.txt"}; !slices.Equal(l.Paths, want) {
+		t.Fatalf("got %q, want %q", l.Paths, want)
+	}
+	l, err = openTestRepo(t, root, Limits{MaxFiles: 3}).List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"Z.md", "b.txt", "a/y.txt"}; !slices.Equal(l.Paths, want) || !l.Truncated {
+		t.Fatalf("MaxFiles 3: got %q truncated=%v", l.Paths, l.Truncated)
+	}
+}
+
+func TestReadRefusesUnsafePaths(t *testing.T) {
+	r := openTestRepo(t, testTree(t), Limits{})
+	cases := []struct {
+		path string
+		want error
+	}{
+		{"", ErrInvalidPath},
+		{".", ErrInvalidPath},
+		{"../outside/secret.txt", ErrInvalidPath},
+		{"sub/../README.md", ErrInvalidPath},
+		{"sub/../../outside/secret.txt", ErrInvalidPath},
+		{"./README.md", ErrInvalidPath},
+		{"sub//a.txt", ErrInvalidPath},
+		{"sub/a.txt/", ErrInvalidPath},
+		{"/etc/passwd", ErrInvalidPath},
+		{filepath.Join(r.Dir(), "README.md"), ErrInvalidPath},
+		{`sub\a.txt`, ErrInvalidPath},
+		{"README.md\x00", ErrInvalidPath},
+		{"bad\nname", ErrInvalidPath},
+		{"caf\xe9", ErrInvalidPath},
+		{"link-outside", ErrOutsideRoot},
+		{"link-abs-outside", ErrOutsideRoot},
+		{"dirlink-out/secret.txt", ErrOutsideRoot},
+		{".git/config", ErrNotEligible},
+		{"link-git", ErrNotEligible},
+		{"lib/node_modules/x.js", ErrNotEligible},
+		{"bin.dat", ErrNotEligible},
+		{"latin1.txt", ErrNotEligible},
+		{"big.txt", ErrNotEligible},
+		{"sub", ErrNotEligible},
+		{"dirlink", ErrNotEligible},
+		{"missing.txt", ErrNotEligible},
+		{"link-dangling", ErrNotEligible},
+	}
+	for _, c := range cases {
+		_, err := r.Read(c.path, 100)
+		if !errors.Is(err, c.want) {
+			t.Errorf("Read(%q) = %v, want %v", c.path, err, c.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "secret\n") {
+			t.Errorf("Read(%q) error leaks contents", c.path)
+		}
+	}
+}
+
+func TestReadFollowsLinksInsideRoot(t *testing.T) {
+	r := openTestRepo(t, testTree(t), Limits{})
+	for path, want := range map[string]string{
+		"link-inside":     "# Demo\n\nA demo repository.\n",
+		"link-abs-inside": "alpha\n",
+		"dirlink/a.txt":   "alpha\n",
+		"empty.txt":       "",
+	} {
+		f, err := r.Read(path, 1000)
+		if err != nil {
+			t.Fatalf("Read(%q): %v", path, err)
+		}
+		if f.Text != want || f.Truncated || f.Path != path {
+			t.Fatalf("Read(%q) = %+v", path, f)
+		}
+	}
+}
+
+func TestReadCaps(t *testing.T) {
+	root := testTree(t)
+	r := openTestRepo(t, root, Limits{})
+	f, err := r.Read("README.md", 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Text != "# Demo" || !f.Truncated {
+		t.Fatalf("Read with cap 6 = %+v", f)
+	}
+	// A cap that falls inside "€" drops the partial character.
+	f, err = r.Read("cut.txt", 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Text != strings.Repeat("a", 1023) || !f.Truncated {
+		t.Fatalf("cut at a character boundary: len %d truncated %v", len(f.Text), f.Truncated)
+	}
+
+	r = openTestRepo(t, root, Limits{MaxReadBytes: 10, MaxTotalBytes: 14})
+	files, err := r.ReadAll([]string{"README.md", "main.go", "sub/a.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []File{
+		{Path: "README.md", Text: "# Demo\n\nA ", Truncated: true},
+		{Path: "main.go", Text: "pack", Truncated: true},
+		{Path: "sub/a.txt", Text: "", Truncated: true},
+	}
+	if !slices.Equal(files, got) {
+		t.Fatalf("ReadAll\n got %+v\nwant %+v", files, got)
+	}
+	if _, err := r.ReadAll([]string{"README.md", "../outside/secret.txt"}); !errors.Is(err, ErrInvalidPath) {
+		t.Fatalf("ReadAll with a traversal: %v", err)
+	}
+}
+
+func TestOpenRepoThroughSymlinkedDir(t *testing.T) {
+	root := testTree(t)
+	alias := filepath.Join(t.TempDir(), "alias")
+	if err := os.Symlink(root, alias); err != nil {
+		t.Skip(err)
+	}
+	r := openTestRepo(t, alias, Limits{})
+	if _, err := r.Read("README.md", 100); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Read("link-outside", 100); !errors.Is(err, ErrOutsideRoot) {
+		t.Fatalf("link-outside through an aliased root: %v", err)
+	}
+}
+
+func TestIsBinary(t *testing.T) {
+	cases := []struct {
+		head []byte
+		full bool
+		want bool
+	}{
+		{[]byte("plain text"), false, false},
+		{[]byte("nul\x00"), false, true},
+		{[]byte("\xff\xfe"), false, true},
+		{[]byte("cut \xe2\x82"), true, false},
+		{[]byte("cut \xe2\x82"), false, true},
+		{[]byte("\xe2\x82\xac"), true, false},
+		{nil, false, false},
+	}
+	for _, c := range cases {
+		if got := isBinary(c.head, c.full); got != c.want {
+			t.Errorf("isBinary(%q, %v) = %v", c.head, c.full, got)
+		}
+	}
+}

@@ -11,39 +11,61 @@ import (
 var errDuplicateMember = errors.New("duplicate member name")
 
 // eachMember calls fn with the exact (unescaped) name and the raw value of
-// each member of the JSON object b, in order. b must be valid JSON (the
-// caller checked it with json.Valid); a non-object is an error. Unlike
-// decoding into a struct, names are matched exactly, as JSON-RPC and MCP
-// require.
+// each member of the JSON object b, in order. Unlike decoding into a
+// struct, names are matched exactly, as JSON-RPC and MCP require. b should
+// be valid JSON (callers check it with json.Valid); malformed input is an
+// error, never a panic.
 func eachMember(b []byte, fn func(name string, value json.RawMessage) error) error {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
-		return errors.New("not an object")
+		return errNotObject
 	}
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return nil
 	}
 	for i < len(b) {
+		if b[i] != '"' {
+			return errMalformed
+		}
 		end := skipString(b, i)
+		if end < 0 {
+			return errMalformed
+		}
 		name, err := memberName(b[i:end])
 		if err != nil {
 			return err
 		}
 		i = skipSpace(b, end)
-		i = skipSpace(b, i+1) // ':'
+		if i >= len(b) || b[i] != ':' {
+			return errMalformed
+		}
+		i = skipSpace(b, i+1)
 		vend := skipValue(b, i)
+		if vend <= i {
+			return errMalformed
+		}
 		if err := fn(name, json.RawMessage(b[i:vend])); err != nil {
 			return err
 		}
 		i = skipSpace(b, vend)
-		if i >= len(b) || b[i] == '}' {
+		switch {
+		case i >= len(b):
+			return errMalformed
+		case b[i] == '}':
 			return nil
+		case b[i] != ',':
+			return errMalformed
 		}
-		i = skipSpace(b, i+1) // ','
+		i = skipSpace(b, i+1)
 	}
-	return nil
+	return errMalformed
 }
+
+var (
+	errNotObject = errors.New("not an object")
+	errMalformed = errors.New("malformed JSON object")
+)
 
 // members collects the members of object b into a map, refusing duplicates.
 func members(b []byte) (map[string]json.RawMessage, error) {
@@ -59,6 +81,9 @@ func members(b []byte) (map[string]json.RawMessage, error) {
 }
 
 func memberName(quoted []byte) (string, error) {
+	if len(quoted) < 2 {
+		return "", errMalformed
+	}
 	for _, c := range quoted[1 : len(quoted)-1] {
 		// Escapes, and non-ASCII bytes that may be invalid UTF-8, are
 		// decoded exactly as encoding/json decodes them.
@@ -83,7 +108,8 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// skipString returns the index just past the string starting at b[i].
+// skipString returns the index just past the string starting at b[i], or
+// -1 when it is not terminated.
 func skipString(b []byte, i int) int {
 	for j := i + 1; j < len(b); j++ {
 		switch b[j] {
@@ -93,13 +119,14 @@ func skipString(b []byte, i int) int {
 			return j + 1
 		}
 	}
-	return len(b)
+	return -1
 }
 
-// skipValue returns the index just past the value starting at b[i].
+// skipValue returns the index just past the value starting at b[i], or -1
+// when it is not terminated.
 func skipValue(b []byte, i int) int {
 	if i >= len(b) {
-		return i
+		return -1
 	}
 	switch b[i] {
 	case '"':
@@ -109,7 +136,11 @@ func skipValue(b []byte, i int) int {
 		for j := i; j < len(b); j++ {
 			switch b[j] {
 			case '"':
-				j = skipString(b, j) - 1
+				end := skipString(b, j)
+				if end < 0 {
+					return -1
+				}
+				j = end - 1
 			case '{', '[':
 				depth++
 			case '}', ']':
@@ -119,7 +150,7 @@ func skipValue(b []byte, i int) int {
 				}
 			}
 		}
-		return len(b)
+		return -1
 	}
 	j := i
 	for j < len(b) {

@@ -337,6 +337,9 @@ func (s *Server) invoke(ctx context.Context, c *call) (json.RawMessage, *Error) 
 	var binding *state.Binding
 	bind := func() (*state.Binding, *Error) {
 		if binding == nil {
+			if err := checkBindable(args); err != nil {
+				return nil, ErrInvalidParams("arguments cannot be bound to a requestState: "+err.Error(), nil)
+			}
 			digest, err := state.DigestJSON(args)
 			if err != nil {
 				return nil, ErrInvalidParams("arguments cannot be canonicalised: "+err.Error(), nil)

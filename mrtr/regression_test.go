@@ -316,3 +316,58 @@ func TestRegressionNonStringNameIsInvalidParams(t *testing.T) {
 	e := r.fail(t, mrtr.CodeInvalidParams)
 	assert.Contains(t, e.Message, "params.name must be a string")
 }
+
+// A sealed state must not open for arguments that decode differently:
+// case-variant member names (Go's decoding binds them ignoring case, last
+// wins) and integers that round to the same double are refused when a
+// state is sealed or opened.
+func TestRegressionDigestPinsWhatHandlersRead(t *testing.T) {
+	f := newFixture(t)
+	var paid []string
+	f.addTool("pay", func(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		var in struct {
+			Amount json.Number `json:"amount"`
+		}
+		if err := req.BindArguments(&in); err != nil {
+			return nil, err
+		}
+		if ans, ok := req.Responses.Elicitation("confirm"); ok && ans.Accepted() {
+			paid = append(paid, in.Amount.String())
+			return textResult("paid " + in.Amount.String()), nil
+		}
+		return mrtr.Ask("confirm", nameForm("Pay "+in.Amount.String()+"?")), nil
+	})
+	caps := obj{"elicitation": obj{}}
+
+	for _, args := range []string{
+		`{"amount":5,"AMOUNT":1000}`,
+		`{"amount":9007199254740993}`,
+		`{"amount":0.10000000000000000001}`,
+		`{"nested":{"a":1,"A":2}}`,
+		`{"list":[{"x":1,"X":2}]}`,
+	} {
+		r := f.raw(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"pay","arguments":`+args+
+			`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}`)
+		e := r.fail(t, mrtr.CodeInvalidParams)
+		assert.Contains(t, e.Message, "cannot be bound", args)
+	}
+
+	// Canonical spellings are fine, and equal values share a state.
+	_, st := f.call("tools/call", obj{"_meta": meta(caps), "name": "pay", "arguments": rawJSON(`{"amount":1e0}`)}).inputRequired(t)
+	r := f.call("tools/call", obj{"_meta": meta(caps), "name": "pay", "arguments": rawJSON(`{"amount":1.0}`),
+		"requestState": st, "inputResponses": obj{"confirm": obj{"action": "accept", "content": obj{"name": "x"}}}})
+	r.complete(t)
+	assert.Equal(t, []string{"1.0"}, paid)
+}
+
+// A Message built by hand (not by ParseMessage) with malformed params is
+// an error, never a panic.
+func TestRegressionMalformedParamsDoNotPanic(t *testing.T) {
+	f := newFixture(t)
+	f.addTool("t", noopTool)
+	for _, p := range []string{`{"`, `{0`, `{"a":`, `{"a" 1}`, `{"a":"x`, `{"a":[1,`} {
+		resp := f.srv.Handle(context.Background(), &mrtr.Inbound{Message: &mrtr.Message{ID: mrtr.IntID(1), Method: "tools/call", Params: json.RawMessage(p)}})
+		require.NotNil(t, resp, p)
+		require.NotNil(t, resp.Error, p)
+	}
+}

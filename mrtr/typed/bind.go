@@ -294,6 +294,13 @@ func (b *Binder[T]) check(s *jsonschema.Schema, v any, path string, probs *[]Pro
 				b.check(ps, x[k], p, probs)
 				continue
 			}
+			// Go's decoding would bind a case variant of a declared name
+			// to that field, past the schema's checks of the declared one:
+			// refuse it whatever additionalProperties says.
+			if declared := foldMatch(s.Properties, k); declared != "" {
+				*probs = append(*probs, Problem{Field: p, Rule: "unknown", Message: fmt.Sprintf("%s is not allowed: names are case-sensitive (did you mean %s?)", p, declared)})
+				continue
+			}
 			ap := s.AdditionalProperties
 			switch {
 			case ap == nil || len(s.PatternProperties) > 0:
@@ -327,6 +334,16 @@ func (b *Binder[T]) check(s *jsonschema.Schema, v any, path string, probs *[]Pro
 			*probs = append(*probs, Problem{Field: path, Rule: "maximum", Message: fmt.Sprintf("%s must be at most %s", label(path), num(*s.Maximum))})
 		}
 	}
+}
+
+// foldMatch returns the declared property equal to k ignoring case, or "".
+func foldMatch(props map[string]*jsonschema.Schema, k string) string {
+	for name := range props {
+		if strings.EqualFold(name, k) {
+			return name
+		}
+	}
+	return ""
 }
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

@@ -129,3 +129,32 @@ func TestBinderNamesFieldOfSchemaKeyword(t *testing.T) {
 	require.ErrorAs(t, err, &ae)
 	assert.Equal(t, "opts.tags[]", ae.Problems[0].Field)
 }
+
+// With a hand-written schema that leaves additionalProperties open, a case
+// variant of a declared name would reach the struct field (Go's decoding
+// ignores case) without the declared name's checks; it is refused.
+func TestBinderRefusesCaseVariantOfDeclaredName(t *testing.T) {
+	type Pay struct {
+		Amount int    `json:"amount"`
+		Env    string `json:"env"`
+	}
+	max := 100.0
+	s := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
+		"amount": {Type: "integer", Maximum: &max},
+		"env":    {Type: "string", Enum: []any{"staging"}},
+	}}
+	b, err := typed.NewBinder[Pay](&typed.BindOptions{Schema: s})
+	require.NoError(t, err)
+	_, err = b.Bind(json.RawMessage(`{"amount":5,"env":"staging","AMOUNT":1000,"ENV":"prod"}`))
+	var ae *typed.ArgumentError
+	require.ErrorAs(t, err, &ae)
+	var fields []string
+	for _, p := range ae.Problems {
+		fields = append(fields, p.Field)
+	}
+	assert.ElementsMatch(t, []string{"AMOUNT", "ENV"}, fields)
+
+	got, err := b.Bind(json.RawMessage(`{"amount":5,"env":"staging"}`))
+	require.NoError(t, err)
+	assert.Equal(t, Pay{Amount: 5, Env: "staging"}, got)
+}

@@ -346,7 +346,7 @@ func TestRegressionDigestPinsWhatHandlersRead(t *testing.T) {
 		`{"nested":{"a":1,"A":2}}`,
 		`{"list":[{"x":1,"X":2}]}`,
 	} {
-		r := f.raw(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"pay","arguments":`+args+
+		r := f.raw(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"pay","arguments":` + args +
 			`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}`)
 		e := r.fail(t, mrtr.CodeInvalidParams)
 		assert.Contains(t, e.Message, "cannot be bound", args)

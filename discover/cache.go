@@ -93,8 +93,11 @@ type CachePolicy struct {
 	// Read is the time to live of resources/read results; default
 	// DefaultReadTTL.
 	Read time.Duration
-	// Scope applies to every kind of result; default Public. Use Private
-	// when results depend on the caller's authorization.
+	// Scope applies to every kind of result. Use Private when results
+	// depend on the caller's authorization, Public when they never do.
+	// Unset, Hint renders Public; the mrtr Server then makes list and read
+	// results private for requests that carry an authenticated principal,
+	// so that a shared cache never hands one user's results to another.
 	Scope Scope
 }
 

@@ -123,6 +123,13 @@ func wellFormedVersion(v string) bool {
 }
 
 // modernVersions returns Versions, defaulted to LatestVersion.
+// ModernVersions returns the versions a request may name in its _meta
+// (Versions, defaulted): what an UnsupportedProtocolVersion error lists as
+// supported, since a legacy version cannot be used that way.
+func (d *Description) ModernVersions() []string {
+	return append([]string(nil), d.modernVersions()...)
+}
+
 func (d *Description) modernVersions() []string {
 	if len(d.Versions) == 0 {
 		return []string{LatestVersion}

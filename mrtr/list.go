@@ -59,7 +59,7 @@ func (s *Server) page(c *call, names []string) (page []string, next string, err 
 
 // renderList renders a list result: the items under key, nextCursor, and
 // the list cache hint.
-func (s *Server) renderList(key string, items []json.RawMessage, next string) (json.RawMessage, *Error) {
+func (s *Server) renderList(c *call, key string, items []json.RawMessage, next string) (json.RawMessage, *Error) {
 	n := 0
 	for _, it := range items {
 		n += len(it) + 1
@@ -81,7 +81,7 @@ func (s *Server) renderList(key string, items []json.RawMessage, next string) (j
 		b = append(b, '"')
 	}
 	b = append(b, '}')
-	hint := s.desc.Cache.Hint(discover.KindList)
+	hint := s.hint(discover.KindList, c.in.Principal)
 	return s.render(ResultComplete, json.RawMessage(b), nil, &hint)
 }
 
@@ -97,7 +97,7 @@ func listOf[T any](s *Server, c *call, reg *registry[T], key string, wire func(T
 	if err != nil {
 		return nil, err
 	}
-	return s.renderList(key, items, next)
+	return s.renderList(c, key, items, next)
 }
 
 func (s *Server) listTools(c *call) (json.RawMessage, *Error) {
@@ -114,4 +114,15 @@ func (s *Server) listResources(c *call) (json.RawMessage, *Error) {
 
 func (s *Server) listTemplates(c *call) (json.RawMessage, *Error) {
 	return listOf(s, c, &s.templates, "resourceTemplates", func(e *templateEntry) json.RawMessage { return e.wire })
+}
+
+// hint is the cache hint of a result of kind k served to principal. With
+// no scope configured, a result served to an authenticated principal is
+// private: it may depend on who asked.
+func (s *Server) hint(k discover.Kind, principal string) discover.Hint {
+	h := s.desc.Cache.Hint(k)
+	if s.desc.Cache.Scope == "" && principal != "" {
+		h.CacheScope = discover.Private
+	}
+	return h
 }

@@ -3,6 +3,7 @@ package mrtr
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 )
 
@@ -23,6 +24,9 @@ const (
 	NotifyResourcesListChanged      = "notifications/resources/list_changed"
 	NotifyResourceUpdated           = "notifications/resources/updated"
 )
+
+// MaxResourceSubscriptions bounds the resources one listen request may name.
+const MaxResourceSubscriptions = 256
 
 // change bits a listener can be waiting on.
 const (
@@ -111,7 +115,10 @@ func (h *hub) post(bits uint8, uri string) {
 }
 
 // NotifyResourceUpdated tells every listener subscribed to uri that the
-// resource changed (notifications/resources/updated).
+// resource changed (notifications/resources/updated). Any caller may
+// subscribe to any resource the server has, so a server whose resources
+// are private to their owners should not advertise resources.subscribe, or
+// should keep such URIs unguessable.
 func (s *Server) NotifyResourceUpdated(uri string) { s.hub.post(0, uri) }
 
 // NotifyListChanged tells listeners that the server's tools, prompts or
@@ -183,11 +190,18 @@ func (s *Server) listen(ctx context.Context, c *call) (json.RawMessage, *Error) 
 	if f.ResourcesListChanged && caps.Resources != nil && caps.Resources.ListChanged {
 		honoured.ResourcesListChanged, l.want = true, l.want|changeResources
 	}
+	if len(f.ResourceSubscriptions) > MaxResourceSubscriptions {
+		return nil, ErrInvalidParams(fmt.Sprintf("subscriptions/listen names more than %d resources", MaxResourceSubscriptions), nil)
+	}
 	if len(f.ResourceSubscriptions) > 0 && caps.Resources != nil && caps.Resources.Subscribe {
-		honoured.ResourceSubscriptions = f.ResourceSubscriptions
+		// Only resources the server has (by URI or template) are honoured;
+		// the acknowledgement says which.
 		l.uris = make(map[string]bool, len(f.ResourceSubscriptions))
 		for _, u := range f.ResourceSubscriptions {
-			l.uris[u] = true
+			if h, _, _ := s.findResource(u); h != nil && !l.uris[u] {
+				l.uris[u] = true
+				honoured.ResourceSubscriptions = append(honoured.ResourceSubscriptions, u)
+			}
 		}
 	}
 	id := c.in.Message.ID.Raw()

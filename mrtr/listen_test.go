@@ -2,6 +2,7 @@ package mrtr_test
 
 import (
 	"context"
+	"fmt"
 	"encoding/json"
 	"testing"
 	"time"
@@ -58,10 +59,13 @@ func next(t *testing.T, notes <-chan obj) obj {
 
 func TestListen(t *testing.T) {
 	f := newFixtureDesc(t, listenDesc())
+	require.NoError(t, f.srv.AddResource(mrtr.Resource{URI: "file:///a", Name: "a"}, mrtr.HandlerFunc(func(context.Context, *mrtr.Request) (mrtr.Result, error) {
+		return &mrtr.ReadResourceResult{}, nil
+	})))
 	notes, done := openListen(t, f, context.Background(), obj{
 		"toolsListChanged":      true,
-		"promptsListChanged":    true, // not advertised: not honoured
-		"resourceSubscriptions": []any{"file:///a"},
+		"promptsListChanged":    true,                                         // not advertised: not honoured
+		"resourceSubscriptions": []any{"file:///a", "file:///not-a-resource"}, // only what exists is honoured
 	})
 	ack := next(t, notes)
 	assert.Equal(t, "notifications/subscriptions/acknowledged", ack["method"])
@@ -144,4 +148,16 @@ func TestListenRefusals(t *testing.T) {
 	}
 	// A transport that cannot stream cannot listen.
 	g.call("subscriptions/listen", obj{"_meta": meta(capsNone), "notifications": obj{}}).fail(t, mrtr.CodeInvalidParams)
+}
+
+func TestListenBoundsResourceSubscriptions(t *testing.T) {
+	f := newFixtureDesc(t, listenDesc())
+	uris := make([]any, mrtr.MaxResourceSubscriptions+1)
+	for i := range uris {
+		uris[i] = fmt.Sprintf("file:///%d", i)
+	}
+	r := f.call("subscriptions/listen", obj{"_meta": meta(capsNone), "notifications": obj{"resourceSubscriptions": uris}},
+		withEmit(func([]byte) error { return nil }))
+	e := r.fail(t, mrtr.CodeInvalidParams)
+	assert.Contains(t, e.Message, "more than")
 }

@@ -123,7 +123,7 @@ func (s *Server) serve(ctx context.Context, in *Inbound) (json.RawMessage, *Erro
 			ProtocolVersion string `json:"protocolVersion"`
 		}
 		_ = json.Unmarshal(in.Message.Params, &legacy)
-		return nil, ErrUnsupportedVersion(s.desc.SupportedVersions(), legacy.ProtocolVersion)
+		return nil, ErrUnsupportedVersion(s.desc.ModernVersions(), legacy.ProtocolVersion)
 	}
 	if h := in.Headers; h != nil {
 		pv := h.ProtocolVersion
@@ -137,7 +137,7 @@ func (s *Server) serve(ctx context.Context, in *Inbound) (json.RawMessage, *Erro
 		}
 	}
 	if hasVersion && !s.desc.Supports(version) {
-		return nil, ErrUnsupportedVersion(s.desc.SupportedVersions(), version)
+		return nil, ErrUnsupportedVersion(s.desc.ModernVersions(), version)
 	}
 	if metaErr != nil {
 		return nil, metaErr
@@ -429,7 +429,7 @@ func (s *Server) invoke(ctx context.Context, c *call) (json.RawMessage, *Error) 
 			}
 			meta := cp.Meta
 			cp.Meta = nil
-			hint := s.desc.Cache.Hint(discover.KindRead)
+			hint := s.hint(discover.KindRead, c.in.Principal)
 			if fromState {
 				// A result reached through input rounds depends on answers
 				// the cache key does not capture.

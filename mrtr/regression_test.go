@@ -371,3 +371,34 @@ func TestRegressionMalformedParamsDoNotPanic(t *testing.T) {
 		require.NotNil(t, resp.Error, p)
 	}
 }
+
+// Results served to an authenticated principal are private unless the
+// description says results never depend on who asks.
+func TestRegressionAuthenticatedResultsArePrivateByDefault(t *testing.T) {
+	f := newFixture(t)
+	f.addTool("t", noopTool)
+	r := f.call("tools/list", obj{"_meta": meta(nil)})
+	assert.Equal(t, "public", r.ok(t)["cacheScope"])
+	r = f.call("tools/list", obj{"_meta": meta(nil)}, asPrincipal("alice"))
+	assert.Equal(t, "private", r.ok(t)["cacheScope"])
+
+	desc := testDesc()
+	desc.Cache.Scope = discover.Public
+	g := newFixtureDesc(t, desc)
+	g.addTool("t", noopTool)
+	r = g.call("tools/list", obj{"_meta": meta(nil)}, asPrincipal("alice"))
+	assert.Equal(t, "public", r.ok(t)["cacheScope"], "an explicit scope is kept")
+}
+
+// -32022 lists only the versions a request can name in _meta, never the
+// legacy version just refused.
+func TestRegressionUnsupportedVersionListsModernVersionsOnly(t *testing.T) {
+	desc := testDesc()
+	desc.LegacyVersions = []string{"2025-11-25"}
+	f := newFixtureDesc(t, desc)
+	m := meta(nil)
+	m["io.modelcontextprotocol/protocolVersion"] = "2025-11-25"
+	r := f.call("server/discover", obj{"_meta": m})
+	e := r.fail(t, mrtr.CodeUnsupportedVersion)
+	assert.JSONEq(t, `{"supported":["2026-07-28"],"requested":"2025-11-25"}`, string(e.Data))
+}

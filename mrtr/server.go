@@ -204,6 +204,10 @@ func (a asksOption) applyReg(c *regConfig) { c.asks = a }
 // requestState (a client may answer a fixed question before being asked).
 // Answers are still decoded and validated by the kind given here; answers
 // to any other key still need a sealed state that recorded the question.
+//
+// Such an answer proves nothing about who was asked or when: never declare
+// a static ask for a confirmation, a consent or anything else that must
+// follow the server's own question; ask those through a sealed round.
 func StaticAsks(asks map[string]state.Kind) RegisterOption {
 	cp := make(map[string]state.Kind, len(asks))
 	for k, v := range asks {

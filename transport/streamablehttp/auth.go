@@ -22,7 +22,10 @@ const DefaultChallenge = "Bearer"
 // answers with 401 Unauthorized and a WWW-Authenticate header. The header
 // value is taken from the error when it has a method Challenge() string
 // (as the errors of BearerAuthenticator do), else it is DefaultChallenge.
-// The error itself goes only to the logger, never to the client.
+// An error wrapping ErrForbidden (a valid token without the scope the
+// server needs) is answered 403 Forbidden instead, with its challenge, for
+// example `Bearer error="insufficient_scope", scope="files:read"`. The
+// error itself goes only to the logger, never to the client.
 //
 // The principal reaches handlers as mrtr.Request.Principal and is bound
 // into every requestState, so a state issued to one principal is refused
@@ -38,6 +41,18 @@ type authError struct {
 func (e *authError) Error() string     { return e.err.Error() }
 func (e *authError) Unwrap() error     { return e.err }
 func (e *authError) Challenge() string { return e.challenge }
+
+// ErrForbidden marks an authentication failure where the caller is known
+// but lacks the scope the server needs: the Handler answers 403 rather
+// than 401. Wrap it, and give the error a Challenge() string method to set
+// WWW-Authenticate (see Forbidden).
+var ErrForbidden = errors.New("streamablehttp: insufficient scope")
+
+// Forbidden returns an error for an Authenticator that refuses a caller
+// lacking scope: 403 Forbidden with the given WWW-Authenticate challenge.
+func Forbidden(challenge string) error {
+	return &authError{challenge: challenge, err: ErrForbidden}
+}
 
 // challengeOf returns the WWW-Authenticate value for an authentication
 // failure.
@@ -55,7 +70,8 @@ func challengeOf(err error) string {
 // (RFC 6750). It reads "Authorization: Bearer <token>", the scheme matched
 // regardless of case, and passes the token to verify, whose principal it
 // returns. A missing, repeated or malformed Authorization header, or any
-// error from verify, is refused with an error wrapping ErrUnauthorized.
+// error from verify, is refused with an error wrapping ErrUnauthorized,
+// except an error from Forbidden, which is answered 403.
 //
 // challenge is the WWW-Authenticate value sent with the 401, for example
 // `Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource"`
@@ -81,6 +97,9 @@ func BearerAuthenticator(verify func(ctx context.Context, token string) (princip
 		}
 		principal, err := verify(r.Context(), token)
 		if err != nil {
+			if errors.Is(err, ErrForbidden) {
+				return "", err // a known caller without scope: 403, its own challenge
+			}
 			if !errors.Is(err, ErrUnauthorized) {
 				err = fmt.Errorf("%w: %w", ErrUnauthorized, err)
 			}

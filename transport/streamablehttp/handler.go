@@ -19,6 +19,12 @@ import (
 // it is an http.Handler, safe for concurrent use, to be given to an
 // http.Server or mounted in a router. It serves its own path only (every
 // other path gets 404), so mount it where it sees the full request path.
+//
+// subscriptions/listen streams stay open until the client leaves or the
+// mrtr.Server is closed, so call the Server's Close before
+// http.Server.Shutdown (or register it with RegisterOnShutdown): the
+// streams then end with their final result and Shutdown does not wait for
+// them until its deadline.
 type Handler struct {
 	cfg    config
 	log    *slog.Logger
@@ -127,6 +133,10 @@ func (h *Handler) serveEndpoint(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			h.log.Debug("streamablehttp: authentication failed", "err", err)
 			w.Header()["Www-Authenticate"] = []string{challengeOf(err)}
+			if errors.Is(err, ErrForbidden) {
+				writeError(w, http.StatusForbidden, mrtr.ID{}, &mrtr.Error{Code: mrtr.CodeInvalidRequest, Message: "Forbidden: insufficient scope"}, h.log)
+				return
+			}
 			writeError(w, http.StatusUnauthorized, mrtr.ID{}, &mrtr.Error{Code: mrtr.CodeInvalidRequest, Message: "Unauthorized"}, h.log)
 			return
 		}
@@ -234,20 +244,10 @@ func readBody(r *http.Request, buf []byte, max int64) (body []byte, tooLarge boo
 }
 
 // notFound answers a request for a path other than the endpoint with 404
-// and a JSON-RPC error, echoing the id of a POSTed message when it can be
-// read.
+// and a JSON-RPC error. The body is not read: nothing reaches this point
+// through the Host, Origin or authentication checks of the endpoint.
 func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
-	var id mrtr.ID
-	if r.Method == http.MethodPost {
-		bp := getBuffer()
-		defer putBuffer(bp)
-		body, tooLarge, err := readBody(r, (*bp)[:0], h.cfg.maxBody)
-		*bp = body
-		if !tooLarge && err == nil {
-			_, id, _ = mrtr.ParseMessage(body)
-		}
-	}
-	writeError(w, http.StatusNotFound, id, mrtr.ErrInvalidRequest("no MCP endpoint at this path"), h.log)
+	writeError(w, http.StatusNotFound, mrtr.ID{}, mrtr.ErrInvalidRequest("no MCP endpoint at this path"), h.log)
 }
 
 // writeError answers with a JSON-RPC error response.

@@ -429,7 +429,7 @@ func TestWithPath(t *testing.T) {
 	c.path = "/mcp"
 	resp, body := f.do(t, c)
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
-	assert.JSONEq(t, `1`, string(decodeRPC(t, body).ID))
+	assert.Nil(t, decodeRPC(t, body).ID, "the body of a request to another path is not read")
 	c.path = "/rpc/"
 	resp, _ = f.do(t, c)
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
@@ -457,4 +457,27 @@ func TestNewRejectsBadOptions(t *testing.T) {
 	}
 	_, err := New(nil)
 	assert.Error(t, err)
+}
+
+// A caller whose token is valid but lacks scope gets 403 with the
+// insufficient_scope challenge, not 401.
+func TestForbiddenScope(t *testing.T) {
+	const challenge = `Bearer error="insufficient_scope", scope="files:read"`
+	verify := func(_ context.Context, token string) (string, error) {
+		if token == "reader" {
+			return "", Forbidden(challenge)
+		}
+		return "alice", nil
+	}
+	f := newFixture(t, WithAuthenticator(BearerAuthenticator(verify, "")))
+	c := toolCall(1, "echo", `{"text":"p"}`)
+	c.headers = append(c.headers, [2]string{"Authorization", "Bearer reader"})
+	resp, body := f.do(t, c)
+	assert.Equal(t, http.StatusForbidden, resp.StatusCode, "%s", body)
+	assert.Equal(t, challenge, resp.Header.Get("WWW-Authenticate"))
+
+	c = toolCall(2, "echo", `{"text":"p"}`)
+	c.headers = append(c.headers, [2]string{"Authorization", "Bearer writer"})
+	resp, _ = f.do(t, c)
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
 }

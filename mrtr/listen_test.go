@@ -2,8 +2,8 @@ package mrtr_test
 
 import (
 	"context"
-	"fmt"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 

@@ -178,7 +178,7 @@ func (s *Server) listen(ctx context.Context, c *call) (json.RawMessage, *Error) 
 	if c.in.Emit == nil {
 		return nil, ErrInvalidParams("subscriptions/listen needs a transport that can stream notifications", nil)
 	}
-	caps := s.Capabilities()
+	caps := s.advertised()
 	var honoured SubscriptionFilter
 	l := &listener{wake: make(chan struct{}, 1)}
 	if f.ToolsListChanged && caps.Tools != nil && caps.Tools.ListChanged {

@@ -177,7 +177,7 @@ func (s *Server) serve(ctx context.Context, in *Inbound) (json.RawMessage, *Erro
 // methodExists answers -32601 for unknown and removed methods and for
 // methods whose capability the server does not advertise.
 func (s *Server) methodExists(method string) *Error {
-	caps := s.Capabilities()
+	caps := s.advertised()
 	ok := false
 	switch method {
 	case MethodDiscover:
@@ -191,7 +191,7 @@ func (s *Server) methodExists(method string) *Error {
 	case MethodComplete:
 		ok = caps.Completions != nil
 	case MethodSubscriptionsListen:
-		ok = listenAdvertised(caps)
+		ok = listenAdvertised(*caps)
 	}
 	if !ok {
 		return ErrMethodNotFound(method)

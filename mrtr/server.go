@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/state"
@@ -40,6 +41,7 @@ type Server struct {
 	templates registry[*templateEntry]
 	complete  CompletionHandler
 	hub       hub
+	caps      atomic.Pointer[ServerCapabilities] // capabilitiesLocked, cached
 }
 
 type toolEntry struct {
@@ -162,6 +164,7 @@ func NewServer(desc discover.Description, opts ...Option) (*Server, error) {
 		}
 		s.codec = c
 	}
+	s.changed(0)
 	if meta := desc.ServerInfoMeta(); meta != nil {
 		b, err := json.Marshal(meta[MetaServerInfo])
 		if err != nil {
@@ -262,7 +265,7 @@ func (s *Server) AddTool(t Tool, h Handler, opts ...RegisterOption) error {
 	if !s.tools.add(t.Name, &toolEntry{tool: t, wire: wire, handler: h, headers: headers, asks: c.asks}) {
 		return fmt.Errorf("mrtr: tool %q is already registered", t.Name)
 	}
-	s.hub.post(changeTools, "")
+	s.changed(changeTools)
 	return nil
 }
 
@@ -273,7 +276,7 @@ func (s *Server) RemoveTool(name string) bool {
 	if !s.tools.remove(name) {
 		return false
 	}
-	s.hub.post(changeTools, "")
+	s.changed(changeTools)
 	return true
 }
 
@@ -292,7 +295,7 @@ func (s *Server) AddPrompt(p Prompt, h Handler, opts ...RegisterOption) error {
 	if !s.prompts.add(p.Name, &promptEntry{prompt: p, wire: wire, handler: h, asks: c.asks}) {
 		return fmt.Errorf("mrtr: prompt %q is already registered", p.Name)
 	}
-	s.hub.post(changePrompts, "")
+	s.changed(changePrompts)
 	return nil
 }
 
@@ -303,7 +306,7 @@ func (s *Server) RemovePrompt(name string) bool {
 	if !s.prompts.remove(name) {
 		return false
 	}
-	s.hub.post(changePrompts, "")
+	s.changed(changePrompts)
 	return true
 }
 
@@ -322,7 +325,7 @@ func (s *Server) AddResource(r Resource, h Handler, opts ...RegisterOption) erro
 	if !s.resources.add(r.URI, &resourceEntry{resource: r, wire: wire, handler: h, asks: c.asks}) {
 		return fmt.Errorf("mrtr: resource %q is already registered", r.URI)
 	}
-	s.hub.post(changeResources, "")
+	s.changed(changeResources)
 	return nil
 }
 
@@ -347,7 +350,7 @@ func (s *Server) AddResourceTemplate(t ResourceTemplate, h Handler, opts ...Regi
 	if !s.templates.add(t.URITemplate, &templateEntry{template: t, wire: wire, match: re, vars: vars, handler: h, asks: c.asks}) {
 		return fmt.Errorf("mrtr: resource template %q is already registered", t.URITemplate)
 	}
-	s.hub.post(changeResources, "")
+	s.changed(changeResources)
 	return nil
 }
 
@@ -386,7 +389,23 @@ func (s *Server) SetCompletionHandler(h CompletionHandler) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.complete = h
+	s.changed(0)
 }
+
+// changed records a registry change: the advertised capabilities are
+// recomputed (they are read on every request) and listeners told. The
+// caller holds s.mu.
+func (s *Server) changed(bits uint8) {
+	caps := s.capabilitiesLocked()
+	s.caps.Store(&caps)
+	if bits != 0 {
+		s.hub.post(bits, "")
+	}
+}
+
+// advertised returns the capabilities as last computed; callers must not
+// modify them.
+func (s *Server) advertised() *ServerCapabilities { return s.caps.Load() }
 
 // Capabilities returns what the server advertises: its description's
 // capabilities together with those its registries imply.

@@ -10,7 +10,9 @@
 #      may report a WARNING or a FAILURE;
 #   4. runs the three not-scored 2026 server scenarios one by one, each of
 #      which must print "Passed: N/N, 0 failed, 0 warnings" with N >= 1 (an
-#      inapplicable scenario prints SKIPPED and exits 0, which is refused).
+#      inapplicable scenario prints SKIPPED and exits 0, which is refused);
+#   5. runs mrtrkit's own black-box suite (conformance/cmd/mrtrcheck), which
+#      must report no FAIL.
 #
 # Needs Go, curl, and Node >= 20 with npm: the suite itself runs on Node 22,
 # fetched by npx from the npm registry, so nothing is installed globally.
@@ -64,6 +66,7 @@ done
 # 1. Build.
 log "building the fixture server"
 (cd "$root" && go build -o "$work/server" ./conformance/server) || die "go build ./conformance/server failed"
+(cd "$root" && go build -o "$work/mrtrcheck" ./conformance/cmd/mrtrcheck) || die "go build ./conformance/cmd/mrtrcheck failed"
 
 # 2. Start and wait. With no port given the server binds port 0 and the
 # port is read back from its start-up log line, which leaves no window for
@@ -190,6 +193,15 @@ for scenario in "${EXTRA_SCENARIOS[@]}"; do
 	fi
 done
 
+# 5. mrtrkit's own black-box suite (conformance/suite): what the official
+# suite does not test, such as bit-flipped, replayed and oversized state.
+log "mrtrcheck (conformance/suite)"
+set +e
+"$work/mrtrcheck" -url "$url" | tee "$work/mrtrcheck.txt"
+mrtrcheck_rc=${PIPESTATUS[0]}
+set -e
+((mrtrcheck_rc == 0)) || failures+=("mrtrcheck exited $mrtrcheck_rc")
+
 # Summary.
 echo
 echo "=== mrtrkit conformance summary (suite $SUITE_VERSION, $REVISION) ==="
@@ -200,6 +212,9 @@ cat "$report"
 echo
 echo "--- not-scored scenarios run one by one ---"
 printf '%s\n' "${extra_summary[@]}"
+echo
+echo "--- mrtrcheck ---"
+tail -n 1 "$work/mrtrcheck.txt"
 echo
 echo "elapsed: $((SECONDS - start_time)) s"
 summarized=1

@@ -321,6 +321,14 @@ func (f *fixtures) registerMRTRTools() error {
 			h: mrtr.HandlerFunc(elicitAccount),
 		},
 		{
+			tool: mrtr.Tool{
+				Name:        "test_elicitation_twin",
+				Description: "Same as test_elicitation under another name: the target of cross-tool requestState replays",
+				InputSchema: json.RawMessage(`{"type":"object","properties":{"message":{"type":"string","description":"The message to show the user"}},"required":["message"]}`),
+			},
+			h: mrtr.HandlerFunc(elicitAccount),
+		},
+		{
 			tool: tool("test_elicitation_sep1034_defaults", "Elicits a form whose fields carry default values (SEP-1034)"),
 			h: gatherTool([]question{{
 				key: "defaults",

@@ -1,0 +1,36 @@
+// Command mrtrcheck checks an MCP 2026-07-28 server over Streamable HTTP
+// for the requestState, envelope, header and DNS-rebinding properties of
+// the conformance suite in package
+// github.com/mrtrkit/mrtrkit/conformance/suite, which the official MCP
+// conformance suite does not test.
+//
+// Usage:
+//
+//	mrtrcheck -url http://127.0.0.1:3001/mcp [-tool NAME] [-args JSON] [-alt-args JSON]
+//	          [-other-tool NAME] [-other-args JSON] [-token T] [-other-token T]
+//	          [-caps JSON] [-timeout D] [-slow-after D] [-run REGEXP] [-json] [-v]
+//	mrtrcheck -list [-json]
+//
+// -tool names a tool whose first call answers input_required with a
+// requestState; -args are its arguments and -alt-args other arguments it
+// accepts (derived from -args when not given). -other-tool names a second
+// tool for the cross-tool replay; -token and -other-token are bearer
+// tokens of two principals for the cross-principal replay, which is
+// reported NOT-RUN without them. Without -tool the defaults fit mrtrkit's
+// conformance fixture server:
+//
+//	go run ./conformance/server -addr 127.0.0.1:3999 &
+//	go run ./conformance/cmd/mrtrcheck -url http://127.0.0.1:3999/mcp
+//
+// mrtrcheck prints one line per scenario (PASS, FAIL, NOT-RUN or INFO,
+// with the reason), the exchanges behind every failure (every exchange
+// with -v), and the counts; -json prints the whole report as JSON. -list
+// prints every scenario with what it protects against.
+//
+// The exit status is 0 when no scenario fails (NOT-RUN and INFO do not
+// fail), 1 when one does or the run is interrupted, and 2 on usage
+// errors.
+//
+// mrtrcheck calls the tools it is given many times: point it at a test
+// deployment, or at tools without side effects.
+package main

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"regexp"
+	"syscall"
+
+	"github.com/mrtrkit/mrtrkit/conformance/suite"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0 // every scenario passed, was not run, or is informational
+	exitFail  = 1 // a scenario failed, or the run was interrupted
+	exitUsage = 2 // the command line is wrong
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run is the whole command: it parses args, runs the suite and writes the
+// report to stdout, and returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("mrtrcheck", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: mrtrcheck -url URL [flags]\n\n"+
+			"Checks an MCP 2026-07-28 server over Streamable HTTP for the requestState, envelope, header and\n"+
+			"DNS-rebinding properties listed by -list. It calls the tools it is given many times: point it at a\n"+
+			"test deployment, or at tools without side effects.\n\n"+
+			"Without -tool the defaults fit mrtrkit's conformance fixture server (go run ./conformance/server).\n\n"+
+			"Exit status: 0 when no scenario fails (NOT-RUN and INFO do not fail), 1 when one does, 2 on usage errors.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	var (
+		url        = fs.String("url", "", "MCP endpoint, e.g. http://127.0.0.1:3001/mcp (required)")
+		tool       = fs.String("tool", "", "tool whose first call answers input_required with a requestState (default "+suite.DefaultTool+" with the fixture defaults)")
+		argsJSON   = fs.String("args", "", "the tool's arguments, a JSON object (default {} with -tool, else "+suite.DefaultArgs+")")
+		altJSON    = fs.String("alt-args", "", "other arguments the tool accepts, for the replay with other arguments (default: derived from -args)")
+		otherTool  = fs.String("other-tool", "", "a second tool for the cross-tool replay (default "+suite.DefaultOtherTool+" without -tool; with -tool, the replay is not run unless this is given)")
+		otherJSON  = fs.String("other-args", "", "arguments for -other-tool (default: -args)")
+		token      = fs.String("token", "", "bearer token of a principal, sent on every request")
+		otherToken = fs.String("other-token", "", "bearer token of a second principal, for the cross-principal replay")
+		caps       = fs.String("caps", "", "client capabilities to declare, a JSON object (default "+suite.DefaultCapabilities+")")
+		timeout    = fs.Duration("timeout", suite.DefaultTimeout, "limit for one HTTP exchange")
+		slowAfter  = fs.Duration("slow-after", suite.DefaultSlowAfter, "how long the refusal of a huge requestState may take")
+		runRE      = fs.String("run", "", "run only the scenarios whose id matches this regular expression (the baseline runs when one needs it)")
+		asJSON     = fs.Bool("json", false, "print the report as JSON")
+		verbose    = fs.Bool("v", false, "print every exchange of every scenario, not only of failed ones")
+		list       = fs.Bool("list", false, "list the scenarios and exit")
+	)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		return usage(stderr, fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	if *list {
+		return listScenarios(stdout, *asJSON)
+	}
+	if *url == "" {
+		return usage(stderr, errors.New("-url is required"))
+	}
+	cfg := suite.Config{
+		URL:        *url,
+		Tool:       *tool,
+		OtherTool:  *otherTool,
+		Token:      *token,
+		OtherToken: *otherToken,
+		Timeout:    *timeout,
+		SlowAfter:  *slowAfter,
+	}
+	for _, j := range []struct {
+		flag string
+		val  string
+		dst  *json.RawMessage
+	}{
+		{"-args", *argsJSON, &cfg.Args},
+		{"-alt-args", *altJSON, &cfg.AltArgs},
+		{"-other-args", *otherJSON, &cfg.OtherArgs},
+		{"-caps", *caps, &cfg.Capabilities},
+	} {
+		if j.val == "" {
+			continue
+		}
+		if !json.Valid([]byte(j.val)) {
+			return usage(stderr, fmt.Errorf("%s is not valid JSON: %s", j.flag, j.val))
+		}
+		*j.dst = json.RawMessage(j.val)
+	}
+	if *runRE != "" {
+		re, err := regexp.Compile(*runRE)
+		if err != nil {
+			return usage(stderr, fmt.Errorf("-run: %w", err))
+		}
+		cfg.Select = re.MatchString
+	}
+	if *timeout <= 0 || *slowAfter <= 0 {
+		return usage(stderr, errors.New("-timeout and -slow-after must be positive"))
+	}
+
+	rep, err := suite.Run(ctx, cfg)
+	var cerr *suite.ConfigError
+	if errors.As(err, &cerr) {
+		return usage(stderr, cerr.Err)
+	}
+	if rep != nil {
+		if *asJSON {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			if werr := enc.Encode(rep); werr != nil {
+				fmt.Fprintln(stderr, "mrtrcheck:", werr)
+				return exitFail
+			}
+		} else if werr := rep.WriteText(stdout, *verbose); werr != nil {
+			fmt.Fprintln(stderr, "mrtrcheck:", werr)
+			return exitFail
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "mrtrcheck: run stopped:", err)
+		return exitFail
+	}
+	if rep.Failed() {
+		return exitFail
+	}
+	return exitOK
+}
+
+func usage(stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "mrtrcheck: %v\nRun mrtrcheck -h for help.\n", err)
+	return exitUsage
+}
+
+// listScenarios prints every scenario with what it protects against.
+func listScenarios(w io.Writer, asJSON bool) int {
+	all := suite.Scenarios()
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(all); err != nil {
+			return exitFail
+		}
+		return exitOK
+	}
+	for _, s := range all {
+		kind := ""
+		if s.Informational {
+			kind = " (informational)"
+		}
+		fmt.Fprintf(w, "%s%s\n  %s\n  %s\n\n", s.ID, kind, s.Title, s.Why)
+	}
+	return exitOK
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/mrtrkit/mrtrkit/conformance/suite"
+	"github.com/mrtrkit/mrtrkit/discover"
+	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/mrtrkit/mrtrkit/state"
+	"github.com/mrtrkit/mrtrkit/transport/streamablehttp"
+)
+
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// goodServer serves, with mrtrkit, a tool "ask" and its twin "ask_twin"
+// that ask for a name and then complete.
+func goodServer(t *testing.T) string {
+	t.Helper()
+	ring, err := state.GenerateKeyRing()
+	if err != nil {
+		t.Fatal(err)
+	}
+	codec, err := state.NewAEAD(ring)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mrtr.NewServer(discover.Description{
+		Server:       discover.Implementation{Name: "cli-test", Version: "1"},
+		Capabilities: discover.Capabilities{Tools: &discover.ListChanged{}},
+	}, mrtr.WithCodec(codec), mrtr.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := mrtr.HandlerFunc(func(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		if a, ok := req.Responses.Elicitation("name"); ok && a.Accepted() {
+			return &mrtr.CallToolResult{Content: []mrtr.Content{mrtr.Text("hello")}}, nil
+		}
+		return mrtr.Ask("name", &mrtr.ElicitRequest{
+			Message:         "Name?",
+			RequestedSchema: &mrtr.ElicitSchema{Type: "object", Properties: map[string]json.RawMessage{"name": json.RawMessage(`{"type":"string"}`)}},
+		}), nil
+	})
+	schema := json.RawMessage(`{"type":"object","properties":{"topic":{"type":"string"}}}`)
+	for _, name := range []string{"ask", "ask_twin"} {
+		if err := srv.AddTool(mrtr.Tool{Name: name, InputSchema: schema}, h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	handler, err := streamablehttp.New(srv, streamablehttp.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(handler)
+	t.Cleanup(ts.Close)
+	return ts.URL + "/mcp"
+}
+
+// acceptAnyState is a server that asks once and then accepts any
+// requestState at all.
+func acceptAnyState(t *testing.T) string {
+	t.Helper()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				InputResponses json.RawMessage `json:"inputResponses"`
+			} `json:"params"`
+		}
+		body, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(body, &msg)
+		w.Header().Set("Content-Type", "application/json")
+		result := `{"resultType":"input_required","requestState":"c3RhdGU","inputRequests":{"name":{"method":"elicitation/create","params":{"message":"Name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}}}}`
+		switch {
+		case msg.Method == "tools/list":
+			result = `{"tools":[{"name":"ask","inputSchema":{"type":"object"}},{"name":"ask_twin","inputSchema":{"type":"object"}}]}`
+		case len(msg.Params.InputResponses) > 0:
+			result = `{"resultType":"complete","content":[]}`
+		}
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(msg.ID)+`,"result":`+result+`}`)
+	}))
+	t.Cleanup(ts.Close)
+	return ts.URL + "/mcp"
+}
+
+func TestUsageErrors(t *testing.T) {
+	for name, args := range map[string][]string{
+		"no url":          {},
+		"bad flag":        {"-nope"},
+		"extra argument":  {"-url", "http://127.0.0.1:1/mcp", "extra"},
+		"args not JSON":   {"-url", "http://127.0.0.1:1/mcp", "-args", "{"},
+		"args not object": {"-url", "http://127.0.0.1:1/mcp", "-args", "[]"},
+		"caps not JSON":   {"-url", "http://127.0.0.1:1/mcp", "-caps", "x"},
+		"bad regexp":      {"-url", "http://127.0.0.1:1/mcp", "-run", "("},
+		"bad url":         {"-url", "127.0.0.1:1/mcp"},
+		"same tool":       {"-url", "http://127.0.0.1:1/mcp", "-tool", "a", "-other-tool", "a"},
+		"same tokens":     {"-url", "http://127.0.0.1:1/mcp", "-token", "x", "-other-token", "x"},
+		"zero timeout":    {"-url", "http://127.0.0.1:1/mcp", "-timeout", "0s"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, args...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d; stdout %q stderr %q", code, exitUsage, out, errOut)
+			}
+			if out != "" {
+				t.Errorf("usage error wrote to stdout: %q", out)
+			}
+		})
+	}
+	if code, _, errOut := runCLI(t, "-h"); code != exitOK || !strings.Contains(errOut, "Usage: mrtrcheck") {
+		t.Errorf("-h: exit %d, %q", code, errOut)
+	}
+}
+
+func TestList(t *testing.T) {
+	code, out, _ := runCLI(t, "-list")
+	if code != exitOK || !strings.Contains(out, "state.flip-middle") || !strings.Contains(out, "(informational)") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, "-list", "-json")
+	var all []suite.Scenario
+	if code != exitOK || json.Unmarshal([]byte(out), &all) != nil || len(all) != len(suite.Scenarios()) {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+}
+
+func TestGoodServerExitsZero(t *testing.T) {
+	url := goodServer(t)
+	code, out, errOut := runCLI(t, "-url", url, "-tool", "ask", "-args", `{"topic":"x"}`, "-other-tool", "ask_twin", "-json")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	var rep suite.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("the JSON report does not decode: %v\n%s", err, out)
+	}
+	if rep.Counts[suite.Fail] != 0 || rep.Counts[suite.NotRun] != 1 || rep.Counts[suite.Pass] < 20 {
+		t.Errorf("counts %v", rep.Counts)
+	}
+	if res, ok := rep.Result("replay.other-principal"); !ok || res.Status != suite.NotRun {
+		t.Errorf("replay.other-principal: %+v", res)
+	}
+}
+
+func TestWeakServerExitsOne(t *testing.T) {
+	url := acceptAnyState(t)
+	code, out, errOut := runCLI(t, "-url", url, "-tool", "ask", "-other-tool", "ask_twin", "-run", `^(state\.flip|replay\.)`)
+	if code != exitFail {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"baseline.round-trip", "state.flip-middle", "FAIL", "accepted: HTTP 200, result complete", "scenarios:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "envelope.") {
+		t.Errorf("-run did not select:\n%s", out)
+	}
+}
+
+func TestUnreachableServerExitsOne(t *testing.T) {
+	code, out, _ := runCLI(t, "-url", "http://127.0.0.1:1/mcp", "-timeout", "2s", "-run", "^http\\.get$")
+	if code != exitFail || !strings.Contains(out, "http.get") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+}

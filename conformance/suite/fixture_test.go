@@ -1,0 +1,100 @@
+package suite
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+)
+
+// fixturePackage is mrtrkit's conformance fixture server, a main package.
+const fixturePackage = "github.com/mrtrkit/mrtrkit/conformance/server"
+
+// startFixtureServer builds the fixture server, starts it on a free
+// loopback port and returns its URL. The server is stopped when the test
+// ends.
+func startFixtureServer(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the fixture server; skipped with -short")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is not on PATH")
+	}
+	bin := filepath.Join(t.TempDir(), "fixture-server")
+	build := exec.Command(goTool, "build", "-o", bin, fixturePackage)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", fixturePackage, err, out)
+	}
+
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-path", "/mcp")
+	cmd.Env = append(os.Environ(), "MRTRKIT_STATE_KEYS=")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+
+	// The server logs the URL it listens on; the rest of its log is
+	// drained so that it never blocks on a full pipe.
+	urls := make(chan string, 1)
+	go func() {
+		defer close(done)
+		listening := regexp.MustCompile(`url=(http://\S+)`)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
+				select {
+				case urls <- m[1]:
+				default:
+				}
+			}
+		}
+		_, _ = io.Copy(io.Discard, stderr)
+		_ = cmd.Wait()
+	}()
+	select {
+	case u := <-urls:
+		return u
+	case <-done:
+		t.Fatal("the fixture server exited before listening")
+	case <-time.After(30 * time.Second):
+		t.Fatal("the fixture server did not report its URL in 30 s")
+	}
+	return ""
+}
+
+// TestFixtureServerPassesEverything runs the suite with its defaults
+// against the real fixture server. The fixture server has no
+// authentication, so the cross-principal replay cannot run.
+func TestFixtureServerPassesEverything(t *testing.T) {
+	url := startFixtureServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rep, err := Run(ctx, Config{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireAllPass(t, rep, "replay.other-principal")
+	if t.Failed() {
+		_ = rep.WriteText(os.Stderr, true)
+	}
+}

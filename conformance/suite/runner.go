@@ -1,0 +1,387 @@
+package suite
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// ConfigError is the error Run returns for a Config it cannot use.
+type ConfigError struct{ Err error }
+
+// Error says what is wrong with the Config.
+func (e *ConfigError) Error() string { return "suite: invalid configuration: " + e.Err.Error() }
+
+// Unwrap returns the underlying error.
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// Run checks the server at cfg.URL with every scenario cfg selects, one
+// after another, and reports each verdict. Failures of the server, of the
+// network included, are verdicts, not errors: Run returns an error only
+// for an invalid Config (a *ConfigError), or the context's error when ctx
+// ends, together with the results so far.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	c, err := cfg.normalize()
+	if err != nil {
+		return nil, &ConfigError{err}
+	}
+	r := newRunner(c)
+	rep := &Report{URL: c.URL, Tool: c.Tool, OtherTool: c.OtherTool, Started: time.Now(), Counts: map[Status]int{}}
+	defer func() { rep.ElapsedMS = time.Since(rep.Started).Milliseconds() }()
+
+	var chosen []Scenario
+	needBaseline := false
+	for _, s := range catalogue {
+		if s.ID == baselineID || (c.Select != nil && !c.Select(s.ID)) {
+			continue
+		}
+		chosen = append(chosen, s)
+		needBaseline = needBaseline || s.needsBaseline
+	}
+	if needBaseline || c.Select == nil || c.Select(baselineID) {
+		chosen = append([]Scenario{catalogue[0]}, chosen...)
+	}
+	for _, s := range chosen {
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
+		var res Result
+		switch {
+		case s.ID == baselineID:
+			res = r.baseline(ctx)
+		case s.needsBaseline && r.base != nil && r.base.Status != Pass:
+			res = notRun("the baseline did not pass (see " + baselineID + ")")
+		default:
+			res = s.run(ctx, r)
+		}
+		if err := ctx.Err(); err != nil {
+			// The exchanges cut short by ctx are no verdict on the server.
+			return rep, err
+		}
+		res.ID, res.Title = s.ID, s.Title
+		rep.Results = append(rep.Results, res)
+		rep.Counts[res.Status]++
+	}
+	return rep, ctx.Err()
+}
+
+// runner holds what the scenarios of one run share.
+type runner struct {
+	cfg    Config
+	client *http.Client
+	nextID int64
+
+	// From tools/list, read once: the input schema of each tool, and the
+	// evidence of the listing.
+	listed   bool
+	tools    map[string]json.RawMessage
+	listEv   []Evidence
+	listFail string
+
+	// The baseline's verdict, once judged.
+	base *Result
+}
+
+func newRunner(c Config) *runner {
+	hc := c.HTTPClient
+	if hc == nil {
+		hc = &http.Client{
+			Transport: http.DefaultTransport.(*http.Transport).Clone(),
+			CheckRedirect: func(*http.Request, []*http.Request) error {
+				return http.ErrUseLastResponse
+			},
+		}
+	}
+	return &runner{cfg: c, client: hc}
+}
+
+// id returns a fresh JSON-RPC request id.
+func (r *runner) id() int64 {
+	r.nextID++
+	return r.nextID
+}
+
+// meta renders the _meta of a request declaring version.
+func (r *runner) meta(version string) json.RawMessage {
+	return object(
+		m(metaProtocolVersion, str(version)),
+		m(metaClientCapabilities, r.cfg.Capabilities),
+		m(metaClientInfo, json.RawMessage(`{"name":"mrtrcheck","version":"1"}`)),
+	)
+}
+
+// envelope renders a JSON-RPC request.
+func envelope(id int64, method string, params json.RawMessage) []byte {
+	return object(
+		m("jsonrpc", str("2.0")),
+		m("id", json.RawMessage(strconv.FormatInt(id, 10))),
+		m("method", str(method)),
+		m("params", params),
+	)
+}
+
+// header returns the headers of a POST for method, authenticated as the
+// main principal, or the other one.
+func (r *runner) header(method string, otherPrincipal bool) http.Header {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "application/json, text/event-stream")
+	h.Set("MCP-Protocol-Version", ProtocolVersion)
+	h.Set("Mcp-Method", method)
+	tok := r.cfg.Token
+	if otherPrincipal {
+		tok = r.cfg.OtherToken
+	}
+	if tok != "" {
+		h.Set("Authorization", "Bearer "+tok)
+	}
+	return h
+}
+
+// listProbe returns a well-formed tools/list request; scenarios about the
+// envelope and the HTTP layer alter it.
+func (r *runner) listProbe(label string) probe {
+	id := r.id()
+	return probe{
+		label:  label,
+		body:   envelope(id, "tools/list", object(m("_meta", r.meta(ProtocolVersion)))),
+		header: r.header("tools/list", false),
+		id:     id,
+	}
+}
+
+// callSpec describes one tools/call.
+type callSpec struct {
+	label   string
+	tool    string
+	args    json.RawMessage
+	answers json.RawMessage // params.inputResponses; nil: absent
+	state   json.RawMessage // params.requestState, any JSON value; nil: absent
+	other   bool            // authenticate as the other principal
+	name    string          // the Mcp-Name header value; "" derives it from tool
+}
+
+// callProbe builds the request for a tools/call.
+func (r *runner) callProbe(cs callSpec) probe {
+	params := []member{m("name", str(cs.tool)), m("arguments", cs.args)}
+	if cs.answers != nil {
+		params = append(params, m("inputResponses", cs.answers))
+	}
+	if cs.state != nil {
+		params = append(params, m("requestState", cs.state))
+	}
+	params = append(params, m("_meta", r.meta(ProtocolVersion)))
+	id := r.id()
+	h := r.header("tools/call", cs.other)
+	if cs.name != "" {
+		h.Set("Mcp-Name", cs.name)
+	} else {
+		h.Set("Mcp-Name", encodeHeaderValue(cs.tool))
+	}
+	for k, v := range r.paramHeaders(cs.tool, cs.args) {
+		h.Set(k, v)
+	}
+	return probe{label: cs.label, body: envelope(id, "tools/call", object(params...)), header: h, id: id}
+}
+
+// call sends a tools/call, after reading tools/list for the
+// Mcp-Param-* headers if that has not been done.
+func (r *runner) call(ctx context.Context, cs callSpec) reply {
+	r.listTools(ctx)
+	return r.send(ctx, r.callProbe(cs))
+}
+
+// listTools reads tools/list once, following nextCursor, and keeps every
+// tool's input schema for the Mcp-Param-* headers.
+func (r *runner) listTools(ctx context.Context) {
+	if r.listed {
+		return
+	}
+	r.listed = true
+	r.tools = map[string]json.RawMessage{}
+	var cursor string
+	for page := 0; page < 50; page++ {
+		params := []member{}
+		if cursor != "" {
+			params = append(params, m("cursor", str(cursor)))
+		}
+		params = append(params, m("_meta", r.meta(ProtocolVersion)))
+		id := r.id()
+		rep := r.send(ctx, probe{label: "tools/list", body: envelope(id, "tools/list", object(params...)), header: r.header("tools/list", false), id: id})
+		r.listEv = append(r.listEv, rep.Evidence)
+		if !rep.isResult() {
+			r.listFail = "tools/list failed: " + rep.String()
+			return
+		}
+		var list struct {
+			Tools []struct {
+				Name        string          `json:"name"`
+				InputSchema json.RawMessage `json:"inputSchema"`
+			} `json:"tools"`
+			NextCursor string `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(rep.result, &list); err != nil {
+			r.listFail = "tools/list result does not decode: " + err.Error()
+			return
+		}
+		for _, t := range list.Tools {
+			r.tools[t.Name] = t.InputSchema
+		}
+		if list.NextCursor == "" {
+			return
+		}
+		cursor = list.NextCursor
+	}
+}
+
+// paramHeaders returns the Mcp-Param-* headers a call of tool with args
+// must carry: one for every property its input schema marks with
+// x-mcp-header whose argument is present and not null.
+func (r *runner) paramHeaders(tool string, args json.RawMessage) map[string]string {
+	schema := r.tools[tool]
+	if len(schema) == 0 || !bytes.Contains(schema, []byte("x-mcp-header")) {
+		return nil
+	}
+	var root map[string]any
+	if json.Unmarshal(schema, &root) != nil {
+		return nil
+	}
+	var argv map[string]any
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	if dec.Decode(&argv) != nil {
+		return nil
+	}
+	out := map[string]string{}
+	var walk func(schema map[string]any, args map[string]any)
+	walk = func(schema map[string]any, args map[string]any) {
+		props, _ := schema["properties"].(map[string]any)
+		names := make([]string, 0, len(props))
+		for k := range props {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			p, _ := props[k].(map[string]any)
+			v, present := args[k]
+			if p == nil || !present || v == nil {
+				continue
+			}
+			if h, ok := p["x-mcp-header"].(string); ok && h != "" {
+				if s, ok := headerScalar(v); ok {
+					out["Mcp-Param-"+h] = s
+				}
+			}
+			if sub, ok := v.(map[string]any); ok {
+				walk(p, sub)
+			}
+		}
+	}
+	walk(root, argv)
+	return out
+}
+
+// headerScalar renders an argument for an Mcp-Param-* header.
+func headerScalar(v any) (string, bool) {
+	switch t := v.(type) {
+	case string:
+		return encodeHeaderValue(t), true
+	case bool:
+		return strconv.FormatBool(t), true
+	case json.Number:
+		return t.String(), true
+	}
+	return "", false
+}
+
+// firstCall is a fresh first call of the configured tool that answered
+// input_required with a requestState, and answers to its questions.
+type firstCall struct {
+	reply
+	state   string
+	answers json.RawMessage
+}
+
+// first makes a fresh first call. When it does not yield a state to work
+// with, the returned Result says why the scenario is not run.
+func (r *runner) first(ctx context.Context, other bool) (*firstCall, *Result) {
+	rep := r.call(ctx, callSpec{label: "first call of " + r.cfg.Tool + " (no requestState)", tool: r.cfg.Tool, args: r.cfg.Args, other: other})
+	f := &firstCall{reply: rep}
+	if rep.ResultType != "input_required" {
+		res := notRun("the first call did not answer input_required: "+rep.String(), rep.Evidence)
+		return nil, &res
+	}
+	s, ok := rep.stateString()
+	if !ok {
+		res := notRun("the first call carried no requestState string", rep.Evidence)
+		return nil, &res
+	}
+	f.state = s
+	answers, err := answerAll(rep.inputRequests)
+	if err != nil {
+		res := notRun("cannot answer the first call: "+err.Error(), rep.Evidence)
+		return nil, &res
+	}
+	if f.answers, err = json.Marshal(answers); err != nil {
+		res := notRun("cannot encode the answers: "+err.Error(), rep.Evidence)
+		return nil, &res
+	}
+	return f, nil
+}
+
+// Verdict helpers.
+
+func verdict(s Status, reason string, ev ...Evidence) Result {
+	return Result{Status: s, Reason: reason, Evidence: ev}
+}
+func pass(reason string, ev ...Evidence) Result   { return verdict(Pass, reason, ev...) }
+func fail(reason string, ev ...Evidence) Result   { return verdict(Fail, reason, ev...) }
+func notRun(reason string, ev ...Evidence) Result { return verdict(NotRun, reason, ev...) }
+func info(reason string, ev ...Evidence) Result   { return verdict(Info, reason, ev...) }
+
+// expectRefusal judges an exchange that must end in a JSON-RPC error: a
+// result of any kind fails, and so does a server error (HTTP 5xx) or an
+// answer without a JSON-RPC error.
+func expectRefusal(rep reply, before ...Evidence) Result {
+	ev := append(append([]Evidence(nil), before...), rep.Evidence)
+	switch {
+	case rep.isRPCError() && rep.HTTPStatus < 500:
+		return pass("refused: "+rep.String(), ev...)
+	case rep.isRPCError():
+		return fail("the server failed instead of refusing: "+rep.String(), ev...)
+	case rep.isResult():
+		return fail("accepted: "+rep.String(), ev...)
+	}
+	return fail("no JSON-RPC error: "+describeNoRPC(rep), ev...)
+}
+
+// expectCode judges an exchange that must end in the JSON-RPC error code,
+// with the HTTP status when status is not 0.
+func expectCode(rep reply, code, status int, before ...Evidence) Result {
+	ev := append(append([]Evidence(nil), before...), rep.Evidence)
+	switch {
+	case rep.isRPCError() && rep.Error.Code == code && (status == 0 || rep.HTTPStatus == status):
+		return pass("refused as required: "+rep.String(), ev...)
+	case rep.isRPCError() && rep.Error.Code == code:
+		return fail(fmt.Sprintf("right error, wrong HTTP status (want %d): %s", status, rep.String()), ev...)
+	case rep.isRPCError():
+		return fail(fmt.Sprintf("want error %d: %s", code, rep.String()), ev...)
+	case rep.isResult():
+		return fail("accepted: "+rep.String(), ev...)
+	}
+	return fail(fmt.Sprintf("want error %d, got no JSON-RPC error: %s", code, describeNoRPC(rep)), ev...)
+}
+
+// describeNoRPC describes an exchange without a JSON-RPC response.
+func describeNoRPC(rep reply) string {
+	s := rep.String()
+	if rep.Body != "" {
+		s += ", body " + strconv.Quote(clip(rep.Body, 60))
+	}
+	return s
+}

@@ -15,9 +15,15 @@ const (
 
 // Annotations are hints about how a client should use an object.
 type Annotations struct {
-	Audience     []Role   `json:"audience,omitempty"`
-	Priority     *float64 `json:"priority,omitempty"`
-	LastModified string   `json:"lastModified,omitempty"`
+	// Audience lists who the object is meant for: the user, the
+	// assistant, or both.
+	Audience []Role `json:"audience,omitempty"`
+	// Priority is how important the object is, from 0 (optional) to 1
+	// (required); nil means unstated.
+	Priority *float64 `json:"priority,omitempty"`
+	// LastModified is when the object last changed, as an ISO 8601
+	// timestamp (lastModified).
+	LastModified string `json:"lastModified,omitempty"`
 }
 
 // Content is one block of a tool result or a prompt message: a
@@ -29,55 +35,83 @@ type Content interface {
 
 // TextContent is text.
 type TextContent struct {
-	Text        string       `json:"text"`
+	// Text is the text itself.
+	Text string `json:"text"`
+	// Annotations are optional hints about the block.
 	Annotations *Annotations `json:"annotations,omitempty"`
-	Meta        Object       `json:"_meta,omitempty"`
+	// Meta is the block's _meta, passed through as is.
+	Meta Object `json:"_meta,omitempty"`
 }
 
 // ImageContent is a base64-encoded image.
 type ImageContent struct {
-	Data        string       `json:"data"`
-	MIMEType    string       `json:"mimeType"`
+	// Data is the image, base64-encoded.
+	Data string `json:"data"`
+	// MIMEType is the image's media type, such as image/png (mimeType).
+	MIMEType string `json:"mimeType"`
+	// Annotations are optional hints about the block.
 	Annotations *Annotations `json:"annotations,omitempty"`
-	Meta        Object       `json:"_meta,omitempty"`
+	// Meta is the block's _meta, passed through as is.
+	Meta Object `json:"_meta,omitempty"`
 }
 
 // AudioContent is base64-encoded audio.
 type AudioContent struct {
-	Data        string       `json:"data"`
-	MIMEType    string       `json:"mimeType"`
+	// Data is the audio, base64-encoded.
+	Data string `json:"data"`
+	// MIMEType is the audio's media type, such as audio/wav (mimeType).
+	MIMEType string `json:"mimeType"`
+	// Annotations are optional hints about the block.
 	Annotations *Annotations `json:"annotations,omitempty"`
-	Meta        Object       `json:"_meta,omitempty"`
+	// Meta is the block's _meta, passed through as is.
+	Meta Object `json:"_meta,omitempty"`
 }
 
 // ResourceLink points at a resource the client may read.
 type ResourceLink struct {
-	URI         string       `json:"uri"`
-	Name        string       `json:"name"`
-	Title       string       `json:"title,omitempty"`
-	Description string       `json:"description,omitempty"`
-	MIMEType    string       `json:"mimeType,omitempty"`
-	Size        *int64       `json:"size,omitempty"`
-	Icons       []Icon       `json:"icons,omitempty"`
+	// URI is the resource's URI, for resources/read.
+	URI string `json:"uri"`
+	// Name is the resource's name.
+	Name string `json:"name"`
+	// Title is the resource's display name.
+	Title string `json:"title,omitempty"`
+	// Description says what the resource holds.
+	Description string `json:"description,omitempty"`
+	// MIMEType is the resource's media type, when known (mimeType).
+	MIMEType string `json:"mimeType,omitempty"`
+	// Size is the resource's size in bytes; nil when unknown.
+	Size *int64 `json:"size,omitempty"`
+	// Icons are icons the client may show for the resource.
+	Icons []Icon `json:"icons,omitempty"`
+	// Annotations are optional hints about the block.
 	Annotations *Annotations `json:"annotations,omitempty"`
-	Meta        Object       `json:"_meta,omitempty"`
+	// Meta is the block's _meta, passed through as is.
+	Meta Object `json:"_meta,omitempty"`
 }
 
 // EmbeddedResource carries a resource's contents inline.
 type EmbeddedResource struct {
-	Resource    ResourceContents `json:"resource"`
-	Annotations *Annotations     `json:"annotations,omitempty"`
-	Meta        Object           `json:"_meta,omitempty"`
+	// Resource is the embedded contents.
+	Resource ResourceContents `json:"resource"`
+	// Annotations are optional hints about the block.
+	Annotations *Annotations `json:"annotations,omitempty"`
+	// Meta is the block's _meta, passed through as is.
+	Meta Object `json:"_meta,omitempty"`
 }
 
 // ResourceContents is the content of a resource: Text or Blob (base64),
 // exactly one of them.
 type ResourceContents struct {
-	URI      string  `json:"uri"`
-	MIMEType string  `json:"mimeType,omitempty"`
-	Text     *string `json:"text,omitempty"`
-	Blob     *string `json:"blob,omitempty"`
-	Meta     Object  `json:"_meta,omitempty"`
+	// URI is the URI of the resource the contents belong to.
+	URI string `json:"uri"`
+	// MIMEType is the contents' media type, when known (mimeType).
+	MIMEType string `json:"mimeType,omitempty"`
+	// Text is the contents as text; nil for binary contents.
+	Text *string `json:"text,omitempty"`
+	// Blob is the contents as base64-encoded bytes; nil for text contents.
+	Blob *string `json:"blob,omitempty"`
+	// Meta is the contents' _meta, passed through as is.
+	Meta Object `json:"_meta,omitempty"`
 }
 
 // TextResource returns text contents for uri.

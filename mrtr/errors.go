@@ -48,9 +48,13 @@ func (c Code) String() string {
 // Error is a JSON-RPC error as it goes on the wire. Build one with the
 // constructors in this file; HTTPStatus maps it to a status code.
 type Error struct {
-	Code    Code   `json:"code"`
+	// Code is the JSON-RPC error code.
+	Code Code `json:"code"`
+	// Message is a short description of the error, for people.
 	Message string `json:"message"`
-	Data    any    `json:"data,omitempty"`
+	// Data is extra detail the client can act on, such as
+	// requiredCapabilities for -32021; nil for none.
+	Data any `json:"data,omitempty"`
 
 	// envelope marks a -32602 raised while validating the request envelope
 	// (_meta), which is answered with HTTP 400 rather than in-band.

@@ -74,9 +74,10 @@ func (f HandlerFunc) Handle(ctx context.Context, req *Request) (Result, error) {
 type Request struct {
 	// Method is "tools/call", "prompts/get" or "resources/read".
 	Method string
-	// Name is the tool or prompt name; URI the resource URI.
+	// Name is the tool or prompt name; "" for resources/read.
 	Name string
-	URI  string
+	// URI is the resource URI; "" for tools/call and prompts/get.
+	URI string
 	// Arguments are the tool arguments as sent ({} when absent).
 	Arguments json.RawMessage
 	// PromptArguments are the prompt arguments.

@@ -2,6 +2,7 @@ package mrtr
 
 // Inbound is one parsed message handed to the Server by a transport.
 type Inbound struct {
+	// Message is the parsed request or notification (see ParseMessage).
 	Message *Message
 	// Principal is who the transport authenticated; "" when anonymous.
 	// It comes from the transport's authenticator, never from clientInfo.
@@ -19,16 +20,22 @@ type Inbound struct {
 
 // Mirror holds the header copies of body values that a transport carries.
 type Mirror struct {
+	// ProtocolVersion is the MCP-Protocol-Version header.
 	ProtocolVersion HeaderValue
-	Method          HeaderValue
-	Name            HeaderValue
+	// Method is the Mcp-Method header.
+	Method HeaderValue
+	// Name is the Mcp-Name header: the tool or prompt name, or the
+	// resource URI.
+	Name HeaderValue
 	// Params are the Mcp-Param-{Name} values, keyed by the lower-cased Name.
 	Params map[string]HeaderValue
 }
 
 // HeaderValue is one decoded header value.
 type HeaderValue struct {
-	Value   string
+	// Value is the decoded value, usable when Present and not Invalid.
+	Value string
+	// Present reports whether the header was sent.
 	Present bool
 	// Invalid, when not empty, says why the raw value could not be decoded
 	// (bad characters, broken base64 form); the value is then unusable.

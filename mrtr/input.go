@@ -23,66 +23,105 @@ type InputRequest interface {
 // SamplingRequest asks the client's model for a completion
 // (sampling/createMessage).
 type SamplingRequest struct {
-	Messages         []SamplingMessage `json:"messages" validate:"required,min=1,dive"`
+	// Messages is the conversation to complete: at least one message.
+	Messages []SamplingMessage `json:"messages" validate:"required,min=1,dive"`
+	// ModelPreferences guide the client's choice of model
+	// (modelPreferences); nil leaves the choice to the client.
 	ModelPreferences *ModelPreferences `json:"modelPreferences,omitempty"`
-	SystemPrompt     string            `json:"systemPrompt,omitempty"`
-	IncludeContext   string            `json:"includeContext,omitempty" validate:"omitempty,oneof=none thisServer allServers"`
-	Temperature      *float64          `json:"temperature,omitempty"`
-	MaxTokens        int               `json:"maxTokens" validate:"gt=0"`
-	StopSequences    []string          `json:"stopSequences,omitempty"`
-	Metadata         Object            `json:"metadata,omitempty"`
-	Tools            []Tool            `json:"tools,omitempty"`
-	ToolChoice       *ToolChoice       `json:"toolChoice,omitempty"`
+	// SystemPrompt is the system prompt to use (systemPrompt).
+	SystemPrompt string `json:"systemPrompt,omitempty"`
+	// IncludeContext asks the client to add context from MCP servers
+	// (includeContext): "none", "thisServer" or "allServers". Values
+	// other than "none" are deprecated and need sampling.context.
+	IncludeContext string `json:"includeContext,omitempty" validate:"omitempty,oneof=none thisServer allServers"`
+	// Temperature is the sampling temperature; nil leaves it to the client.
+	Temperature *float64 `json:"temperature,omitempty"`
+	// MaxTokens is the most tokens the model may produce (maxTokens); it
+	// must be positive.
+	MaxTokens int `json:"maxTokens" validate:"gt=0"`
+	// StopSequences are strings that end the generation (stopSequences).
+	StopSequences []string `json:"stopSequences,omitempty"`
+	// Metadata is provider-specific data for the client to pass on.
+	Metadata Object `json:"metadata,omitempty"`
+	// Tools are tools the model may call while sampling; they need the
+	// sampling.tools capability.
+	Tools []Tool `json:"tools,omitempty"`
+	// ToolChoice says whether the model may, must or must not call Tools
+	// (toolChoice); it needs the sampling.tools capability.
+	ToolChoice *ToolChoice `json:"toolChoice,omitempty"`
 }
 
 // ModelPreferences are the server's preferences for model selection.
 // Priorities are in [0,1].
 type ModelPreferences struct {
-	Hints                []ModelHint `json:"hints,omitempty"`
-	CostPriority         *float64    `json:"costPriority,omitempty" validate:"omitempty,gte=0,lte=1"`
-	SpeedPriority        *float64    `json:"speedPriority,omitempty" validate:"omitempty,gte=0,lte=1"`
-	IntelligencePriority *float64    `json:"intelligencePriority,omitempty" validate:"omitempty,gte=0,lte=1"`
+	// Hints name preferred models or model families, most preferred first.
+	Hints []ModelHint `json:"hints,omitempty"`
+	// CostPriority is how much a low cost matters (costPriority).
+	CostPriority *float64 `json:"costPriority,omitempty" validate:"omitempty,gte=0,lte=1"`
+	// SpeedPriority is how much a fast answer matters (speedPriority).
+	SpeedPriority *float64 `json:"speedPriority,omitempty" validate:"omitempty,gte=0,lte=1"`
+	// IntelligencePriority is how much a capable model matters
+	// (intelligencePriority).
+	IntelligencePriority *float64 `json:"intelligencePriority,omitempty" validate:"omitempty,gte=0,lte=1"`
 }
 
 // ModelHint names a model or model family.
 type ModelHint struct {
+	// Name is a model name or part of one, such as "sonnet".
 	Name string `json:"name,omitempty"`
 }
 
 // ToolChoice controls tool use in a sampling request.
 type ToolChoice struct {
+	// Mode is "auto" (the default), "required" or "none".
 	Mode string `json:"mode,omitempty" validate:"omitempty,oneof=auto required none"`
 }
 
 // SamplingMessage is one message of a sampling conversation. Content holds
 // one block or several; it is rendered as a single object when it has one.
 type SamplingMessage struct {
-	Role    Role              `json:"role" validate:"oneof=user assistant"`
+	// Role is who speaks the message: user or assistant.
+	Role Role `json:"role" validate:"oneof=user assistant"`
+	// Content is the message's blocks (content): at least one.
 	Content []SamplingContent `json:"-" validate:"min=1,dive"`
-	Meta    Object            `json:"_meta,omitempty"`
+	// Meta is the message's _meta, passed through as is.
+	Meta Object `json:"_meta,omitempty"`
 }
 
 // SamplingContent is one block of a sampling message: text, image, audio,
 // tool_use or tool_result, told apart by Type.
 type SamplingContent struct {
+	// Type is the block's kind: text, image, audio, tool_use or
+	// tool_result.
 	Type string `json:"type" validate:"oneof=text image audio tool_use tool_result"`
-	// text
+	// Text is the text of a text block.
 	Text string `json:"text,omitempty"`
-	// image, audio: base64 data and its MIME type
-	Data     string `json:"data,omitempty"`
+	// Data is the base64-encoded media of an image or audio block.
+	Data string `json:"data,omitempty"`
+	// MIMEType is the media type of an image or audio block (mimeType).
 	MIMEType string `json:"mimeType,omitempty"`
-	// tool_use
-	ID    string          `json:"id,omitempty"`
-	Name  string          `json:"name,omitempty"`
+	// ID identifies a tool_use block; its tool_result names it in ToolUseID.
+	ID string `json:"id,omitempty"`
+	// Name is the tool a tool_use block calls.
+	Name string `json:"name,omitempty"`
+	// Input is the arguments of a tool_use block, a JSON object.
 	Input json.RawMessage `json:"input,omitempty"`
-	// tool_result
-	ToolUseID         string            `json:"toolUseId,omitempty"`
-	Content           []json.RawMessage `json:"content,omitempty"`
-	StructuredContent json.RawMessage   `json:"structuredContent,omitempty"`
-	IsError           bool              `json:"isError,omitempty"`
+	// ToolUseID is the ID of the tool_use a tool_result block answers
+	// (toolUseId).
+	ToolUseID string `json:"toolUseId,omitempty"`
+	// Content is the content blocks of a tool_result block, kept verbatim.
+	Content []json.RawMessage `json:"content,omitempty"`
+	// StructuredContent is the structured output of a tool_result block
+	// (structuredContent).
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	// IsError marks a tool_result block that reports a failed call
+	// (isError).
+	IsError bool `json:"isError,omitempty"`
 
+	// Annotations are optional hints about the block.
 	Annotations *Annotations `json:"annotations,omitempty"`
-	Meta        Object       `json:"_meta,omitempty"`
+	// Meta is the block's _meta, passed through as is.
+	Meta Object `json:"_meta,omitempty"`
 }
 
 // UserText returns a user message with one text block.
@@ -149,20 +188,29 @@ func unmarshalBlocks(raw json.RawMessage) ([]SamplingContent, error) {
 // (Mode "" or "form") Message and RequestedSchema are required; in url mode
 // Message and URL are.
 type ElicitRequest struct {
-	Mode            string        `json:"mode,omitempty" validate:"omitempty,oneof=form url"`
-	Message         string        `json:"message" validate:"required"`
+	// Mode is "form" or "url"; "" means form and is sent as "form".
+	Mode string `json:"mode,omitempty" validate:"omitempty,oneof=form url"`
+	// Message tells the user what is asked and why.
+	Message string `json:"message" validate:"required"`
+	// RequestedSchema is the form the user fills in (requestedSchema);
+	// form mode only.
 	RequestedSchema *ElicitSchema `json:"requestedSchema,omitempty" validate:"required_unless=Mode url,excluded_if=Mode url"`
-	URL             string        `json:"url,omitempty" validate:"required_if=Mode url,excluded_unless=Mode url,omitempty,url"`
+	// URL is the page the user is asked to open; url mode only.
+	URL string `json:"url,omitempty" validate:"required_if=Mode url,excluded_unless=Mode url,omitempty,url"`
 }
 
 // ElicitSchema is the flat object schema of a form elicitation. Each
 // property is a primitive schema (string, number, integer, boolean or an
 // enum), kept verbatim.
 type ElicitSchema struct {
-	Schema     string                     `json:"$schema,omitempty"`
-	Type       string                     `json:"type" validate:"eq=object"`
+	// Schema is the URI of the JSON Schema dialect ($schema), if given.
+	Schema string `json:"$schema,omitempty"`
+	// Type is always "object".
+	Type string `json:"type" validate:"eq=object"`
+	// Properties are the form's fields by name, each a primitive schema.
 	Properties map[string]json.RawMessage `json:"properties" validate:"required"`
-	Required   []string                   `json:"required,omitempty"`
+	// Required lists the fields the user must fill in.
+	Required []string `json:"required,omitempty"`
 }
 
 // RootsRequest asks for the client's roots (roots/list).
@@ -181,11 +229,17 @@ func (r *ElicitRequest) inputKind() state.Kind {
 // answer of a model the server calls itself). Content is one block or
 // several; it is rendered as a single object when it has one.
 type SamplingResult struct {
-	Role       Role              `json:"role" validate:"oneof=user assistant"`
-	Content    []SamplingContent `json:"-" validate:"min=1,dive"`
-	Model      string            `json:"model" validate:"required"`
-	StopReason string            `json:"stopReason,omitempty"`
-	Meta       Object            `json:"_meta,omitempty"`
+	// Role is who speaks the answer, normally assistant.
+	Role Role `json:"role" validate:"oneof=user assistant"`
+	// Content is the answer's blocks (content): at least one.
+	Content []SamplingContent `json:"-" validate:"min=1,dive"`
+	// Model names the model that produced the answer.
+	Model string `json:"model" validate:"required"`
+	// StopReason is why the generation ended (stopReason): "endTurn",
+	// "stopSequence", "maxTokens", "toolUse" or another value.
+	StopReason string `json:"stopReason,omitempty"`
+	// Meta is the answer's _meta, passed through as is.
+	Meta Object `json:"_meta,omitempty"`
 }
 
 type samplingResultWire struct {
@@ -246,7 +300,10 @@ func (r *SamplingResult) Text() string {
 // ElicitResult is the user's answer to an ElicitRequest. Content is set
 // only when Action is "accept" in form mode.
 type ElicitResult struct {
-	Action  string         `json:"action" validate:"oneof=accept decline cancel"`
+	// Action is the user's choice: "accept", "decline" or "cancel". In
+	// url mode, accept means the user agreed to open the URL.
+	Action string `json:"action" validate:"oneof=accept decline cancel"`
+	// Content is the submitted form, by field name.
 	Content map[string]any `json:"content,omitempty"`
 }
 
@@ -255,13 +312,17 @@ func (r *ElicitResult) Accepted() bool { return r.Action == "accept" }
 
 // RootsResult is the client's answer to a RootsRequest.
 type RootsResult struct {
+	// Roots are the client's roots.
 	Roots []Root `json:"roots" validate:"required,dive"`
 }
 
 // Root is a directory or file the client exposes; URI is a file:// URI.
 type Root struct {
-	URI  string `json:"uri" validate:"required,startswith=file://"`
+	// URI locates the root; it starts with file://.
+	URI string `json:"uri" validate:"required,startswith=file://"`
+	// Name is the root's display name.
 	Name string `json:"name,omitempty"`
+	// Meta is the root's _meta, passed through as is.
 	Meta Object `json:"_meta,omitempty"`
 }
 

@@ -52,9 +52,12 @@ func validID(raw json.RawMessage) bool {
 
 // Message is one JSON-RPC request or notification as received.
 type Message struct {
-	ID     ID // zero for a notification
+	// ID is the request id; zero for a notification.
+	ID ID
+	// Method is the JSON-RPC method, such as "tools/call".
 	Method string
-	Params json.RawMessage // nil when absent
+	// Params is the params object verbatim; nil when absent or null.
+	Params json.RawMessage
 }
 
 // IsNotification reports whether the message has no id.
@@ -139,9 +142,12 @@ func ParseMessage(body []byte) (*Message, ID, *Error) {
 
 // Response is the JSON-RPC response to one request: a result or an error.
 type Response struct {
-	ID     ID
-	Result json.RawMessage // encoded result object, when Error is nil
-	Error  *Error
+	// ID is the id of the request answered; zero when it could not be read.
+	ID ID
+	// Result is the encoded result object, when Error is nil.
+	Result json.RawMessage
+	// Error is the error answered instead of a result; nil on success.
+	Error *Error
 }
 
 // Status is the HTTP status that carries this response.

@@ -10,9 +10,18 @@ import (
 // SubscriptionFilter is the params.notifications of subscriptions/listen:
 // the notification types a listener opts into. Everything is opt-in.
 type SubscriptionFilter struct {
-	ToolsListChanged      bool     `json:"toolsListChanged,omitempty"`
-	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
-	ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`
+	// ToolsListChanged asks for notifications/tools/list_changed
+	// (toolsListChanged).
+	ToolsListChanged bool `json:"toolsListChanged,omitempty"`
+	// PromptsListChanged asks for notifications/prompts/list_changed
+	// (promptsListChanged).
+	PromptsListChanged bool `json:"promptsListChanged,omitempty"`
+	// ResourcesListChanged asks for notifications/resources/list_changed
+	// (resourcesListChanged).
+	ResourcesListChanged bool `json:"resourcesListChanged,omitempty"`
+	// ResourceSubscriptions are the URIs of the resources whose
+	// notifications/resources/updated the listener wants
+	// (resourceSubscriptions); at most MaxResourceSubscriptions.
 	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
 }
 

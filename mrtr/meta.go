@@ -12,13 +12,13 @@ import (
 
 // Reserved _meta keys of MCP 2026-07-28.
 const (
-	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
-	MetaLogLevel           = "io.modelcontextprotocol/logLevel"
-	MetaServerInfo         = discover.MetaServerInfo
-	MetaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
-	MetaProgressToken      = "progressToken"
+	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"    // request: the protocol version
+	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities" // request: the client's capabilities
+	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"         // request: the client's Implementation
+	MetaLogLevel           = "io.modelcontextprotocol/logLevel"           // request: the log level wanted
+	MetaServerInfo         = discover.MetaServerInfo                      // result: the server's Implementation
+	MetaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"     // listen notifications: the listen request's id
+	MetaProgressToken      = "progressToken"                              // request: the token of progress notifications
 )
 
 // Implementation names a client or a server.
@@ -36,24 +36,37 @@ type Object = map[string]json.RawMessage
 // ClientCapabilities is what the client declared on one request. A nil
 // field means the capability was not declared.
 type ClientCapabilities struct {
-	Experimental map[string]Object   `json:"experimental,omitempty"`
-	Roots        *Object             `json:"roots,omitempty"`
-	Sampling     *SamplingCapability `json:"sampling,omitempty"`
-	Elicitation  *ElicitCapability   `json:"elicitation,omitempty"`
-	Extensions   map[string]Object   `json:"extensions,omitempty"`
+	// Experimental holds non-standard capabilities, by name.
+	Experimental map[string]Object `json:"experimental,omitempty"`
+	// Roots is set when the client answers roots/list (deprecated).
+	Roots *Object `json:"roots,omitempty"`
+	// Sampling is set when the client answers sampling/createMessage
+	// (deprecated).
+	Sampling *SamplingCapability `json:"sampling,omitempty"`
+	// Elicitation is set when the client answers elicitation/create.
+	Elicitation *ElicitCapability `json:"elicitation,omitempty"`
+	// Extensions holds the protocol extensions the client supports, by
+	// extension identifier.
+	Extensions map[string]Object `json:"extensions,omitempty"`
 }
 
 // SamplingCapability is the client's sampling capability.
 type SamplingCapability struct {
+	// Context is set when the client honours includeContext values other
+	// than "none".
 	Context Object `json:"context,omitempty"`
-	Tools   Object `json:"tools,omitempty"`
+	// Tools is set when the client accepts tools and toolChoice in
+	// sampling requests.
+	Tools Object `json:"tools,omitempty"`
 }
 
 // ElicitCapability is the client's elicitation capability. An empty object
 // means form mode only.
 type ElicitCapability struct {
+	// Form is set when the client supports form-mode elicitation.
 	Form Object `json:"form,omitempty"`
-	URL  Object `json:"url,omitempty"`
+	// URL is set when the client supports url-mode elicitation.
+	URL Object `json:"url,omitempty"`
 }
 
 // MarshalJSON renders declared-but-empty members as {} rather than null.
@@ -142,11 +155,21 @@ func (l LogLevel) AtLeast(min LogLevel) bool { return levelRank[l] >= levelRank[
 // Meta is the parsed params._meta of one request. Everything in it holds
 // for this request only.
 type Meta struct {
-	ProtocolVersion    string
+	// ProtocolVersion is the protocol version the request claims
+	// (MetaProtocolVersion).
+	ProtocolVersion string
+	// ClientCapabilities is what the client declared for this request
+	// (MetaClientCapabilities).
 	ClientCapabilities ClientCapabilities
-	ClientInfo         *Implementation // self-reported; never used for decisions
-	LogLevel           LogLevel        // empty: no log notifications
-	ProgressToken      json.RawMessage // nil: no progress notifications
+	// ClientInfo is the client's self-reported identity (MetaClientInfo);
+	// nil when absent. It is never used for decisions.
+	ClientInfo *Implementation
+	// LogLevel is the least severe level of log notifications the client
+	// wants (MetaLogLevel); empty means none.
+	LogLevel LogLevel
+	// ProgressToken is the token of progress notifications, verbatim
+	// (MetaProgressToken); nil means none.
+	ProgressToken json.RawMessage
 	// Extra holds every other key verbatim, including the W3C trace-context
 	// keys traceparent, tracestate and baggage.
 	Extra map[string]json.RawMessage

@@ -53,6 +53,7 @@ type Problem struct {
 // this package turn it into an isError tool result whose text lists the
 // problems, so that the model can correct its call.
 type ArgumentError struct {
+	// Problems lists every problem found, each with its field and rule.
 	Problems []Problem
 }
 

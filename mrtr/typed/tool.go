@@ -363,6 +363,7 @@ func (th *handler[In, Out]) checkOutput(b []byte) error {
 // of a tool, it ends the call with an isError result whose text is
 // Message; for prompts and resources it is an internal error.
 type ToolError struct {
+	// Message is the text of the isError result, for the model to read.
 	Message string
 	err     error
 }

@@ -122,8 +122,11 @@ func New(cfg Config) (*Client, error) {
 type APIError struct {
 	// StatusCode is the HTTP status.
 	StatusCode int
-	// Type and Code are the error's type and code, when the body said.
+	// Type is the error type from the body's error.type, such as
+	// "invalid_request_error"; "" when absent.
 	Type string
+	// Code is the error code from the body's error.code, such as
+	// "model_not_found"; "" when absent.
 	Code string
 	// Message is the API's message (or the status text), with the API key
 	// and anything shaped like one removed, at most 512 bytes.

@@ -110,6 +110,12 @@ func (r *Request) BindArguments(v any) error {
 
 // Progress sends notifications/progress for this request. It does nothing
 // when the request carried no progress token.
+//
+// On Streamable HTTP the first notification turns the response into an
+// event stream with status 200, so an error the call ends with afterwards
+// (including -32021 for a question the client cannot answer) travels in
+// the stream rather than with its own HTTP status: check
+// Request.Capabilities before reporting progress when that matters.
 func (r *Request) Progress(progress float64, total *float64, message string) error {
 	if r.emit == nil || r.Meta == nil || r.Meta.ProgressToken == nil {
 		return nil

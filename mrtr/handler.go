@@ -210,6 +210,13 @@ func (r *Responses) SetElicitation(key string, v *ElicitResult) {
 // SetRoots records a roots answer under key (see SetSampling).
 func (r *Responses) SetRoots(key string, v *RootsResult) { r.put(key, state.KindRoots, v) }
 
+func (r Responses) has(key string) bool {
+	_, a := r.sampling[key]
+	_, b := r.elicit[key]
+	_, c := r.roots[key]
+	return a || b || c
+}
+
 func (r *Responses) put(key string, kind state.Kind, v any) {
 	switch kind {
 	case state.KindSampling:

@@ -1,6 +1,7 @@
 package mrtr
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -474,7 +475,9 @@ func (s *Server) findResource(uri string) (Handler, map[string]state.Kind, map[s
 // is the same client-facing error; the reason goes to the log.
 func (s *Server) openState(raw json.RawMessage, want state.Binding) (state.Claims, *Error) {
 	var token string
-	if json.Unmarshal(raw, &token) != nil {
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && !bytes.ContainsAny(raw[1:n-1], "\\\"") {
+		token = string(raw[1 : n-1])
+	} else if json.Unmarshal(raw, &token) != nil {
 		s.log.Info("mrtr: requestState refused", "reason", "not_a_string", "method", want.Method, "target", want.Target)
 		return state.Claims{}, ErrInvalidState(false)
 	}
@@ -499,23 +502,34 @@ func (s *Server) decodeResponses(raw json.RawMessage, asked map[string]state.Kin
 	if raw[0] != '{' {
 		return ErrInvalidParams("inputResponses must be an object", nil)
 	}
-	var all map[string]json.RawMessage
-	if json.Unmarshal(raw, &all) != nil {
-		return ErrInvalidParams("inputResponses must be an object", nil)
-	}
-	for key, kind := range asked {
-		v, ok := all[key]
+	total := 0
+	var perr *Error
+	err := eachMember(raw, func(key string, v json.RawMessage) error {
+		total++
+		kind, ok := asked[key]
 		if !ok || isAbsent(v) {
-			continue
+			return nil
+		}
+		if out.has(key) {
+			perr = ErrInvalidParams(fmt.Sprintf("Invalid input response %q: answered twice", key), map[string]string{"key": key})
+			return perr
 		}
 		ans, err := decodeAnswer(kind, v)
 		if err != nil {
-			return ErrInvalidParams(fmt.Sprintf("Invalid input response %q: %v", key, err), map[string]string{"key": key})
+			perr = ErrInvalidParams(fmt.Sprintf("Invalid input response %q: %v", key, err), map[string]string{"key": key})
+			return perr
 		}
 		out.put(key, kind, ans)
+		return nil
+	})
+	if perr != nil {
+		return perr
 	}
-	if len(all) > out.Len() {
-		s.log.Debug("mrtr: ignored input responses to keys that were not asked", "count", len(all)-out.Len())
+	if err != nil {
+		return ErrInvalidParams("inputResponses must be an object", nil)
+	}
+	if total > out.Len() {
+		s.log.Debug("mrtr: ignored input responses to keys that were not asked", "count", total-out.Len())
 	}
 	return nil
 }

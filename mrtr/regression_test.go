@@ -402,3 +402,22 @@ func TestRegressionUnsupportedVersionListsModernVersionsOnly(t *testing.T) {
 	e := r.fail(t, mrtr.CodeUnsupportedVersion)
 	assert.JSONEq(t, `{"supported":["2026-07-28"],"requested":"2025-11-25"}`, string(e.Data))
 }
+
+// An answer given twice under the same key is refused, not resolved by
+// position.
+func TestRegressionDuplicateAnswerRefused(t *testing.T) {
+	f := newFixture(t)
+	f.addTool("ask", func(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		if _, ok := req.Responses.Elicitation("name"); ok {
+			return textResult("done"), nil
+		}
+		return mrtr.Ask("name", nameForm("Name?")), nil
+	})
+	caps := obj{"elicitation": obj{}}
+	_, st := f.call("tools/call", obj{"_meta": meta(caps), "name": "ask"}).inputRequired(t)
+	body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask","requestState":"` + st + `",` +
+		`"inputResponses":{"name":{"action":"decline"},"name":{"action":"accept","content":{"name":"x"}}},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}`
+	e := f.raw(body).fail(t, mrtr.CodeInvalidParams)
+	assert.Contains(t, e.Message, "answered twice")
+}

@@ -1,7 +1,6 @@
 package mrtr
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -125,16 +124,16 @@ func validateInputRequest(r InputRequest) error {
 		if v == nil {
 			return errors.New("nil elicitation request")
 		}
-		if err := validate.Struct(v); err != nil {
-			return err
+		if v.Message == "" || (v.Mode != "" && v.Mode != "form" && v.Mode != "url") {
+			return errors.New("elicitation needs a message and mode form or url")
 		}
 		switch v.Mode {
 		case "", "form":
 			if v.RequestedSchema == nil || v.URL != "" {
 				return errors.New("form elicitation needs requestedSchema and no url")
 			}
-			if err := validate.Struct(v.RequestedSchema); err != nil {
-				return err
+			if v.RequestedSchema.Type != "object" || v.RequestedSchema.Properties == nil {
+				return errors.New("requestedSchema must be an object schema with properties")
 			}
 			for name, p := range v.RequestedSchema.Properties {
 				if err := checkPrimitiveSchema(p); err != nil {
@@ -230,8 +229,7 @@ func decodeAnswer(kind state.Kind, raw json.RawMessage) (any, error) {
 		return nil, errors.New("must be an object")
 	}
 	dec := func(v any) error {
-		d := json.NewDecoder(bytes.NewReader(raw))
-		if err := d.Decode(v); err != nil {
+		if err := json.Unmarshal(raw, v); err != nil {
 			return fmt.Errorf("malformed: %v", err)
 		}
 		return nil
@@ -251,7 +249,7 @@ func decodeAnswer(kind state.Kind, raw json.RawMessage) (any, error) {
 		if err := dec(&r); err != nil {
 			return nil, err
 		}
-		if err := validate.Struct(&r); err != nil {
+		if r.Action != "accept" && r.Action != "decline" && r.Action != "cancel" {
 			return nil, errors.New("an elicitation answer needs action accept, decline or cancel")
 		}
 		if r.Action != "accept" || kind == state.KindElicitURL {

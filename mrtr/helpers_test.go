@@ -1,20 +1,18 @@
 package mrtr_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/discover"
+	"github.com/mrtrkit/mrtrkit/internal/testkit"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/state"
 )
@@ -25,82 +23,18 @@ const version = "2026-07-28"
 // obj is a JSON object literal.
 type obj = map[string]any
 
-// t0 is the fixed start time of the test clocks.
-var t0 = time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)
-
-// testClock is an adjustable clock for state.WithClock.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newClock() *testClock { return &testClock{now: t0} }
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
-// testKey returns the ring key id with a secret derived from seed.
-func testKey(id string, seed byte) state.Key {
-	return state.Key{ID: id, Secret: bytes.Repeat([]byte{seed}, 32)}
-}
-
-func newRing(t testing.TB, keys ...state.Key) *state.KeyRing {
-	t.Helper()
-	if len(keys) == 0 {
-		keys = []state.Key{testKey("k1", 7)}
-	}
-	ring, err := state.NewKeyRing(keys...)
-	require.NoError(t, err)
-	return ring
-}
-
-// syncBuffer collects log output from concurrent handlers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func (s *syncBuffer) Reset() {
-	s.mu.Lock()
-	s.b.Reset()
-	s.mu.Unlock()
-}
-
 // fixture is a Server with an injected clock, a known key ring and a
 // captured log.
 type fixture struct {
 	t     testing.TB
 	srv   *mrtr.Server
-	clock *testClock
+	clock *testkit.Clock
 	codec state.Codec
-	logs  *syncBuffer
+	logs  *testkit.LogBuffer
 }
 
 // testDesc is the default description of test servers.
-func testDesc() discover.Description {
-	return discover.Description{Server: discover.Implementation{Name: "test", Version: "1.0.0"}}
-}
+func testDesc() discover.Description { return testkit.Desc("test", "1.0.0") }
 
 // newFixture builds a server described by testDesc with an AEAD codec over
 // the k1 ring; opts are applied after the defaults and may override them.
@@ -110,15 +44,9 @@ func newFixture(t testing.TB, opts ...mrtr.Option) *fixture {
 
 func newFixtureDesc(t testing.TB, desc discover.Description, opts ...mrtr.Option) *fixture {
 	t.Helper()
-	f := &fixture{t: t, clock: newClock(), logs: &syncBuffer{}}
-	codec, err := state.NewAEAD(newRing(t), state.WithClock(f.clock.Now))
-	require.NoError(t, err)
-	f.codec = codec
-	logger := slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	all := append([]mrtr.Option{mrtr.WithCodec(codec), mrtr.WithLogger(logger)}, opts...)
-	srv, err := mrtr.NewServer(desc, all...)
-	require.NoError(t, err)
-	f.srv = srv
+	f := &fixture{t: t, clock: testkit.NewClock(testkit.Start)}
+	f.codec = testkit.Codec(t, state.WithClock(f.clock.Now))
+	f.srv, f.logs = testkit.LoggedServer(t, desc, f.codec, slog.LevelDebug, opts...)
 	return f
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mrtrkit/mrtrkit/internal/testkit"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/state"
 )
@@ -171,8 +172,8 @@ func TestStateSurvivesKeyRotation(t *testing.T) {
 	_, tok := old.call("tools/call", wizardCall(obj{}, "", nil)).inputRequired(t)
 
 	// The new deployment seals with k2 and still opens k1.
-	clock := newClock()
-	codec, err := state.NewAEAD(newRing(t, testKey("k2", 9), testKey("k1", 7)), state.WithClock(clock.Now))
+	clock := testkit.NewClock(testkit.Start)
+	codec, err := state.NewAEAD(testkit.Ring(t, testkit.Key("k2", 9), testkit.Key("k1", 7)), state.WithClock(clock.Now))
 	require.NoError(t, err)
 	rotated, w := wizardFixture(t, mrtr.WithCodec(codec))
 	_, tok2 := rotated.call("tools/call", wizardCall(obj{}, tok, obj{"step1": rawJSON(answerStep1)})).inputRequired(t)
@@ -365,8 +366,8 @@ func sealFor(t *testing.T, codec state.Codec, args string, round int, asked map[
 }
 
 func TestRoundLimit(t *testing.T) {
-	clock := newClock()
-	generous, err := state.NewAEAD(newRing(t), state.WithClock(clock.Now), state.WithMaxRounds(50))
+	clock := testkit.NewClock(testkit.Start)
+	generous, err := state.NewAEAD(testkit.Ring(t), state.WithClock(clock.Now), state.WithMaxRounds(50))
 	require.NoError(t, err)
 	asked := map[string]state.Kind{"step2": state.KindSampling}
 

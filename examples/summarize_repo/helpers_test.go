@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mrtrkit/mrtrkit/internal/testkit"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/state"
 	"github.com/mrtrkit/mrtrkit/transport/streamablehttp"
@@ -26,15 +26,8 @@ type testServer struct {
 // options (a clock, a TTL).
 func testCodec(t *testing.T, opts ...state.Option) state.Codec {
 	t.Helper()
-	ring, err := state.NewKeyRing(state.Key{ID: "test", Secret: bytes.Repeat([]byte{7}, 32)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := state.NewAEAD(ring, append([]state.Option{state.WithMaxRounds(maxModelRounds)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	ring := testkit.Ring(t, testkit.Key("test", 7))
+	return testkit.AEAD(t, ring, append([]state.Option{state.WithMaxRounds(maxModelRounds)}, opts...)...)
 }
 
 // headerPrincipal authenticates "Authorization: Bearer <name>" as <name>

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/discover"
+	"github.com/mrtrkit/mrtrkit/internal/testkit"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/flow"
 	"github.com/mrtrkit/mrtrkit/mrtr/model"
@@ -396,14 +397,14 @@ func TestAddToolRefusesBudgetAboveServerLimit(t *testing.T) {
 		flow.WithMaxRounds(4))
 	require.NoError(t, err)
 	srv, err := mrtr.NewServer(discover.Description{Server: discover.Implementation{Name: "t", Version: "1"}},
-		mrtr.WithCodec(newCodec(t)), mrtr.WithMaxRounds(3))
+		mrtr.WithCodec(testkit.FreshCodec(t)), mrtr.WithMaxRounds(3))
 	require.NoError(t, err)
 	err = flow.AddTool(srv, mrtr.Tool{Name: "signup"}, f)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "exceeds the server's round limit")
 
 	srv, err = mrtr.NewServer(discover.Description{Server: discover.Implementation{Name: "t", Version: "1"}},
-		mrtr.WithCodec(newCodec(t)), mrtr.WithMaxRounds(4))
+		mrtr.WithCodec(testkit.FreshCodec(t)), mrtr.WithMaxRounds(4))
 	require.NoError(t, err)
 	require.NoError(t, flow.AddTool(srv, mrtr.Tool{Name: "signup"}, f))
 }

@@ -1,62 +1,23 @@
 package flow_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"log/slog"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/mrtrkit/mrtrkit/discover"
+	"github.com/mrtrkit/mrtrkit/internal/testkit"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/state"
 )
 
-// syncBuffer collects log output written from handlers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func newCodec(t testing.TB) state.Codec {
+// newServer returns a Server sealing with codec (a fresh one when nil),
+// and its log.
+func newServer(t testing.TB, codec state.Codec) (*mrtr.Server, *testkit.LogBuffer) {
 	t.Helper()
-	ring, err := state.GenerateKeyRing()
-	require.NoError(t, err)
-	codec, err := state.NewAEAD(ring)
-	require.NoError(t, err)
-	return codec
+	return testkit.LoggedServer(t, testkit.Desc("flow-test", "1.0.0"), codec, slog.LevelInfo)
 }
-
-// newServer returns a Server sealing with codec (a fresh one when nil).
-func newServer(t testing.TB, codec state.Codec) (*mrtr.Server, *syncBuffer) {
-	t.Helper()
-	if codec == nil {
-		codec = newCodec(t)
-	}
-	logs := &syncBuffer{}
-	srv, err := mrtr.NewServer(discover.Description{Server: discover.Implementation{Name: "flow-test", Version: "1.0.0"}},
-		mrtr.WithCodec(codec), mrtr.WithLogger(slog.New(slog.NewTextHandler(logs, nil))))
-	require.NoError(t, err)
-	return srv, logs
-}
-
-var nextID atomic.Int64
 
 // allCaps declares every client capability; noCaps none.
 const (
@@ -75,37 +36,11 @@ func newClient(t testing.TB, srv *mrtr.Server) *client { return &client{t: t, sr
 
 func (c *client) call(method string, params map[string]any) (json.RawMessage, *mrtr.Error) {
 	c.t.Helper()
-	p := map[string]any{"_meta": map[string]any{
-		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
-		"io.modelcontextprotocol/clientCapabilities": json.RawMessage(c.caps),
-	}}
-	for k, v := range params {
-		p[k] = v
-	}
-	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nextID.Add(1), "method": method, "params": p})
-	require.NoError(c.t, err)
-	msg, _, perr := mrtr.ParseMessage(body)
-	require.Nil(c.t, perr)
-	resp := c.srv.Handle(context.Background(), &mrtr.Inbound{Message: msg})
-	require.NotNil(c.t, resp)
-	return resp.Result, resp.Error
+	return testkit.Call(c.t, c.srv, c.caps, method, params)
 }
 
 // toolResult is a tools/call result as the client reads it.
-type toolResult struct {
-	ResultType string `json:"resultType"`
-	Content    []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	} `json:"content"`
-	StructuredContent json.RawMessage `json:"structuredContent"`
-	IsError           bool            `json:"isError"`
-	InputRequests     map[string]struct {
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-	} `json:"inputRequests"`
-	RequestState string `json:"requestState"`
-}
+type toolResult struct{ testkit.ToolResult }
 
 // text is the first content block's text.
 func (r toolResult) text() string {

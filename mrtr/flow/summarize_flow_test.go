@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mrtrkit/mrtrkit/internal/testkit"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/flow"
 	"github.com/mrtrkit/mrtrkit/mrtr/model"
@@ -23,7 +24,7 @@ import (
 
 var summarizeTool = mrtr.Tool{Name: "summarize_repo", Description: "Summarizes a repository."}
 
-func summarizeServer(t *testing.T, m model.Model) (*client, *syncBuffer) {
+func summarizeServer(t *testing.T, m model.Model) (*client, *testkit.LogBuffer) {
 	t.Helper()
 	f, err := summarizeFlow(m)
 	require.NoError(t, err)
@@ -342,7 +343,7 @@ func TestSummarizeDirectOpenAI(t *testing.T) {
 // TestFlowChangedBetweenRounds presents a state sealed by one version of a
 // flow to a replica running another (same keys, same tool).
 func TestFlowChangedBetweenRounds(t *testing.T) {
-	codec := newCodec(t)
+	codec := testkit.FreshCodec(t)
 	f1, err := summarizeFlow(model.Client())
 	require.NoError(t, err)
 	srv1, _ := newServer(t, codec)

@@ -11,10 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mrtrkit/mrtrkit/discover"
+	"github.com/mrtrkit/mrtrkit/internal/testkit"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/model"
-	"github.com/mrtrkit/mrtrkit/state"
 )
 
 func TestClientDefers(t *testing.T) {
@@ -51,13 +50,8 @@ func haiku(m model.Model) mrtr.HandlerFunc {
 }
 
 func serve(t *testing.T, m model.Model) func(params string) (map[string]any, *mrtr.Error) {
-	ring, err := state.GenerateKeyRing()
-	require.NoError(t, err)
-	codec, err := state.NewAEAD(ring)
-	require.NoError(t, err)
-	srv, err := mrtr.NewServer(discover.Description{Server: discover.Implementation{Name: "m", Version: "1"}},
-		mrtr.WithCodec(codec), mrtr.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-	require.NoError(t, err)
+	srv := testkit.Server(t, testkit.Desc("m", "1"),
+		mrtr.WithCodec(testkit.FreshCodec(t)), mrtr.WithLogger(testkit.Logger(io.Discard, slog.LevelInfo)))
 	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "haiku"}, haiku(m)))
 	return func(extra string) (map[string]any, *mrtr.Error) {
 		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"haiku",` + extra +

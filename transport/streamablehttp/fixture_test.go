@@ -18,8 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/discover"
+	"github.com/mrtrkit/mrtrkit/internal/testkit"
 	"github.com/mrtrkit/mrtrkit/mrtr"
-	"github.com/mrtrkit/mrtrkit/state"
 )
 
 // quiet discards log output in tests.
@@ -40,24 +40,13 @@ type fixture struct {
 	release chan struct{}
 }
 
-// testCodec seals requestState with a fixed key, as every replica of a
-// real deployment would.
-func testCodec(tb testing.TB) state.Codec {
-	tb.Helper()
-	ring, err := state.NewKeyRing(state.Key{ID: "k1", Secret: bytes.Repeat([]byte{7}, 32)})
-	require.NoError(tb, err)
-	codec, err := state.NewAEAD(ring)
-	require.NoError(tb, err)
-	return codec
-}
-
 // newTestServer builds the mrtr.Server every transport test uses.
 func newTestServer(tb testing.TB, f *fixture) *mrtr.Server {
 	tb.Helper()
 	srv, err := mrtr.NewServer(discover.Description{
 		Server:       discover.Implementation{Name: "t", Version: "1"},
 		Capabilities: discover.Capabilities{Logging: &discover.Empty{}},
-	}, mrtr.WithCodec(testCodec(tb)), mrtr.WithLogger(quiet))
+	}, mrtr.WithCodec(testkit.Codec(tb)), mrtr.WithLogger(quiet))
 	require.NoError(tb, err)
 
 	text := func(s string) *mrtr.CallToolResult {

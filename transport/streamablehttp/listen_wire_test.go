@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/discover"
+	"github.com/mrtrkit/mrtrkit/internal/testkit"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -27,7 +28,7 @@ func TestListenStreamOverHTTP(t *testing.T) {
 			Tools:   &discover.ListChanged{ListChanged: true},
 			Prompts: &discover.ListChanged{ListChanged: true},
 		},
-	}, mrtr.WithCodec(testCodec(t)), mrtr.WithLogger(quiet))
+	}, mrtr.WithCodec(testkit.Codec(t)), mrtr.WithLogger(quiet))
 	require.NoError(t, err)
 	noop := mrtr.HandlerFunc(func(context.Context, *mrtr.Request) (mrtr.Result, error) { return &mrtr.CallToolResult{}, nil })
 	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "a"}, noop))

@@ -1,7 +1,6 @@
 package streamablehttp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/discover"
+	"github.com/mrtrkit/mrtrkit/internal/testkit"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/state"
 )
@@ -26,19 +25,6 @@ import (
 // This file proves the multi-round security properties on the wire: a
 // three-round call over HTTP with sealed state, and every way of misusing
 // that state refused with -32602 before any handler code runs.
-
-// wizardClock is the injected clock of the state codec.
-type wizardClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *wizardClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *wizardClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // wizard is a replica serving the three-round "wizard" tool (and its twin
 // "wizard2") behind bearer authentication, where the token is the principal.
@@ -163,7 +149,7 @@ func (w *wizard) rounds(t *testing.T) (s1, s2 string) {
 }
 
 func TestMRTRThreeRoundsOverHTTP(t *testing.T) {
-	codec := testCodec(t)
+	codec := testkit.Codec(t)
 	w := newWizard(t, codec)
 	r := w.call(t, "alice", "wizard", `{"topic":"x"}`, capsBoth, "")
 	require.Equal(t, http.StatusOK, r.status)
@@ -188,11 +174,8 @@ func TestMRTRThreeRoundsOverHTTP(t *testing.T) {
 }
 
 func TestMRTRStateMisuseRefusedOverHTTP(t *testing.T) {
-	clock := &wizardClock{now: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
-	ring, err := state.NewKeyRing(state.Key{ID: "k1", Secret: bytes.Repeat([]byte{7}, 32)})
-	require.NoError(t, err)
-	codec, err := state.NewAEAD(ring, state.WithClock(clock.Now))
-	require.NoError(t, err)
+	clock := testkit.NewClock(testkit.Start)
+	codec := testkit.Codec(t, state.WithClock(clock.Now))
 	w := newWizard(t, codec)
 	s1, s2 := w.rounds(t)
 
@@ -201,10 +184,7 @@ func TestMRTRStateMisuseRefusedOverHTTP(t *testing.T) {
 	if flip[len(flip)/2] == '-' || flip[len(flip)/2] == '_' {
 		flip[len(flip)/2] = 'A'
 	}
-	otherRing, err := state.NewKeyRing(state.Key{ID: "k2", Secret: bytes.Repeat([]byte{9}, 32)})
-	require.NoError(t, err)
-	otherCodec, err := state.NewAEAD(otherRing)
-	require.NoError(t, err)
+	otherCodec := testkit.AEAD(t, testkit.Ring(t, testkit.Key("k2", 9)))
 	foreign := newWizard(t, otherCodec)
 
 	tests := []struct {
@@ -269,7 +249,7 @@ func requireInvalidState(t *testing.T, r wizardReply, reason string) {
 }
 
 func TestMissingSamplingCapabilityOverHTTP(t *testing.T) {
-	w := newWizard(t, testCodec(t))
+	w := newWizard(t, testkit.Codec(t))
 	r := w.call(t, "alice", "sampler", `{}`, `{"elicitation":{}}`, "")
 	assert.Equal(t, http.StatusBadRequest, r.status)
 	require.NotNil(t, r.Error)

@@ -13,8 +13,8 @@ import (
 
 	"github.com/mrtrkit/mrtrkit/conformance/suite"
 	"github.com/mrtrkit/mrtrkit/discover"
+	"github.com/mrtrkit/mrtrkit/internal/testkit"
 	"github.com/mrtrkit/mrtrkit/mrtr"
-	"github.com/mrtrkit/mrtrkit/state"
 	"github.com/mrtrkit/mrtrkit/transport/streamablehttp"
 )
 
@@ -29,14 +29,7 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 // that ask for a name and then complete.
 func goodServer(t *testing.T) string {
 	t.Helper()
-	ring, err := state.GenerateKeyRing()
-	if err != nil {
-		t.Fatal(err)
-	}
-	codec, err := state.NewAEAD(ring)
-	if err != nil {
-		t.Fatal(err)
-	}
+	codec := testkit.FreshCodec(t)
 	srv, err := mrtr.NewServer(discover.Description{
 		Server:       discover.Implementation{Name: "cli-test", Version: "1"},
 		Capabilities: discover.Capabilities{Tools: &discover.ListChanged{}},

@@ -186,12 +186,16 @@ func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request, x *exchang
 		writeError(w, http.StatusBadRequest, mrtr.ID{}, mrtr.ErrInvalidRequest("the body could not be read"), h.log)
 		return false
 	}
+	// The body is read already, so even these refusals echo the request
+	// id when it can be parsed.
 	if ct := r.Header["Content-Type"]; len(ct) != 1 || !isJSONContentType(ct[0]) {
-		writeError(w, http.StatusUnsupportedMediaType, mrtr.ID{}, mrtr.ErrInvalidRequest("Content-Type must be application/json"), h.log)
+		_, id, _ := mrtr.ParseMessage(body)
+		writeError(w, http.StatusUnsupportedMediaType, id, mrtr.ErrInvalidRequest("Content-Type must be application/json"), h.log)
 		return false
 	}
 	if !acceptsResponses(r.Header["Accept"]) {
-		writeError(w, http.StatusNotAcceptable, mrtr.ID{}, mrtr.ErrInvalidRequest("Accept must allow both application/json and text/event-stream"), h.log)
+		_, id, _ := mrtr.ParseMessage(body)
+		writeError(w, http.StatusNotAcceptable, id, mrtr.ErrInvalidRequest("Accept must allow both application/json and text/event-stream"), h.log)
 		return false
 	}
 	msg, id, perr := mrtr.ParseMessage(body)

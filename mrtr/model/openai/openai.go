@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -52,7 +53,7 @@ type Config struct {
 	// DefaultMaxResponseBytes.
 	MaxResponseBytes int64
 	// HTTPClient sends the requests. Nil means a client with
-	// http.DefaultTransport.
+	// http.DefaultTransport that follows no redirects.
 	HTTPClient *http.Client
 }
 
@@ -95,6 +96,9 @@ func New(cfg Config) (*Client, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, errors.New("openai: BaseURL must be an absolute http or https URL")
 	}
+	if cfg.APIKey != "" && u.Scheme == "http" && !loopbackHost(u.Hostname()) {
+		return nil, errors.New("openai: refusing to send an API key over plain http to a host other than loopback; use https")
+	}
 	if cfg.Timeout < 0 || cfg.MaxResponseBytes < 0 {
 		return nil, errors.New("openai: Timeout and MaxResponseBytes must not be negative")
 	}
@@ -113,9 +117,22 @@ func New(cfg Config) (*Client, error) {
 		c.max = DefaultMaxResponseBytes
 	}
 	if c.http == nil {
-		c.http = &http.Client{Transport: http.DefaultTransport}
+		// No redirects: a redirect could carry the API key to another
+		// scheme or host.
+		c.http = &http.Client{Transport: http.DefaultTransport, CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		}}
 	}
 	return c, nil
+}
+
+// loopbackHost reports whether host names this machine.
+func loopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // APIError is a non-2xx answer of the API.

@@ -266,3 +266,32 @@ func TestConfigFromEnv(t *testing.T) {
 	t.Setenv(openai.EnvModel, "llama3")
 	assert.Equal(t, openai.Config{APIKey: "k", BaseURL: "http://localhost:11434/v1", Model: "llama3"}, openai.ConfigFromEnv())
 }
+
+// The API key never travels over plain http to another machine, and no
+// redirect can carry it elsewhere.
+func TestKeyStaysOnSafeTransport(t *testing.T) {
+	_, err := openai.New(openai.Config{BaseURL: "http://api.example.com/v1", APIKey: "sk-x"})
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "sk-x")
+	for _, base := range []string{"http://127.0.0.1:8000/v1", "http://localhost:11434/v1", "http://[::1]:8000/v1", "https://api.example.com/v1"} {
+		_, err := openai.New(openai.Config{BaseURL: base, APIKey: "sk-x"})
+		assert.NoError(t, err, base)
+	}
+	_, err = openai.New(openai.Config{BaseURL: "http://api.example.com/v1"})
+	assert.NoError(t, err, "without a key, plain http is the caller's choice")
+
+	var elsewhere int
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" {
+			elsewhere++
+		}
+	}))
+	defer other.Close()
+	redirect := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/v1/chat/completions", http.StatusTemporaryRedirect)
+	})
+	c := newClient(t, redirect, openai.Config{APIKey: "sk-x", Model: "m"})
+	_, err = c.CreateMessage(context.Background(), &mrtr.SamplingRequest{Messages: []mrtr.SamplingMessage{mrtr.UserText("hi")}, MaxTokens: 5})
+	require.Error(t, err)
+	assert.Zero(t, elsewhere, "the redirect was not followed")
+}

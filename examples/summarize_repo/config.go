@@ -72,6 +72,9 @@ func parseFlags(args []string, getenv func(string) string, out io.Writer) (Setti
 			return Settings{}, errors.New("-model-url must be an http or https URL without credentials")
 		}
 		s.APIKey = getenv(EnvAPIKey)
+		if s.APIKey != "" && u.Scheme == "http" && !isLoopback(u.Hostname()) {
+			return Settings{}, fmt.Errorf("%s is set: -model-url must be https unless its host is loopback, so that the key is not sent in clear", EnvAPIKey)
+		}
 	}
 	return s, nil
 }
@@ -112,4 +115,14 @@ func run(ctx context.Context, s Settings, ln net.Listener, log *slog.Logger) err
 		return err
 	}
 	return nil
+}
+
+// isLoopback reports whether host (a URL's host name, without a port)
+// is localhost or a loopback address.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

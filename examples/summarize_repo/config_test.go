@@ -43,6 +43,8 @@ func TestParseFlags(t *testing.T) {
 		"url without model":    {"-model-url", "https://api.example.com/v1"},
 		"url not http":         {"-model-url", "file:///etc/passwd", "-model", "m"},
 		"url with credentials": {"-model-url", "https://user:pw@api.example.com/v1", "-model", "m"},
+		"key over plain http":  {"-model-url", "http://api.example.com/v1", "-model", "m"},
+		"key over http to LAN": {"-model-url", "http://10.0.0.5:8000/v1", "-model", "m"},
 		"api key as a flag":    {"-api-key", "sk-x"},
 		"stray argument":       {"extra"},
 	} {
@@ -101,5 +103,37 @@ func TestRunServesAndShutsDown(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "summarize_repo serving") {
 		t.Fatalf("log:\n%s", logs.String())
+	}
+}
+
+// An API key goes over plain http only to a loopback host; without a key,
+// or over https, any host is accepted.
+func TestAPIKeyNeedsHTTPSOffLoopback(t *testing.T) {
+	withKey := func(k string) string {
+		if k == EnvAPIKey {
+			return "sk-test-secret"
+		}
+		return ""
+	}
+	noKey := func(string) string { return "" }
+	for _, c := range []struct {
+		url    string
+		getenv func(string) string
+		ok     bool
+	}{
+		{"http://api.example.com/v1", withKey, false},
+		{"http://127.0.0.2:8000/v1", withKey, true},
+		{"http://localhost:8000/v1", withKey, true},
+		{"http://[::1]:8000/v1", withKey, true},
+		{"https://api.example.com/v1", withKey, true},
+		{"http://api.example.com/v1", noKey, true},
+	} {
+		_, err := parseFlags([]string{"-model-url", c.url, "-model", "m"}, c.getenv, io.Discard)
+		if (err == nil) != c.ok {
+			t.Errorf("%s: err = %v, want ok %v", c.url, err, c.ok)
+		}
+		if err != nil && strings.Contains(err.Error(), "sk-test-secret") {
+			t.Errorf("%s: error shows the key", c.url)
+		}
 	}
 }

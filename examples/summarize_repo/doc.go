@@ -19,7 +19,8 @@
 //
 // In direct-model mode the API key, if the API needs one, is read from the
 // SUMMARIZE_MODEL_API_KEY environment variable; it is never a flag and
-// never logged.
+// never logged, and with a key -model-url must be https unless its host is
+// loopback.
 //
 // A call goes like this with the client's model (sampling):
 //

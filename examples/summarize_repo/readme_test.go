@@ -285,3 +285,38 @@ func TestREADMEBlocksAreAllReplayed(t *testing.T) {
 		}
 	}
 }
+
+// TestREADMEListingExample checks the listing shown in the README's
+// illustrative pick_files answer against the listing of this repository:
+// its first lines, in order.
+func TestREADMEListingExample(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`Files:((?:\\n[^\\"]+)+)\\n\.\.\."`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal(`README.md: no example listing ("Files:\n...\n...") found`)
+	}
+	shown := strings.Split(strings.TrimPrefix(string(m[1]), `\n`), `\n`)
+	r, err := OpenRepo(repoRoot(t), Limits{MaxFileSize: DefaultMaxFileSize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	l, err := r.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The shown paths must appear in the listing in the same order; other
+	// files may sit between them (a working tree can hold untracked ones).
+	at := 0
+	for _, p := range l.Paths {
+		if at < len(shown) && p == shown[at] {
+			at++
+		}
+	}
+	if at < len(shown) {
+		t.Fatalf("README.md shows the listing as %q; the listing holds %q in another order, or not at all", shown, shown[at])
+	}
+}

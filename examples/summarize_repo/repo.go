@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -22,7 +23,8 @@ type Limits struct {
 	MaxFiles int
 	// MaxEntries is how many directory entries a listing visits at most,
 	// eligible or not (default 20000), so that a tree full of skipped
-	// files still costs a bounded walk.
+	// files, or one huge directory, still costs a bounded walk and bounded
+	// memory. List says what a listing stopped there holds.
 	MaxEntries int
 	// MaxFileSize is the size above which a file is not listed (default
 	// 512 KiB).
@@ -44,7 +46,8 @@ const (
 	DefaultMaxTotalBytes = 32 << 10
 )
 
-// sniffSize is how much of a file is inspected to tell text from binary.
+// sniffSize is how much of a file is inspected, at least, to tell text
+// from binary; check inspects MaxReadBytes when that is more.
 const sniffSize = 1024
 
 func (l Limits) withDefaults() Limits {
@@ -144,47 +147,59 @@ func (l Listing) Digest() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// listBatch is how many entries one read of a directory returns at most.
+const listBatch = 512
+
 // List walks the tree and returns the eligible files: regular text files
 // (or links to them inside the tree) no larger than MaxFileSize, outside
 // the skipped directories. Shallow files come first (then lexical order
 // within a depth), so that when MaxFiles cuts the list the top-level files
 // such as README.md and go.mod are kept. The same tree gives the same
 // listing.
+//
+// The walk is breadth first, a depth at a time, each directory read in
+// batches and its subdirectories visited in lexical order. When it reaches
+// MaxEntries it stops and the listing is marked truncated: it holds the
+// files of the directories read in full before that point, and none of
+// the directory being read, since which part of it had been read would
+// depend on the order the file system returns entries in. So a truncated
+// listing, too, is the same for the same tree, and no more than
+// MaxEntries entries are held in memory however large one directory is.
 func (r *Repo) List() (Listing, error) {
 	var l Listing
 	var candidates []string
 	visited := 0
-	err := fs.WalkDir(r.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == "." {
-				return err
-			}
-			// An unreadable entry is left out, not fatal.
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if p == "." {
-			return nil
-		}
-		visited++
-		if visited > r.limits.MaxEntries {
-			l.Truncated = true
-			return fs.SkipAll
-		}
+	queue := []string{"."}
+	for len(queue) > 0 && !l.Truncated {
+		dir := queue[0]
+		queue = queue[1:]
+		entries, err := r.readDir(dir, &visited)
 		switch {
-		case d.IsDir():
-			if skippedDirs[d.Name()] {
-				return fs.SkipDir
-			}
-		case d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0:
-			candidates = append(candidates, p)
+		case errors.Is(err, errTooManyEntries):
+			l.Truncated = true
+			continue
+		case err != nil && dir == ".":
+			return Listing{}, err
+		case err != nil:
+			// An unreadable directory is left out, not fatal.
+			continue
 		}
-		return nil
-	})
-	if err != nil {
-		return Listing{}, err
+		slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+		for _, d := range entries {
+			p := d.Name()
+			if dir != "." {
+				p = dir + "/" + p
+			}
+			switch {
+			case d.IsDir():
+				if !skippedDirs[d.Name()] {
+					queue = append(queue, p)
+				}
+			case d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0:
+				candidates = append(candidates, p)
+			}
+			// Anything else (FIFO, device, socket) is never listed.
+		}
 	}
 	slices.SortStableFunc(candidates, func(a, b string) int {
 		if da, db := strings.Count(a, "/"), strings.Count(b, "/"); da != db {
@@ -205,6 +220,41 @@ func (r *Repo) List() (Listing, error) {
 		l.Paths = append(l.Paths, p)
 	}
 	return l, nil
+}
+
+// errTooManyEntries stops a walk that reached MaxEntries.
+var errTooManyEntries = errors.New("too many directory entries")
+
+// readDir reads the directory dir in batches, adding each entry to
+// *visited, and gives up with errTooManyEntries, without keeping what it
+// read, as soon as *visited passes MaxEntries.
+func (r *Repo) readDir(dir string, visited *int) ([]fs.DirEntry, error) {
+	f, err := r.root.OpenFile(dir, openFlags, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !info.IsDir() {
+		return nil, fmt.Errorf("%s is no longer a directory", dir)
+	}
+	var entries []fs.DirEntry
+	for {
+		// Never more than one entry past the cap.
+		batch, err := f.ReadDir(min(listBatch, r.limits.MaxEntries-*visited+1))
+		*visited += len(batch)
+		if *visited > r.limits.MaxEntries {
+			return nil, errTooManyEntries
+		}
+		entries = append(entries, batch...)
+		if err == io.EOF {
+			return entries, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 // File is the part of one file that goes to the model.
@@ -286,9 +336,18 @@ func (r *Repo) check(rel string) (*os.File, error) {
 			return nil, fmt.Errorf("%w: %s resolves into a skipped directory", ErrNotEligible, rel)
 		}
 	}
+	// A FIFO, device or socket is refused before it is opened: opening
+	// some of them waits or has effects.
+	if info, err := r.root.Lstat(inside); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrNotEligible, rel, cause(err))
+	} else if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s is not a regular file", ErrNotEligible, rel)
+	}
 	// Opened by its resolved name through the Root: any link swapped in
-	// since EvalSymlinks is still held inside the tree.
-	f, err := r.root.Open(inside)
+	// since EvalSymlinks is still held inside the tree. The open does not
+	// block, should a FIFO have been swapped in since, and what was opened
+	// is checked again below.
+	f, err := r.root.OpenFile(inside, openFlags, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrNotEligible, rel, cause(err))
 	}
@@ -304,13 +363,17 @@ func (r *Repo) check(rel string) (*os.File, error) {
 		f.Close()
 		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrNotEligible, rel, r.limits.MaxFileSize)
 	}
-	head := make([]byte, sniffSize)
+	// At least what Read passes on is inspected, so that a listed file
+	// can be read unless it changes; one byte more tells whether the
+	// sample was cut.
+	sniff := max(sniffSize, r.limits.MaxReadBytes)
+	head := make([]byte, sniff+1)
 	n, err := io.ReadFull(f, head)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		f.Close()
 		return nil, err
 	}
-	if isBinary(head[:n], n == sniffSize) {
+	if isBinary(head[:min(n, sniff)], n > sniff) {
 		f.Close()
 		return nil, fmt.Errorf("%w: %s is not text", ErrNotEligible, rel)
 	}
@@ -329,8 +392,8 @@ func cause(err error) error {
 
 // validRel accepts only clean, slash-separated, relative paths naming
 // something below the root: no absolute paths, no "." or ".." elements,
-// no empty elements, no backslashes, no control characters, UTF-8 only
-// (paths go into prompts and JSON as they are).
+// no empty elements, no backslashes, no control characters or line
+// separators, UTF-8 only (paths go into prompts and JSON as they are).
 func validRel(p string) error {
 	switch {
 	case p == "" || p == ".":
@@ -345,7 +408,12 @@ func validRel(p string) error {
 	return nil
 }
 
-func isControlOrBackslash(r rune) bool { return r < 0x20 || r == 0x7f || r == '\\' }
+// isControlOrBackslash refuses C0 and C1 controls, DEL, the Unicode line
+// and paragraph separators (which break a line in a prompt like a newline)
+// and backslashes.
+func isControlOrBackslash(r rune) bool {
+	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || r == '\\'
+}
 
 // isBinary reports whether the first bytes of a file look binary: a NUL
 // byte, or bytes that are not UTF-8. When the sample was cut (full), an

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -196,6 +197,9 @@ func TestReadRefusesUnsafePaths(t *testing.T) {
 		{`sub\a.txt`, ErrInvalidPath},
 		{"README.md\x00", ErrInvalidPath},
 		{"bad\nname", ErrInvalidPath},
+		{"c1\u0085name", ErrInvalidPath},
+		{"line\u2028name", ErrInvalidPath},
+		{"para\u2029name", ErrInvalidPath},
 		{"caf\xe9", ErrInvalidPath},
 		{"link-outside", ErrOutsideRoot},
 		{"link-abs-outside", ErrOutsideRoot},
@@ -309,6 +313,116 @@ func TestIsBinary(t *testing.T) {
 	for _, c := range cases {
 		if got := isBinary(c.head, c.full); got != c.want {
 			t.Errorf("isBinary(%q, %v) = %v", c.head, c.full, got)
+		}
+	}
+}
+
+// One directory larger than MaxEntries stops the walk without leaving a
+// readdir-order-dependent part of it in the listing: the listing holds the
+// directories read in full (the top level here) and nothing of the big
+// one, the same on every call.
+func TestListStopsAtAHugeDirectory(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel string) {
+		t.Helper()
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(rel+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("README.md")
+	write("z.txt")
+	write("a/small.txt")
+	for i := range 1500 {
+		write(fmt.Sprintf("big/f%04d.txt", i))
+	}
+	r := openTestRepo(t, root, Limits{MaxEntries: 1000})
+	l, err := r.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"README.md", "z.txt", "a/small.txt"}; !slices.Equal(l.Paths, want) || !l.Truncated {
+		t.Fatalf("got %d paths %q... truncated=%v, want %q truncated", len(l.Paths), l.Paths[:min(len(l.Paths), 5)], l.Truncated, want)
+	}
+	again, err := r.List()
+	if err != nil || again.Digest() != l.Digest() {
+		t.Fatalf("second listing differs: %q %v", again.Paths, err)
+	}
+	// With room for it, the big directory is listed in full.
+	l, err = openTestRepo(t, root, Limits{MaxEntries: 1505, MaxFiles: 2000}).List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Paths) != 1503 || l.Truncated || l.Paths[3] != "big/f0000.txt" {
+		t.Fatalf("got %d paths truncated=%v, first deep %q", len(l.Paths), l.Truncated, l.Paths[3])
+	}
+}
+
+// A name holding a C1 control or a Unicode line or paragraph separator
+// never reaches the listing (and so the prompt), and is refused as a path.
+func TestUnicodeControlsInNames(t *testing.T) {
+	root := t.TempDir()
+	bad := []string{"nel\u0085x.txt", "csi\u009bx.txt", "line\u2028sep.txt", "para\u2029sep.txt", "sub/del\u007fx.txt"}
+	for _, p := range append([]string{"ok.txt", "sub/caf\u00e9.txt"}, bad...) {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte("text\n"), 0o644); err != nil {
+			t.Skipf("file name %q: %v", p, err)
+		}
+	}
+	r := openTestRepo(t, root, Limits{})
+	l, err := r.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"ok.txt", "sub/caf\u00e9.txt"}; !slices.Equal(l.Paths, want) {
+		t.Fatalf("listing %q, want %q", l.Paths, want)
+	}
+	for _, p := range bad {
+		if _, err := r.Read(p, 100); !errors.Is(err, ErrInvalidPath) {
+			t.Errorf("Read(%q) = %v, want ErrInvalidPath", p, err)
+		}
+	}
+}
+
+// Every listed file can be read: the text check covers at least what Read
+// passes on, so a NUL past the first KiB keeps a file out of the listing
+// rather than failing the call that picked it.
+func TestListedFilesAreReadable(t *testing.T) {
+	root := testTree(t)
+	for name, data := range map[string]string{
+		"late-nul.txt":     strings.Repeat("a", 2000) + "\x00tail\n",
+		"late-invalid.txt": strings.Repeat("a", 3000) + "\xff\n",
+		// Exactly the sniff length, ending inside a character.
+		"edge.txt": strings.Repeat("a", DefaultMaxReadBytes-2) + "\xe2\x82",
+		// Invalid only past what the model is shown: listed, and readable.
+		"far.txt": strings.Repeat("a", DefaultMaxReadBytes+10) + "\x00\n",
+	} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := openTestRepo(t, root, Limits{MaxFileSize: 64 << 10})
+	l, err := r.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"late-nul.txt", "late-invalid.txt", "edge.txt"} {
+		if l.Contains(p) {
+			t.Errorf("%s is listed", p)
+		}
+	}
+	if !l.Contains("far.txt") {
+		t.Errorf("far.txt is not listed: %q", l.Paths)
+	}
+	for _, p := range l.Paths {
+		if _, err := r.Read(p, r.Limits().MaxReadBytes); err != nil {
+			t.Errorf("listed %s cannot be read: %v", p, err)
 		}
 	}
 }

@@ -320,3 +320,55 @@ func TestReadCapsReachThePrompt(t *testing.T) {
 		t.Fatalf("second file missing:\n%s", prompt)
 	}
 }
+
+// A chosen file that is gone, or no longer text, when a later round reads
+// it is the documented listing-changed -32602, not an internal error.
+func TestChosenFileChangedBetweenRounds(t *testing.T) {
+	wantChanged := func(t *testing.T, r *rpcReply) {
+		t.Helper()
+		r.wantError(t, -32602, 200)
+		if !strings.Contains(r.Error.Message, "changed") {
+			t.Fatalf("message: %s", r.raw)
+		}
+	}
+	pick := map[string]any{KeyPickFiles: answer(`["README.md", "main.go"]`)}
+
+	t.Run("summary asked again after a deletion", func(t *testing.T) {
+		root := smallRepo(t)
+		s := startServer(t, Config{Dir: root}, nil)
+		_, _, st := s.call(toolCall{}).asked(t, KeyPickFiles)
+		_, _, st = s.call(toolCall{State: st, Answers: pick}).asked(t, KeySummary)
+		if err := os.Remove(filepath.Join(root, "main.go")); err != nil {
+			t.Fatal(err)
+		}
+		wantChanged(t, s.call(toolCall{State: st}))
+	})
+	t.Run("critique after a binary overwrite", func(t *testing.T) {
+		root := smallRepo(t)
+		s := startServer(t, Config{Dir: root, Critique: true}, nil)
+		_, _, st := s.call(toolCall{}).asked(t, KeyPickFiles)
+		_, _, st = s.call(toolCall{State: st, Answers: pick}).asked(t, KeySummary)
+		if err := os.WriteFile(filepath.Join(root, "main.go"), []byte("\x7fELF\x00\x00"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		wantChanged(t, s.call(toolCall{State: st, Answers: map[string]any{KeySummary: answer("Draft.")}}))
+	})
+	t.Run("critique after a swap for a link out of the tree", func(t *testing.T) {
+		root := smallRepo(t)
+		s := startServer(t, Config{Dir: root, Critique: true}, nil)
+		_, _, st := s.call(toolCall{}).asked(t, KeyPickFiles)
+		_, _, st = s.call(toolCall{State: st, Answers: pick}).asked(t, KeySummary)
+		p := filepath.Join(root, "main.go")
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join("..", "outside", "secret.txt"), p); err != nil {
+			t.Skip(err)
+		}
+		r := s.call(toolCall{State: st, Answers: map[string]any{KeySummary: answer("Draft.")}})
+		wantChanged(t, r)
+		if strings.Contains(string(r.raw), "secret") {
+			t.Fatalf("reply leaks the target: %s", r.raw)
+		}
+	})
+}

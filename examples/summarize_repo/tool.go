@@ -134,7 +134,7 @@ func (s *summarizer) usePick(_ context.Context, c *call, r *mrtr.SamplingResult)
 
 // askSummary reads the chosen files, with the caps, into the question.
 func (s *summarizer) askSummary(_ context.Context, c *call) (*mrtr.SamplingRequest, error) {
-	files, err := s.repo.ReadAll(c.State.Files)
+	files, err := s.readChosen(c.State.Files)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +151,7 @@ func (s *summarizer) useSummary(_ context.Context, c *call, r *mrtr.SamplingResu
 }
 
 func (s *summarizer) askCritique(_ context.Context, c *call) (*mrtr.SamplingRequest, error) {
-	files, err := s.repo.ReadAll(c.State.Files)
+	files, err := s.readChosen(c.State.Files)
 	if err != nil {
 		return nil, err
 	}
@@ -165,6 +165,18 @@ func (s *summarizer) useCritique(_ context.Context, c *call, r *mrtr.SamplingRes
 	}
 	c.State.Summary = summary
 	return nil
+}
+
+// readChosen reads the files the model chose. A file that is gone, no
+// longer text, too large, or now a link out of the tree means the
+// directory changed since the listing: errListingChanged (-32602), as the
+// tool documents, not an internal error.
+func (s *summarizer) readChosen(paths []string) ([]File, error) {
+	files, err := s.repo.ReadAll(paths)
+	if errors.Is(err, ErrNotEligible) || errors.Is(err, ErrOutsideRoot) {
+		return nil, errListingChanged
+	}
+	return files, err
 }
 
 // errListingChanged is answered when the directory's listing differs from

@@ -18,19 +18,27 @@ type inputRequest struct {
 	Params json.RawMessage `json:"params"`
 }
 
-// answerAll makes up a valid answer for every embedded request, by key:
-// an accepted form filled from its schema, an accepted URL elicitation, a
-// model reply or one root.
-func answerAll(reqs map[string]json.RawMessage) (map[string]json.RawMessage, error) {
-	out := make(map[string]json.RawMessage, len(reqs))
+// answerAll answers every embedded request, by key: with the answer given
+// for the key when there is one, else with one made up from the request
+// (an accepted form filled from its schema, an accepted URL elicitation, a
+// model reply or one root). madeUp holds the keys whose answers were made
+// up.
+func answerAll(reqs, given map[string]json.RawMessage) (answers map[string]json.RawMessage, madeUp map[string]bool, err error) {
+	answers = make(map[string]json.RawMessage, len(reqs))
+	madeUp = map[string]bool{}
 	for key, raw := range reqs {
+		if a, ok := given[key]; ok {
+			answers[key] = a
+			continue
+		}
 		a, err := answerOne(raw)
 		if err != nil {
-			return nil, fmt.Errorf("input request %q: %w", key, err)
+			return nil, nil, fmt.Errorf("input request %q: %w (give its answer in -answers)", key, err)
 		}
-		out[key] = a
+		answers[key] = a
+		madeUp[key] = true
 	}
-	return out, nil
+	return answers, madeUp, nil
 }
 
 func answerOne(raw json.RawMessage) (json.RawMessage, error) {

@@ -91,6 +91,23 @@ type Config struct {
 	// (DefaultHugeStateBytes when zero).
 	HugeStateBytes int
 
+	// Answers are the answers to send to the server's questions, by input
+	// key: each value is the exact answer object (an elicitation result
+	// such as {"action":"accept","content":{...}}, a sampling result such as
+	// {"role":"assistant","content":{"type":"text","text":"..."},"model":"m"},
+	// or a roots result). Keys the server does not ask are not sent. The
+	// suite makes up answers to the other keys from the questions
+	// themselves; a tool that validates what a model or a user says (a JSON
+	// list of paths, say) needs its answers here.
+	Answers map[string]json.RawMessage
+
+	// Strict counts a NotRun of the state.*, replay.* and answers.*
+	// scenarios as a failure (informational scenarios excepted, and
+	// state.forged when the state is opaque, since an opaque state cannot
+	// be forged): the security properties those scenarios check were then
+	// not checked.
+	Strict bool
+
 	// Select, when set, chooses the scenarios to run by ID. The baseline
 	// runs whenever a selected scenario depends on it.
 	Select func(id string) bool
@@ -159,6 +176,23 @@ func (c Config) normalize() (Config, error) {
 				return c, fmt.Errorf("the %s may hold only visible ASCII characters", name)
 			}
 		}
+	}
+	if len(c.Answers) > 0 {
+		given := make(map[string]json.RawMessage, len(c.Answers))
+		for k, v := range c.Answers {
+			if k == "" {
+				return c, errors.New("an answer has an empty input key")
+			}
+			if err := checkObject(fmt.Sprintf("answer to %q", k), v); err != nil {
+				return c, err
+			}
+			var b bytes.Buffer
+			if err := json.Compact(&b, v); err != nil {
+				return c, err
+			}
+			given[k] = b.Bytes()
+		}
+		c.Answers = given
 	}
 	if c.Token != "" && c.Token == c.OtherToken {
 		return c, errors.New("the two principals need different tokens")

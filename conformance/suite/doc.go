@@ -42,9 +42,25 @@
 // the genuine retry is accepted; without it, refusals prove nothing and
 // those scenarios are not run. Replays to other arguments, another tool or
 // another principal are preceded by a control call showing that the
-// server accepts that call without a state. Answers to the server's
-// questions are made up from the questions themselves (form schemas,
-// sampling, roots).
+// server accepts that call without a state. A state that is, or holds in a
+// dot-separated segment, JSON is forged (state.forged): re-encoded with the
+// same meaning, then rewritten to name other arguments; an opaque state
+// leaves that scenario NotRun. Answers to the server's questions are
+// Config.Answers where given, else made up from the questions themselves
+// (form schemas, sampling, roots); when the tool refuses a made-up answer
+// with -32602 naming its key, the baseline is NotRun, not Fail.
+//
+// The envelope, HTTP, header and rebinding scenarios first send the same
+// probe unaltered: unless it gets a result, a refusal of the altered probe
+// would prove nothing (a server may refuse everything), and the scenario
+// is NotRun.
+//
+// With Config.Strict, a NotRun of a state.*, replay.* or answers.*
+// scenario is a Fail (informational scenarios excepted, and state.forged
+// on an opaque state).
+//
+// A black-box suite sees only the answer: it cannot tell whether a server
+// acted on a tampered state before it returned an error.
 //
 // The suite speaks the 2026-07-28 wire: one POST per request with
 // Content-Type, Accept, MCP-Protocol-Version, Mcp-Method, Mcp-Name and the

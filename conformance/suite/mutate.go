@@ -1,8 +1,11 @@
 package suite
 
 import (
+	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 )
 
@@ -186,6 +189,33 @@ func fillerChar(s string) string {
 	return "A"
 }
 
+// truncatePayload returns s without its last payload character: in a
+// base64 or hex state the last character that carries data, so that the
+// padding and dots after it stay and a decoder that accepts unpadded
+// input cannot read the same bytes; otherwise the last character. It also
+// describes the change.
+func truncatePayload(s string) (string, string) {
+	if detectAlphabet(s) != alphaOther {
+		if i := flipIndex(s, flipLast); i >= 0 {
+			return s[:i] + s[i+1:], fmt.Sprintf("requestState without its last payload character (%q at %d of %d)", s[i], i, len(s))
+		}
+	}
+	return truncateOne(s), "requestState without its last character"
+}
+
+// appendPayload returns s with a character of its alphabet inserted after
+// its last payload character (before any padding), or appended, and
+// describes the change.
+func appendPayload(s string) (string, string) {
+	c := fillerChar(s)
+	if detectAlphabet(s) != alphaOther {
+		if i := flipIndex(s, flipLast); i >= 0 && i < len(s)-1 {
+			return s[:i+1] + c + s[i+1:], fmt.Sprintf("requestState with %q inserted after its last payload character, before %q", c, s[i+1:])
+		}
+	}
+	return s + c, fmt.Sprintf("requestState with %q appended", c)
+}
+
 // truncateOne returns s without its last character (rune).
 func truncateOne(s string) string {
 	r := []rune(s)
@@ -239,4 +269,173 @@ func decodings(s string) map[string][]byte {
 		}
 	}
 	return out
+}
+
+// jsonState is a requestState that is, or holds in one of its
+// dot-separated segments, JSON: plain, or base64url or base64, padded or
+// not. Such a state can be forged unless the server checks an integrity
+// tag over it.
+type jsonState struct {
+	segs  []string         // the state split at dots (one segment for plain JSON)
+	seg   int              // the segment holding the JSON
+	enc   *base64.Encoding // its encoding; nil for plain JSON
+	name  string           // the encoding's name
+	raw   []byte           // the JSON as issued
+	value any              // the JSON decoded, numbers kept as json.Number
+}
+
+// stateEncodings are the encodings a JSON segment is looked for in, each
+// strict and required to reproduce the segment exactly, so that a forged
+// segment is written the way the server writes its own.
+var stateEncodings = []struct {
+	name string
+	enc  *base64.Encoding
+}{
+	{"base64url", base64.RawURLEncoding.Strict()},
+	{"base64url (padded)", base64.URLEncoding.Strict()},
+	{"base64", base64.RawStdEncoding.Strict()},
+	{"base64 (padded)", base64.StdEncoding.Strict()},
+}
+
+// findJSONState finds the JSON in s: s itself, or the largest of its
+// dot-separated segments that decodes to a JSON object or array.
+func findJSONState(s string) (*jsonState, bool) {
+	if v, ok := decodeJSONContainer([]byte(s)); ok {
+		return &jsonState{segs: []string{s}, raw: []byte(s), value: v, name: "plain JSON"}, true
+	}
+	segs := strings.Split(s, ".")
+	var best *jsonState
+	for i, seg := range segs {
+		for _, e := range stateEncodings {
+			b, err := e.enc.DecodeString(seg)
+			if err != nil || e.enc.EncodeToString(b) != seg {
+				continue
+			}
+			if v, ok := decodeJSONContainer(b); ok && (best == nil || len(b) > len(best.raw)) {
+				best = &jsonState{segs: segs, seg: i, enc: e.enc, name: e.name, raw: b, value: v}
+			}
+			break
+		}
+	}
+	return best, best != nil
+}
+
+// decodeJSONContainer decodes b when it is one JSON object or array.
+func decodeJSONContainer(b []byte) (any, bool) {
+	t := bytes.TrimSpace(b)
+	if len(t) == 0 || (t[0] != '{' && t[0] != '[') || !json.Valid(t) {
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(t))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil, false
+	}
+	return v, true
+}
+
+// where describes the place of the JSON in the state.
+func (j *jsonState) where() string {
+	if len(j.segs) > 1 {
+		return fmt.Sprintf("segment %d of %d, %s", j.seg+1, len(j.segs), j.name)
+	}
+	return j.name
+}
+
+// render returns the state with its JSON replaced by b, encoded as the
+// original was.
+func (j *jsonState) render(b []byte) string {
+	segs := append([]string(nil), j.segs...)
+	if j.enc != nil {
+		segs[j.seg] = j.enc.EncodeToString(b)
+	} else {
+		segs[j.seg] = string(b)
+	}
+	return strings.Join(segs, ".")
+}
+
+// sameMeaning returns the state with its JSON written differently but
+// meaning the same: members in name order, else indented, else preceded
+// by a space. A server that checks an integrity tag over what it issued
+// refuses it; one that only parses the state cannot tell it from its own.
+func (j *jsonState) sameMeaning() (string, string) {
+	compact, _ := json.Marshal(j.value)
+	indented, _ := json.MarshalIndent(j.value, "", " ")
+	for _, c := range []struct {
+		b    []byte
+		desc string
+	}{
+		{compact, "its JSON re-encoded with the members in name order"},
+		{indented, "its JSON re-encoded with whitespace"},
+		{append([]byte(" "), j.raw...), "its JSON preceded by a space"},
+	} {
+		if len(c.b) > 0 && !bytes.Equal(c.b, j.raw) {
+			return j.render(c.b), c.desc + " (" + j.where() + ")"
+		}
+	}
+	return j.render(append([]byte(" "), j.raw...)), "its JSON preceded by a space (" + j.where() + ")"
+}
+
+// withValues returns the state with the arguments' values replaced by the
+// other arguments' wherever they appear: the arguments object itself, the
+// arguments as a JSON string, and each string argument that the other
+// arguments change. ok is false when none appears.
+func (j *jsonState) withValues(args, alt json.RawMessage) (string, bool) {
+	var a, b map[string]any
+	if decodeNumbers(args, &a) != nil || decodeNumbers(alt, &b) != nil {
+		return "", false
+	}
+	repl := map[string]string{string(args): string(alt)}
+	for k, v := range a {
+		s, ok1 := v.(string)
+		t, ok2 := b[k].(string)
+		if ok1 && ok2 && s != t && s != "" {
+			repl[s] = t
+		}
+	}
+	changed := false
+	var walk func(v any) any
+	walk = func(v any) any {
+		switch t := v.(type) {
+		case map[string]any:
+			if reflect.DeepEqual(t, a) {
+				changed = true
+				return b
+			}
+			out := make(map[string]any, len(t))
+			for k, e := range t {
+				out[k] = walk(e)
+			}
+			return out
+		case []any:
+			out := make([]any, len(t))
+			for i, e := range t {
+				out[i] = walk(e)
+			}
+			return out
+		case string:
+			if r, ok := repl[t]; ok {
+				changed = true
+				return r
+			}
+		}
+		return v
+	}
+	nv := walk(j.value)
+	if !changed {
+		return "", false
+	}
+	out, err := json.Marshal(nv)
+	if err != nil {
+		return "", false
+	}
+	return j.render(out), true
+}
+
+// decodeNumbers decodes raw into v, numbers kept as json.Number.
+func decodeNumbers(raw json.RawMessage, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	return dec.Decode(v)
 }

@@ -38,6 +38,11 @@ type Result struct {
 	Reason string `json:"reason"`
 	// Evidence holds every exchange the verdict rests on, in order.
 	Evidence []Evidence `json:"evidence,omitempty"`
+
+	// inapplicable marks a NotRun whose property does not apply to the
+	// server (its state is opaque, so it cannot be forged); Config.Strict
+	// does not count it as a failure.
+	inapplicable bool
 }
 
 // Report is the outcome of one run of the suite.

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -63,11 +64,31 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			// The exchanges cut short by ctx are no verdict on the server.
 			return rep, err
 		}
+		if c.Strict && res.Status == NotRun && strictCounts(s, res) {
+			res.Status = Fail
+			res.Reason = "not run, which -strict counts as a failure: " + res.Reason
+		}
 		res.ID, res.Title = s.ID, s.Title
 		rep.Results = append(rep.Results, res)
 		rep.Counts[res.Status]++
 	}
 	return rep, ctx.Err()
+}
+
+// strictCounts reports whether Config.Strict turns the NotRun res of s
+// into a failure: it does for the security scenarios (state.*, replay.*,
+// answers.*) except the informational ones and a NotRun that says the
+// property does not apply.
+func strictCounts(s Scenario, res Result) bool {
+	if s.Informational || res.inapplicable {
+		return false
+	}
+	for _, g := range []string{"state.", "replay.", "answers."} {
+		if strings.HasPrefix(s.ID, g) {
+			return true
+		}
+	}
+	return false
 }
 
 // runner holds what the scenarios of one run share.
@@ -305,6 +326,7 @@ type firstCall struct {
 	reply
 	state   string
 	answers json.RawMessage
+	madeUp  map[string]bool // the keys whose answers the suite made up
 }
 
 // first makes a fresh first call. When it does not yield a state to work
@@ -322,11 +344,12 @@ func (r *runner) first(ctx context.Context, other bool) (*firstCall, *Result) {
 		return nil, &res
 	}
 	f.state = s
-	answers, err := answerAll(rep.inputRequests)
+	answers, madeUp, err := answerAll(rep.inputRequests, r.cfg.Answers)
 	if err != nil {
 		res := notRun("cannot answer the first call: "+err.Error(), rep.Evidence)
 		return nil, &res
 	}
+	f.madeUp = madeUp
 	if f.answers, err = json.Marshal(answers); err != nil {
 		res := notRun("cannot encode the answers: "+err.Error(), rep.Evidence)
 		return nil, &res

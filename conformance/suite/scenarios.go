@@ -59,16 +59,20 @@ var catalogue = []Scenario{
 	tamper("state.flip-last", "requestState with one bit flipped in its last character",
 		"The end of a state is usually the tag or signature. The bit flipped is one the character really encodes, so a lenient base64 decoder cannot hide the change.",
 		flipMutation(flipLast)),
-	tamper("state.truncated", "requestState without its last character",
-		"A truncated tag or a decoder that drops incomplete groups must not leave a state that still verifies.",
+	tamper("state.truncated", "requestState without its last payload character",
+		"A truncated tag or a decoder that drops incomplete groups must not leave a state that still verifies. "+
+			"The character removed is the last that carries data, not \"=\" padding, which a lenient decoder may drop "+
+			"without changing a byte.",
 		func(_ *runner, s string) (json.RawMessage, string, bool) {
-			return str(truncateOne(s)), "requestState without its last character", true
+			out, desc := truncatePayload(s)
+			return str(out), desc, true
 		}),
-	tamper("state.appended", "requestState with a character appended",
-		"A verifier that checks a prefix, or a decoder that ignores trailing data, accepts extended states.",
+	tamper("state.appended", "requestState with a character added after its payload",
+		"A verifier that checks a prefix, or a decoder that ignores trailing data, accepts extended states. The "+
+			"character goes after the last payload character, before any padding, so the state still looks well formed.",
 		func(_ *runner, s string) (json.RawMessage, string, bool) {
-			c := fillerChar(s)
-			return str(s + c), fmt.Sprintf("requestState with %q appended", c), true
+			out, desc := appendPayload(s)
+			return str(out), desc, true
 		}),
 	tamper("state.empty", `requestState ""`,
 		"An empty string is present, not absent: it must be refused, not taken for a first call that already carries answers.",
@@ -85,6 +89,18 @@ var catalogue = []Scenario{
 		func(_ *runner, s string) (json.RawMessage, string, bool) {
 			return object(m("requestState", str(s))), `requestState {"requestState": <genuine state>}`, true
 		}),
+	{
+		ID:    "state.forged",
+		Title: "a requestState re-encoded by the client is refused",
+		Why: "A state that is, or holds in a dot-separated segment, JSON (plain, base64url or base64) and is checked " +
+			"only by parsing it and comparing it with the request can be written by the client: every bit flip breaks " +
+			"its structure, so it passes the scenarios above, yet a client can issue itself any state. The suite " +
+			"re-encodes the JSON with the same meaning (members in name order, or whitespace) in the same encoding and " +
+			"expects a refusal; then, when the state holds argument values, it forges one naming the other arguments and " +
+			"sends it with them. Not run when the state is opaque.",
+		needsBaseline: true,
+		run:           forged,
+	},
 	{
 		ID:    "state.huge",
 		Title: "a huge requestState is refused promptly",
@@ -301,11 +317,138 @@ func (r *runner) judgeBaseline(ctx context.Context) Result {
 	ev = append(ev, f.Evidence)
 	rep := r.call(ctx, callSpec{label: "retry with the genuine requestState and answers", tool: r.cfg.Tool, args: r.cfg.Args, answers: f.answers, state: str(f.state)})
 	ev = append(ev, rep.Evidence)
+	if key, ok := refusedAnswerKey(rep, f.InputKeys); ok && !rep.isResult() {
+		if f.madeUp[key] {
+			return notRun(fmt.Sprintf("the tool refused the suite's made-up answer to %q (%s); supply the answer it expects with -answers (Config.Answers)",
+				key, rep.String()), ev...)
+		}
+		return notRun(fmt.Sprintf("the tool refused the answer to %q given in -answers (%s); supply one it accepts", key, rep.String()), ev...)
+	}
 	if !rep.isResult() {
 		return fail("the genuine retry was not accepted: "+describeNoRPC(rep), ev...)
 	}
 	return pass(fmt.Sprintf("first call asked [%s] with a %d-character requestState; the genuine retry answered %s",
 		strings.Join(f.InputKeys, ", "), len(f.state), rep.ResultType), ev...)
+}
+
+// refusedAnswerKey reports which asked key a -32602 refusal names: the
+// key of its data, or else a key its message mentions as a word.
+func refusedAnswerKey(rep reply, asked []string) (string, bool) {
+	if !rep.isRPCError() || rep.Error.Code != -32602 {
+		return "", false
+	}
+	var data struct {
+		Key string `json:"key"`
+	}
+	if len(rep.Error.Data) > 0 && json.Unmarshal(rep.Error.Data, &data) == nil {
+		for _, k := range asked {
+			if k == data.Key {
+				return k, true
+			}
+		}
+	}
+	for _, k := range asked {
+		if mentionsWord(rep.Error.Message, k) {
+			return k, true
+		}
+	}
+	return "", false
+}
+
+// mentionsWord reports whether word occurs in s, not as part of a longer
+// identifier.
+func mentionsWord(s, word string) bool {
+	ident := func(c byte) bool {
+		return c == '_' || c == '-' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+	}
+	for i := 0; word != "" && i+len(word) <= len(s); {
+		j := strings.Index(s[i:], word)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(word)
+		if (j == 0 || !ident(s[j-1])) && (end == len(s) || !ident(s[end])) {
+			return true
+		}
+		i = j + 1
+	}
+	return false
+}
+
+// forged judges state.forged: a state whose JSON can be read is
+// re-encoded with the same meaning, then forged with the other
+// arguments' values; both must be refused.
+func forged(ctx context.Context, r *runner) Result {
+	f, nr := r.first(ctx, false)
+	if nr != nil {
+		return *nr
+	}
+	js, ok := findJSONState(f.state)
+	if !ok {
+		res := notRun(fmt.Sprintf("the state is opaque: neither it nor a dot-separated segment of it is JSON, plain or "+
+			"base64url or base64 (padded or not), so the suite cannot forge one (%d characters, %s alphabet)",
+			len(f.state), detectAlphabet(f.state)), f.Evidence)
+		res.inapplicable = true
+		return res
+	}
+	same, desc := js.sameMeaning()
+	rep := r.call(ctx, callSpec{label: "retry with a forged requestState: " + desc, tool: r.cfg.Tool, args: r.cfg.Args, answers: f.answers, state: str(same)})
+	ev := []Evidence{f.Evidence, rep.Evidence}
+	// A state re-encoded with the same meaning may be accepted by a server
+	// whose integrity check covers the decoded meaning rather than the
+	// bytes it issued. That alone proves nothing; a forgery that changes
+	// the meaning decides. Only when none can be tried does accepting the
+	// re-encoding count against the server.
+	sameAccepted := rep.isResult()
+	var first string
+	if sameAccepted {
+		first = "accepted a re-encoded state of the same meaning (" + desc + ")"
+	} else {
+		if res := expectRefusal(rep, f.Evidence); res.Status != Pass {
+			return res
+		}
+		first = "refused a re-encoded state of the same meaning (" + desc + "): " + rep.String()
+	}
+	untried := func(why string, ev []Evidence) Result {
+		if sameAccepted {
+			res := fail("accepted a state the client wrote itself ("+desc+"), and "+why+": nothing shows that the state's "+
+				"content is protected: "+rep.String(), ev...)
+			return res
+		}
+		return pass(first+"; "+why, ev...)
+	}
+	if _, ok := js.withValues(r.cfg.Args, r.cfg.AltArgs); !ok {
+		return untried("no argument value appears in the state, so no state naming other arguments was forged", ev)
+	}
+	ctl, ok := r.control(ctx, "control: "+r.cfg.Tool+" with the other arguments, no requestState", r.cfg.Tool, r.cfg.AltArgs, false)
+	ev = append(ev, ctl.Evidence)
+	if !ok {
+		return untried("the other arguments are refused even without a state, so no state naming them was tried", ev)
+	}
+	g, nr := r.first(ctx, false)
+	if nr != nil {
+		return untried("the second first call failed, so no state naming other arguments was tried ("+nr.Reason+")", append(ev, nr.Evidence...))
+	}
+	ev = append(ev, g.Evidence)
+	gs, ok := findJSONState(g.state)
+	var other string
+	if ok {
+		other, ok = gs.withValues(r.cfg.Args, r.cfg.AltArgs)
+	}
+	if !ok {
+		return untried("the second state holds no argument value to replace", ev)
+	}
+	rep2 := r.call(ctx, callSpec{label: "retry with a forged requestState naming arguments " + string(r.cfg.AltArgs) + ", sent with them",
+		tool: r.cfg.Tool, args: r.cfg.AltArgs, answers: g.answers, state: str(other)})
+	res := expectRefusal(rep2, ev...)
+	switch {
+	case rep2.isResult():
+		res.Reason = "accepted a state the client forged to name the other arguments: " + rep2.String()
+	case res.Status == Pass:
+		res.Reason = first + "; refused a forged state naming the other arguments: " + rep2.String()
+	}
+	return res
 }
 
 func huge(ctx context.Context, r *runner) Result {
@@ -416,19 +559,58 @@ func outcome(rep reply) string {
 }
 
 func randomKeys(ctx context.Context, r *runner) Result {
-	plain := r.call(ctx, callSpec{label: "first call without answers", tool: r.cfg.Tool, args: r.cfg.Args})
 	k1, k2 := "mrtrcheck_unasked_"+randomHex(6), "mrtrcheck_unasked_"+randomHex(6)
-	answers := object(
-		m(k1, json.RawMessage(`{"action":"accept","content":{"name":"mrtrcheck","ok":true,"confirm":true}}`)),
-		m(k2, json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"mrtrcheck"},"model":"mrtrcheck"}`)),
-	)
-	with := r.call(ctx, callSpec{label: "first call with answers under keys never asked: " + k1 + ", " + k2, tool: r.cfg.Tool, args: r.cfg.Args, answers: answers})
-	ev := []Evidence{plain.Evidence, with.Evidence}
-	a, b := outcome(plain), outcome(with)
-	if a == b {
-		return pass("same outcome with and without the unasked answers: "+a, ev...)
+	unasked := map[string]json.RawMessage{
+		k1: json.RawMessage(`{"action":"accept","content":{"name":"mrtrcheck","ok":true,"confirm":true}}`),
+		k2: json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"mrtrcheck"},"model":"mrtrcheck"}`),
 	}
-	return fail(fmt.Sprintf("the unasked answers changed the outcome from %s to %s", a, b), ev...)
+	unaskedJSON, _ := json.Marshal(unasked)
+	keys := k1 + ", " + k2
+
+	// 1. A first call, without state.
+	plain := r.call(ctx, callSpec{label: "first call without answers", tool: r.cfg.Tool, args: r.cfg.Args})
+	with := r.call(ctx, callSpec{label: "first call with answers under keys never asked: " + keys, tool: r.cfg.Tool, args: r.cfg.Args, answers: unaskedJSON})
+	ev := []Evidence{plain.Evidence, with.Evidence}
+	if a, b := outcome(plain), outcome(with); a != b {
+		return fail(fmt.Sprintf("on a first call, the unasked answers changed the outcome from %s to %s", a, b), ev...)
+	}
+
+	// 2. The genuine state with only unasked answers: the question stands.
+	f, nr := r.first(ctx, false)
+	if nr != nil {
+		return notRun("first call for the retry with unasked answers only: "+nr.Reason, append(ev, nr.Evidence...)...)
+	}
+	only := r.call(ctx, callSpec{label: "retry with the genuine requestState and only answers under keys never asked: " + keys,
+		tool: r.cfg.Tool, args: r.cfg.Args, answers: unaskedJSON, state: str(f.state)})
+	ev = append(ev, f.Evidence, only.Evidence)
+	if a, b := outcome(f.reply), outcome(only); a != b {
+		return fail(fmt.Sprintf("with the genuine state and only unasked answers the server answered %s; want the same question again: %s", b, a), ev...)
+	}
+
+	// 3. The genuine answers with unasked ones: as the genuine retry.
+	g, nr := r.first(ctx, false)
+	if nr != nil {
+		return notRun("first call for the genuine retry: "+nr.Reason, append(ev, nr.Evidence...)...)
+	}
+	genuine := r.call(ctx, callSpec{label: "retry with the genuine requestState and answers", tool: r.cfg.Tool, args: r.cfg.Args, answers: g.answers, state: str(g.state)})
+	h, nr := r.first(ctx, false)
+	if nr != nil {
+		return notRun("first call for the retry with extra answers: "+nr.Reason, append(ev, g.Evidence, genuine.Evidence)...)
+	}
+	mixed := map[string]json.RawMessage{}
+	_ = json.Unmarshal(h.answers, &mixed)
+	for k, v := range unasked {
+		mixed[k] = v
+	}
+	mixedJSON, _ := json.Marshal(mixed)
+	extra := r.call(ctx, callSpec{label: "retry with the genuine requestState and answers plus answers under keys never asked: " + keys,
+		tool: r.cfg.Tool, args: r.cfg.Args, answers: mixedJSON, state: str(h.state)})
+	ev = append(ev, g.Evidence, genuine.Evidence, h.Evidence, extra.Evidence)
+	if a, b := outcome(genuine), outcome(extra); a != b {
+		return fail(fmt.Sprintf("the unasked answers changed the outcome of the genuine retry from %s to %s", a, b), ev...)
+	}
+	return pass(fmt.Sprintf("unasked answers changed nothing: first call %s; genuine state without the asked answers %s; genuine retry %s",
+		outcome(plain), outcome(only), outcome(genuine)), ev...)
 }
 
 func randomHex(n int) string {
@@ -437,7 +619,34 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
+// listControl sends a well-formed tools/list, the unaltered form of the
+// envelope, header, HTTP and rebinding probes. When it gets no result, a
+// refusal of the altered probe would prove nothing (the server may refuse
+// everything), and the Result says why the scenario is not run.
+func (r *runner) listControl(ctx context.Context) (Evidence, *Result) {
+	rep := r.send(ctx, r.listProbe("control: the same tools/list, unaltered (valid envelope, Host and Origin)"))
+	if rep.isResult() {
+		return rep.Evidence, nil
+	}
+	res := controlFailed(rep)
+	return rep.Evidence, &res
+}
+
+// controlFailed judges a control that got no result: no answer at all is
+// a failure (the endpoint does not serve); any other answer means the
+// scenario is not run.
+func controlFailed(rep reply) Result {
+	if rep.HTTPStatus == 0 {
+		return fail("no answer to the unaltered request (the control): "+rep.String(), rep.Evidence)
+	}
+	return notRun("the unaltered request (the control) is not accepted either, so a refusal would prove nothing: "+describeNoRPC(rep), rep.Evidence)
+}
+
 func duplicateMethod(ctx context.Context, r *runner) Result {
+	ctl, nr := r.listControl(ctx)
+	if nr != nil {
+		return *nr
+	}
 	p := r.listProbe(`tools/list with "method":"tools/list" twice`)
 	p.body = object(
 		m("jsonrpc", str("2.0")),
@@ -446,10 +655,14 @@ func duplicateMethod(ctx context.Context, r *runner) Result {
 		m("method", str("tools/list")),
 		m("params", object(m("_meta", r.meta(ProtocolVersion)))),
 	)
-	return expectRefusal(r.send(ctx, p))
+	return expectRefusal(r.send(ctx, p), ctl)
 }
 
 func duplicateMeta(ctx context.Context, r *runner) Result {
+	ctl, nr := r.listControl(ctx)
+	if nr != nil {
+		return *nr
+	}
 	p := r.listProbe("tools/list with params._meta twice, both valid")
 	second := object(
 		m(metaProtocolVersion, str(ProtocolVersion)),
@@ -457,54 +670,71 @@ func duplicateMeta(ctx context.Context, r *runner) Result {
 		m(metaClientInfo, json.RawMessage(`{"name":"mrtrcheck-second-meta","version":"1"}`)),
 	)
 	p.body = envelope(p.id, "tools/list", object(m("_meta", r.meta(ProtocolVersion)), m("_meta", second)))
-	return expectRefusal(r.send(ctx, p))
+	return expectRefusal(r.send(ctx, p), ctl)
 }
 
 func metaKeyCase(ctx context.Context, r *runner) Result {
+	ctl, nr := r.listControl(ctx)
+	if nr != nil {
+		return *nr
+	}
 	p := r.listProbe("tools/list whose _meta spells the required keys …/protocolversion and …/clientcapabilities")
 	meta := object(
 		m(strings.ToLower(metaProtocolVersion), str(ProtocolVersion)),
 		m(strings.ToLower(metaClientCapabilities), r.cfg.Capabilities),
 	)
 	p.body = envelope(p.id, "tools/list", object(m("_meta", meta)))
-	return expectRefusal(r.send(ctx, p))
+	return expectRefusal(r.send(ctx, p), ctl)
 }
 
 func metaMemberCase(ctx context.Context, r *runner) Result {
+	ctl, nr := r.listControl(ctx)
+	if nr != nil {
+		return *nr
+	}
 	p := r.listProbe("tools/list whose params hold _META instead of _meta")
 	p.body = envelope(p.id, "tools/list", object(m("_META", r.meta(ProtocolVersion))))
-	return expectRefusal(r.send(ctx, p))
+	return expectRefusal(r.send(ctx, p), ctl)
 }
 
 func batch(ctx context.Context, r *runner) Result {
+	ctl, nr := r.listControl(ctx)
+	if nr != nil {
+		return *nr
+	}
 	p := r.listProbe("a batch: [tools/list]")
 	p.body = append(append([]byte{'['}, p.body...), ']')
 	rep := r.send(ctx, p)
 	if !rep.isRPCError() && bytes.HasPrefix(bytes.TrimSpace([]byte(rep.Body)), []byte("[")) {
-		return fail("the batch was processed: the body is an array of responses", rep.Evidence)
+		return fail("the batch was processed: the body is an array of responses", ctl, rep.Evidence)
 	}
-	return expectCode(rep, -32600, 0)
+	return expectCode(rep, -32600, 0, ctl)
 }
 
 func httpMethod(method string) func(ctx context.Context, r *runner) Result {
 	return func(ctx context.Context, r *runner) Result {
+		ctl, nr := r.listControl(ctx)
+		if nr != nil {
+			return *nr
+		}
 		h := r.header("", false)
 		h.Del("Mcp-Method")
 		h.Del("Content-Type")
 		rep := r.send(ctx, probe{label: method + " " + r.cfg.URL, method: method, header: h})
+		ev := []Evidence{ctl, rep.Evidence}
 		switch s := rep.HTTPStatus; {
 		case s == http.StatusMethodNotAllowed:
-			return pass("answered 405", rep.Evidence)
+			return pass("answered 405", ev...)
 		case s == 0:
-			return fail("no answer: "+rep.TransportError, rep.Evidence)
+			return fail("no answer: "+rep.TransportError, ev...)
 		case s >= 500:
-			return fail(fmt.Sprintf("the server failed (HTTP %d); want 405", s), rep.Evidence)
+			return fail(fmt.Sprintf("the server failed (HTTP %d); want 405", s), ev...)
 		case s >= 200 && s < 300 && holdsResult(rep.Body):
-			return fail(fmt.Sprintf("answered %d with an MCP result; want 405", s), rep.Evidence)
+			return fail(fmt.Sprintf("answered %d with an MCP result; want 405", s), ev...)
 		case s >= 200 && s < 300:
-			return pass(fmt.Sprintf("answered %d without an MCP result, not 405: acceptable only for a server that also serves 2025-era clients", s), rep.Evidence)
+			return pass(fmt.Sprintf("answered %d without an MCP result, not 405: acceptable only for a server that also serves 2025-era clients", s), ev...)
 		}
-		return pass(fmt.Sprintf("answered %d, not 405: acceptable for a server that also serves 2025-era clients", rep.HTTPStatus), rep.Evidence)
+		return pass(fmt.Sprintf("answered %d, not 405: acceptable for a server that also serves 2025-era clients", rep.HTTPStatus), ev...)
 	}
 }
 
@@ -515,9 +745,13 @@ func holdsResult(body string) bool {
 }
 
 func versionMismatch(ctx context.Context, r *runner) Result {
+	ctl, nr := r.listControl(ctx)
+	if nr != nil {
+		return *nr
+	}
 	p := r.listProbe("tools/list with header MCP-Protocol-Version 2026-07-28 and _meta version 2025-11-25")
 	p.body = envelope(p.id, "tools/list", object(m("_meta", r.meta("2025-11-25"))))
-	return expectCode(r.send(ctx, p), -32020, http.StatusBadRequest)
+	return expectCode(r.send(ctx, p), -32020, http.StatusBadRequest, ctl)
 }
 
 func nameBase64Mismatch(ctx context.Context, r *runner) Result {
@@ -525,9 +759,13 @@ func nameBase64Mismatch(ctx context.Context, r *runner) Result {
 	if other == "" {
 		other = r.cfg.Tool + "_mrtrcheck"
 	}
+	ctl := r.call(ctx, callSpec{label: "control: tools/call " + r.cfg.Tool + " with a plain Mcp-Name", tool: r.cfg.Tool, args: r.cfg.Args})
+	if !ctl.isResult() {
+		return controlFailed(ctl)
+	}
 	enc := base64Sentinel(other)
 	rep := r.call(ctx, callSpec{label: fmt.Sprintf("tools/call %s with Mcp-Name %s (%s)", r.cfg.Tool, enc, other), tool: r.cfg.Tool, args: r.cfg.Args, name: enc})
-	return expectCode(rep, -32020, http.StatusBadRequest)
+	return expectCode(rep, -32020, http.StatusBadRequest, ctl.Evidence)
 }
 
 func nameBase64Match(ctx context.Context, r *runner) Result {
@@ -539,35 +777,46 @@ func nameBase64Match(ctx context.Context, r *runner) Result {
 	return fail("a correctly encoded Mcp-Name was not accepted: "+describeNoRPC(rep), rep.Evidence)
 }
 
-// expectForbidden judges a request that must be refused with 403.
-func expectForbidden(rep reply) Result {
+// expectForbidden judges a request that must be refused with 403, after
+// the control (the same request with a valid Host and no Origin) was
+// accepted.
+func expectForbidden(rep reply, ctl Evidence) Result {
+	ev := []Evidence{ctl, rep.Evidence}
 	switch s := rep.HTTPStatus; {
 	case s == http.StatusForbidden:
-		return pass("answered 403", rep.Evidence)
+		return pass("answered 403", ev...)
 	case s >= 400 && s < 500:
-		return pass(fmt.Sprintf("refused with %d (403 expected)", s), rep.Evidence)
+		return pass(fmt.Sprintf("refused with %d (403 expected)", s), ev...)
 	case s == 0:
-		return fail("no answer: "+rep.TransportError, rep.Evidence)
+		return fail("no answer: "+rep.TransportError, ev...)
 	}
-	return fail(fmt.Sprintf("not refused: %s", rep.String()), rep.Evidence)
+	return fail(fmt.Sprintf("not refused: %s", rep.String()), ev...)
 }
 
 const evilHost = "evil.example.com"
 
 func rebindHost(ctx context.Context, r *runner) Result {
+	ctl, nr := r.listControl(ctx)
+	if nr != nil {
+		return *nr
+	}
 	host := evilHost
 	if u, err := url.Parse(r.cfg.URL); err == nil && u.Port() != "" {
 		host += ":" + u.Port()
 	}
 	p := r.listProbe("tools/list with Host " + host)
 	p.host = host
-	return expectForbidden(r.send(ctx, p))
+	return expectForbidden(r.send(ctx, p), ctl)
 }
 
 func rebindOrigin(ctx context.Context, r *runner) Result {
+	ctl, nr := r.listControl(ctx)
+	if nr != nil {
+		return *nr
+	}
 	p := r.listProbe("tools/list with Origin http://" + evilHost)
 	p.header.Set("Origin", "http://"+evilHost)
-	return expectForbidden(r.send(ctx, p))
+	return expectForbidden(r.send(ctx, p), ctl)
 }
 
 func readable(ctx context.Context, r *runner) Result {

@@ -2,6 +2,7 @@ package suite
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -81,7 +82,11 @@ func requireAllPass(t *testing.T, rep *Report, notRun ...string) {
 
 func TestMRTRKitServerPassesEverything(t *testing.T) {
 	rep := run(t, frameworkConfig(newFrameworkServer(t, false)))
-	requireAllPass(t, rep)
+	// An AEAD state is opaque: there is nothing to forge.
+	requireAllPass(t, rep, "state.forged")
+	if res, _ := rep.Result("state.forged"); !strings.Contains(res.Reason, "opaque") {
+		t.Errorf("state.forged: %q", res.Reason)
+	}
 	if res, _ := rep.Result("state.readable"); !strings.HasPrefix(res.Reason, "opaque") {
 		t.Errorf("AEAD state reported as %q", res.Reason)
 	}
@@ -230,6 +235,24 @@ func TestCancelledRunStops(t *testing.T) {
 	}
 }
 
+// answerPOST wraps h, which judges GET and DELETE, with a POST handler
+// that answers tools/list, so that the scenarios' control is accepted.
+func answerPOST(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			h(w, r)
+			return
+		}
+		var msg struct {
+			ID json.RawMessage `json:"id"`
+		}
+		body, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(body, &msg)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(msg.ID)+`,"result":{"tools":[]}}`)
+	}
+}
+
 func TestGetAndDeleteJudgement(t *testing.T) {
 	for name, tc := range map[string]struct {
 		h    http.HandlerFunc
@@ -249,7 +272,7 @@ func TestGetAndDeleteJudgement(t *testing.T) {
 		}, Pass},
 	} {
 		t.Run(name, func(t *testing.T) {
-			ts := httptest.NewServer(tc.h)
+			ts := httptest.NewServer(answerPOST(tc.h))
 			defer ts.Close()
 			start := time.Now()
 			rep := run(t, Config{URL: ts.URL + "/mcp", Select: func(id string) bool { return strings.HasPrefix(id, "http.") }})
@@ -259,4 +282,141 @@ func TestGetAndDeleteJudgement(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The state and replay scenarios that a state checked only by parsing
+// passes, because every mutation breaks its structure.
+var structuralScenarios = []string{
+	"state.flip-first", "state.flip-middle", "state.flip-last",
+	"state.truncated", "state.appended", "state.empty", "state.number", "state.object", "state.huge",
+	"replay.other-arguments", "replay.other-tool", "replay.other-principal",
+}
+
+func TestUnsignedStateFailsForged(t *testing.T) {
+	rep := run(t, weakConfig(newWeakServer(t, weakUnsigned, false)))
+	requireStatus(t, rep, Pass, append([]string{baselineID}, structuralScenarios...)...)
+	requireStatus(t, rep, Fail, "state.forged")
+	if res, _ := rep.Result("state.forged"); !strings.Contains(res.Reason, "forged to name the other arguments") {
+		t.Errorf("reason: %q", res.Reason)
+	}
+}
+
+// A server whose integrity check covers the decoded meaning of its JSON
+// state, not the bytes, accepts a re-encoding of the same meaning; that is
+// not a weakness as long as a forgery that changes the meaning is refused.
+func TestMeaningCheckedStatePassesForged(t *testing.T) {
+	rep := run(t, weakConfig(newWeakServer(t, meaningSigned, false)))
+	requireStatus(t, rep, Pass, "state.forged")
+	if res, _ := rep.Result("state.forged"); !strings.Contains(res.Reason, "accepted a re-encoded state of the same meaning") || !strings.Contains(res.Reason, "refused a forged state naming the other arguments") {
+		t.Errorf("reason: %q", res.Reason)
+	}
+}
+
+func TestSignedJSONStatePassesForged(t *testing.T) {
+	rep := run(t, weakConfig(newWeakServer(t, signedJSON, false)))
+	requireStatus(t, rep, Pass, append([]string{baselineID, "state.forged", "answers.random-keys"}, structuralScenarios...)...)
+	if res, _ := rep.Result("state.forged"); !strings.Contains(res.Reason, "refused a forged state naming the other arguments") {
+		t.Errorf("reason: %q", res.Reason)
+	}
+	if res, _ := rep.Result("state.readable"); !strings.Contains(res.Reason, "readable") {
+		t.Errorf("state.readable: %q", res.Reason)
+	}
+}
+
+func TestMergeOnRetryFailsRandomKeys(t *testing.T) {
+	cfg := weakConfig(newWeakServer(t, weakMergeOnRetry, false))
+	cfg.Select = func(id string) bool { return id == "answers.random-keys" }
+	rep := run(t, cfg)
+	requireStatus(t, rep, Pass, baselineID)
+	requireStatus(t, rep, Fail, "answers.random-keys")
+	if res, _ := rep.Result("answers.random-keys"); !strings.Contains(res.Reason, "only unasked answers") {
+		t.Errorf("reason: %q", res.Reason)
+	}
+}
+
+func TestLenientPaddedDecoderPasses(t *testing.T) {
+	cfg := weakConfig(newWeakServer(t, lenientPadded, false))
+	cfg.Select = func(id string) bool { return strings.HasPrefix(id, "state.") }
+	rep := run(t, cfg)
+	requireStatus(t, rep, Pass, baselineID, "state.flip-first", "state.flip-middle", "state.flip-last",
+		"state.truncated", "state.appended", "state.empty", "state.number", "state.object", "state.huge")
+}
+
+func TestServerRefusingEverythingIsNotRun(t *testing.T) {
+	controlled := []string{
+		"envelope.duplicate-method", "envelope.duplicate-meta", "envelope.meta-key-case", "envelope.meta-member-case",
+		"envelope.batch", "http.get", "http.delete", "header.version-mismatch", "header.name-base64-mismatch",
+		"rebinding.host", "rebinding.origin",
+	}
+	for name, tc := range map[string]struct{ status, code int }{
+		"401 -32600": {http.StatusUnauthorized, -32600},
+		"403 -32020": {http.StatusForbidden, -32020},
+		"400 -32600": {http.StatusBadRequest, -32600},
+	} {
+		t.Run(name, func(t *testing.T) {
+			rep := run(t, Config{URL: refuseAll(t, tc.status, tc.code)})
+			requireStatus(t, rep, NotRun, controlled...)
+			requireStatus(t, rep, Fail, baselineID, "header.name-base64-match")
+			if rep.Counts[Pass] != 0 {
+				t.Errorf("%d scenarios passed a server that refuses everything", rep.Counts[Pass])
+			}
+		})
+	}
+}
+
+func pickConfig(url string) Config {
+	return Config{URL: url, Tool: "pick", Args: json.RawMessage(`{"dir":"."}`)}
+}
+
+func TestModelOutputValidationNeedsAnswers(t *testing.T) {
+	url := newPickServer(t)
+	rep := run(t, pickConfig(url))
+	requireStatus(t, rep, NotRun, baselineID, "state.flip-middle", "replay.other-arguments", "answers.random-keys")
+	if res, _ := rep.Result(baselineID); !strings.Contains(res.Reason, `made-up answer to "pick_files"`) || !strings.Contains(res.Reason, "-answers") {
+		t.Errorf("baseline: %q", res.Reason)
+	}
+	if rep.Failed() {
+		t.Error("a correct server that validates model output failed")
+	}
+
+	cfg := pickConfig(url)
+	cfg.Answers = map[string]json.RawMessage{
+		"pick_files":  json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"[\"README.md\"]"},"model":"m","stopReason":"endTurn"}`),
+		"never_asked": json.RawMessage(`{"action":"accept"}`),
+	}
+	rep = run(t, cfg)
+	requireAllPass(t, rep, "state.forged", "replay.other-tool", "replay.other-principal")
+
+	// An answer given in -answers that the tool refuses is not its fault either.
+	cfg.Answers = map[string]json.RawMessage{"pick_files": json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"[\"nope\"]"},"model":"m"}`)}
+	cfg.Select = func(id string) bool { return id == baselineID }
+	rep = run(t, cfg)
+	requireStatus(t, rep, NotRun, baselineID)
+	if res, _ := rep.Result(baselineID); !strings.Contains(res.Reason, "given in -answers") {
+		t.Errorf("baseline: %q", res.Reason)
+	}
+}
+
+func TestStrictCountsNotRunSecurityScenarios(t *testing.T) {
+	cfg := frameworkConfig(newFrameworkServer(t, false))
+	cfg.OtherToken = ""
+	cfg.Strict = true
+	rep := run(t, cfg)
+	requireStatus(t, rep, Fail, "replay.other-principal")
+	if res, _ := rep.Result("replay.other-principal"); !strings.Contains(res.Reason, "-strict") {
+		t.Errorf("reason: %q", res.Reason)
+	}
+	// An opaque state cannot be forged: not a gap -strict reports.
+	requireStatus(t, rep, NotRun, "state.forged")
+	requireStatus(t, rep, Info, "answers.unsolicited-asked-key", "state.readable")
+	requireStatus(t, rep, Pass, "replay.other-arguments", "answers.random-keys", "envelope.batch")
+	if !rep.Failed() {
+		t.Error("the report does not say it failed")
+	}
+
+	// Outside the security groups, NOT-RUN stays NOT-RUN.
+	rep = run(t, Config{URL: refuseAll(t, http.StatusUnauthorized, -32600), Strict: true,
+		Select: func(id string) bool { return strings.HasPrefix(id, "envelope.") || id == "state.flip-first" }})
+	requireStatus(t, rep, NotRun, "envelope.batch", "envelope.duplicate-method")
+	requireStatus(t, rep, Fail, baselineID, "state.flip-first")
 }

@@ -93,6 +93,112 @@ func TestHugeAndTruncate(t *testing.T) {
 	}
 }
 
+func TestTruncateAndAppendKeepPadding(t *testing.T) {
+	for in, want := range map[string][2]string{
+		"QUJD":         {"QUJ", "QUJDA"},
+		"QUI=":         {"QU=", "QUIA="},
+		"QQ==":         {"Q==", "QQA=="},
+		"eyJh.c2ln":    {"eyJh.c2l", "eyJh.c2lnA"},
+		"eyJh.c2k=.":   {"eyJh.c2=.", "eyJh.c2kA=."},
+		"deadbeef":     {"deadbee", "deadbeef0"},
+		"not base64!é": {"not base64!", "not base64!éx"},
+	} {
+		if got, _ := truncatePayload(in); got != want[0] {
+			t.Errorf("truncatePayload(%q) = %q, want %q", in, got, want[0])
+		}
+		if got, _ := appendPayload(in); got != want[1] {
+			t.Errorf("appendPayload(%q) = %q, want %q", in, got, want[1])
+		}
+	}
+	// A lenient decoder that accepts unpadded input cannot read the
+	// truncated state as the original bytes.
+	orig := base64.StdEncoding.EncodeToString([]byte("abcd"))
+	tr, _ := truncatePayload(orig)
+	if b, err := base64.RawStdEncoding.DecodeString(strings.TrimRight(tr, "=")); err == nil && string(b) == "abcd" {
+		t.Errorf("%q truncated to %q still decodes to the same bytes", orig, tr)
+	}
+}
+
+func TestFindJSONStateAndForge(t *testing.T) {
+	payload := `{"tool":"t","args":{"target":"nothing","n":1},"step":1}`
+	for name, tc := range map[string]struct {
+		state string
+		enc   *base64.Encoding
+	}{
+		"plain":           {payload, nil},
+		"base64url":       {base64.RawURLEncoding.EncodeToString([]byte(payload)), base64.RawURLEncoding},
+		"base64 (padded)": {base64.StdEncoding.EncodeToString([]byte(payload + " ")), base64.StdEncoding},
+		"jwt-like": {base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"HS256"}`)) + "." +
+			base64.RawURLEncoding.EncodeToString([]byte(payload)) + ".c2ln", base64.RawURLEncoding},
+	} {
+		t.Run(name, func(t *testing.T) {
+			js, ok := findJSONState(tc.state)
+			if !ok {
+				t.Fatalf("%q: no JSON found", tc.state)
+			}
+			decode := func(s string) map[string]any {
+				if tc.enc != nil {
+					segs := strings.Split(s, ".")
+					seg := segs[0]
+					if len(segs) > 1 {
+						seg = segs[1]
+					}
+					b, err := tc.enc.Strict().DecodeString(seg)
+					if err != nil {
+						t.Fatalf("%q does not decode: %v", s, err)
+					}
+					s = string(b)
+				}
+				var v map[string]any
+				if err := json.Unmarshal([]byte(s), &v); err != nil {
+					t.Fatalf("%q is not JSON: %v", s, err)
+				}
+				return v
+			}
+			same, _ := js.sameMeaning()
+			if same == tc.state || !reflect.DeepEqual(decode(same), decode(tc.state)) {
+				t.Errorf("sameMeaning: %q", same)
+			}
+			if strings.Count(same, ".") != strings.Count(tc.state, ".") {
+				t.Errorf("segments changed: %q", same)
+			}
+			other, ok := js.withValues(json.RawMessage(`{"n":1,"target":"nothing"}`), json.RawMessage(`{"n":1,"target":"everything"}`))
+			if !ok {
+				t.Fatal("withValues found no argument")
+			}
+			if got := decode(other)["args"].(map[string]any)["target"]; got != "everything" {
+				t.Errorf("withValues: %q holds target %v", other, got)
+			}
+		})
+	}
+	for _, opaque := range []string{"", "c3RhdGU", "not json at all", base64.RawURLEncoding.EncodeToString([]byte(`"a string"`)), "deadbeef"} {
+		if _, ok := findJSONState(opaque); ok {
+			t.Errorf("%q taken for JSON", opaque)
+		}
+	}
+}
+
+func TestRefusedAnswerKey(t *testing.T) {
+	mk := func(code int, msg, data string) reply {
+		return reply{Evidence: Evidence{Error: &RPCError{Code: code, Message: msg, Data: json.RawMessage(data)}}}
+	}
+	for _, tc := range []struct {
+		rep  reply
+		want string
+	}{
+		{mk(-32602, "Invalid answer", `{"key":"pick_files"}`), "pick_files"},
+		{mk(-32602, "Invalid answer to pick_files: not a list", ``), "pick_files"},
+		{mk(-32602, "Invalid answer to pick_files_extra", ``), ""},
+		{mk(-32602, "bad requestState", `{"key":"other"}`), ""},
+		{mk(-32600, "Invalid answer to pick_files", `{"key":"pick_files"}`), ""},
+	} {
+		got, _ := refusedAnswerKey(tc.rep, []string{"pick_files"})
+		if got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.rep.Error, got, tc.want)
+		}
+	}
+}
+
 func TestAnswerAll(t *testing.T) {
 	reqs := map[string]json.RawMessage{
 		"form": json.RawMessage(`{"method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{
@@ -110,7 +216,7 @@ func TestAnswerAll(t *testing.T) {
 		"sampling": json.RawMessage(`{"method":"sampling/createMessage","params":{"messages":[],"maxTokens":5}}`),
 		"roots":    json.RawMessage(`{"method":"roots/list"}`),
 	}
-	got, err := answerAll(reqs)
+	got, madeUp, err := answerAll(reqs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,8 +240,19 @@ func TestAnswerAll(t *testing.T) {
 	if !bytes.Contains(got["sampling"], []byte(`"role":"assistant"`)) || !bytes.Contains(got["roots"], []byte(`"roots":[`)) {
 		t.Errorf("sampling %s, roots %s", got["sampling"], got["roots"])
 	}
-	if _, err := answerAll(map[string]json.RawMessage{"x": json.RawMessage(`{"method":"tasks/get"}`)}); err == nil {
+	if len(madeUp) != len(reqs) {
+		t.Errorf("made up %v", madeUp)
+	}
+	if _, _, err := answerAll(map[string]json.RawMessage{"x": json.RawMessage(`{"method":"tasks/get"}`)}, nil); err == nil {
 		t.Error("answered an unknown request kind")
+	}
+	// A given answer is sent as given, even to a request the suite cannot
+	// answer, and is not counted as made up.
+	given := map[string]json.RawMessage{"sampling": json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"[\"README.md\"]"},"model":"m"}`),
+		"x": json.RawMessage(`{"done":true}`), "unasked": json.RawMessage(`{}`)}
+	got, madeUp, err = answerAll(map[string]json.RawMessage{"sampling": reqs["sampling"], "x": json.RawMessage(`{"method":"tasks/get"}`), "roots": reqs["roots"]}, given)
+	if err != nil || string(got["sampling"]) != string(given["sampling"]) || string(got["x"]) != `{"done":true}` || madeUp["sampling"] || !madeUp["roots"] || len(got) != 3 {
+		t.Errorf("with given answers: %v, made up %v, %v", got, madeUp, err)
 	}
 }
 

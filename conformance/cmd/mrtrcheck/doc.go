@@ -8,7 +8,8 @@
 //
 //	mrtrcheck -url http://127.0.0.1:3001/mcp [-tool NAME] [-args JSON] [-alt-args JSON]
 //	          [-other-tool NAME] [-other-args JSON] [-token T] [-other-token T]
-//	          [-caps JSON] [-timeout D] [-slow-after D] [-run REGEXP] [-json] [-v]
+//	          [-answers JSON] [-caps JSON] [-timeout D] [-slow-after D] [-strict]
+//	          [-run REGEXP] [-json] [-v]
 //	mrtrcheck -list [-json]
 //
 // -tool names a tool whose first call answers input_required with a
@@ -16,7 +17,11 @@
 // accepts (derived from -args when not given). -other-tool names a second
 // tool for the cross-tool replay; -token and -other-token are bearer
 // tokens of two principals for the cross-principal replay, which is
-// reported NOT-RUN without them. Without -tool the defaults fit mrtrkit's
+// reported NOT-RUN without them. -answers gives, by input key, the exact
+// answer objects to send when the tool validates what it is told (a model
+// asked for a JSON list of paths, say): the suite otherwise makes answers
+// up, and reports the baseline NOT-RUN when the tool refuses one with
+// -32602 naming its key. Without -tool the defaults fit mrtrkit's
 // conformance fixture server:
 //
 //	go run ./conformance/server -addr 127.0.0.1:3999 &
@@ -29,7 +34,9 @@
 //
 // The exit status is 0 when no scenario fails (NOT-RUN and INFO do not
 // fail), 1 when one does or the run is interrupted, and 2 on usage
-// errors.
+// errors. With -strict, a NOT-RUN of a state.*, replay.* or answers.*
+// scenario is a failure (informational scenarios excepted, and
+// state.forged when the state is opaque).
 //
 // mrtrcheck calls the tools it is given many times: point it at a test
 // deployment, or at tools without side effects.

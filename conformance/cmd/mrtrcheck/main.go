@@ -40,7 +40,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			"DNS-rebinding properties listed by -list. It calls the tools it is given many times: point it at a\n"+
 			"test deployment, or at tools without side effects.\n\n"+
 			"Without -tool the defaults fit mrtrkit's conformance fixture server (go run ./conformance/server).\n\n"+
-			"Exit status: 0 when no scenario fails (NOT-RUN and INFO do not fail), 1 when one does, 2 on usage errors.\n\nFlags:\n")
+			"Exit status: 0 when no scenario fails (NOT-RUN and INFO do not fail, unless -strict), 1 when one does, 2 on usage errors.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	var (
@@ -52,6 +52,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		otherJSON  = fs.String("other-args", "", "arguments for -other-tool (default: -args)")
 		token      = fs.String("token", "", "bearer token of a principal, sent on every request")
 		otherToken = fs.String("other-token", "", "bearer token of a second principal, for the cross-principal replay")
+		answers    = fs.String("answers", "", `answers to send, a JSON object by input key of exact answer objects, e.g. {"pick_files":{"role":"assistant","content":{"type":"text","text":"[\"README.md\"]"},"model":"m"}}; other keys get made-up answers`)
+		strict     = fs.Bool("strict", false, "count NOT-RUN of the state.*, replay.* and answers.* scenarios as failures (exit 1)")
 		caps       = fs.String("caps", "", "client capabilities to declare, a JSON object (default "+suite.DefaultCapabilities+")")
 		timeout    = fs.Duration("timeout", suite.DefaultTimeout, "limit for one HTTP exchange")
 		slowAfter  = fs.Duration("slow-after", suite.DefaultSlowAfter, "how long the refusal of a huge requestState may take")
@@ -83,6 +85,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		OtherToken: *otherToken,
 		Timeout:    *timeout,
 		SlowAfter:  *slowAfter,
+		Strict:     *strict,
+	}
+	if *answers != "" {
+		if err := json.Unmarshal([]byte(*answers), &cfg.Answers); err != nil || cfg.Answers == nil {
+			return usage(stderr, fmt.Errorf("-answers must be a JSON object of answer objects by input key: %s", *answers))
+		}
 	}
 	for _, j := range []struct {
 		flag string

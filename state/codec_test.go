@@ -791,7 +791,7 @@ func (c countingAEAD) Seal(dst, nonce, plaintext, ad []byte) []byte {
 	return c.AEAD.Seal(dst, nonce, plaintext, ad)
 }
 
-func TestRefusalsBeforeCryptoDoNotDecrypt(t *testing.T) {
+func TestRefusalsBeforeCryptoNeverDecrypt(t *testing.T) {
 	const limit = 2000
 	c, err := NewAEAD(testRing(t, "k1"), WithMaxTokenSize(limit))
 	require.NoError(t, err)

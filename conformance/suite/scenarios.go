@@ -165,34 +165,34 @@ var catalogue = []Scenario{
 		Why: "Two parsers that resolve a duplicate member differently (first wins, last wins) let a request look like " +
 			"one method to a gateway and another to the server. Duplicates must be refused, not resolved. Both members " +
 			"here name tools/list, so a lenient parser answers with a result.",
-		run: duplicateMethod,
+		run: controlled(duplicateMethod),
 	},
 	{
 		ID:    "envelope.duplicate-meta",
 		Title: "params._meta twice",
 		Why: "The same parser-differential risk for the member that carries the protocol version and the client " +
 			"capabilities. Both copies are valid, so a lenient parser answers with a result.",
-		run: duplicateMeta,
+		run: controlled(duplicateMeta),
 	},
 	{
 		ID:    "envelope.meta-key-case",
 		Title: "_meta keys in another case do not count",
 		Why: "Member names are case-sensitive. A server that matches io.modelcontextprotocol/protocolversion as the " +
 			"required protocolVersion key disagrees with every strict component in front of it about what was declared.",
-		run: metaKeyCase,
+		run: controlled(metaKeyCase),
 	},
 	{
 		ID:    "envelope.meta-member-case",
 		Title: "_META is not _meta",
 		Why:   "The same for the _meta member itself: a request whose only envelope is _META has no _meta and must be refused.",
-		run:   metaMemberCase,
+		run:   controlled(metaMemberCase),
 	},
 	{
 		ID:    "envelope.batch",
 		Title: "a JSON-RPC batch is refused with -32600",
 		Why: "2026-07-28 has no batches. A server that still processes arrays answers requests whose headers describe " +
 			"only one of them, which defeats header-based routing and policy.",
-		run: batch,
+		run: controlled(batch),
 	},
 	{
 		ID:    "http.get",
@@ -215,7 +215,7 @@ var catalogue = []Scenario{
 		Why: "Intermediaries route and enforce policy on the header; the server acts on the body. When they disagree " +
 			"(header 2026-07-28, body 2025-11-25, a real version) the request must be refused with -32020 and HTTP 400, " +
 			"not served under either version.",
-		run: versionMismatch,
+		run: controlled(versionMismatch),
 	},
 	{
 		ID:    "header.name-base64-mismatch",
@@ -238,13 +238,13 @@ var catalogue = []Scenario{
 		Title: "Host evil.example.com is refused (403)",
 		Why: "A web page can make its own domain resolve to 127.0.0.1 and then call a local server from the browser. " +
 			"The Host header still names the attacker's domain; a server that checks it stops the attack.",
-		run: rebindHost,
+		run: controlled(rebindHost),
 	},
 	{
 		ID:    "rebinding.origin",
 		Title: "Origin http://evil.example.com is refused (403)",
 		Why:   "A browser names the page that makes a request in Origin. A server must refuse origins it does not serve.",
-		run:   rebindOrigin,
+		run:   controlled(rebindOrigin),
 	},
 
 	// Readability.
@@ -632,6 +632,19 @@ func (r *runner) listControl(ctx context.Context) (Evidence, *Result) {
 	return rep.Evidence, &res
 }
 
+// controlled runs judge only after the control (the same tools/list,
+// unaltered) got a result, handing it the control's evidence; otherwise
+// the scenario is judged by controlFailed.
+func controlled(judge func(ctx context.Context, r *runner, ctl Evidence) Result) func(ctx context.Context, r *runner) Result {
+	return func(ctx context.Context, r *runner) Result {
+		ctl, nr := r.listControl(ctx)
+		if nr != nil {
+			return *nr
+		}
+		return judge(ctx, r, ctl)
+	}
+}
+
 // controlFailed judges a control that got no result: no answer at all is
 // a failure (the endpoint does not serve); any other answer means the
 // scenario is not run.
@@ -642,11 +655,7 @@ func controlFailed(rep reply) Result {
 	return notRun("the unaltered request (the control) is not accepted either, so a refusal would prove nothing: "+describeNoRPC(rep), rep.Evidence)
 }
 
-func duplicateMethod(ctx context.Context, r *runner) Result {
-	ctl, nr := r.listControl(ctx)
-	if nr != nil {
-		return *nr
-	}
+func duplicateMethod(ctx context.Context, r *runner, ctl Evidence) Result {
 	p := r.listProbe(`tools/list with "method":"tools/list" twice`)
 	p.body = object(
 		m("jsonrpc", str("2.0")),
@@ -658,11 +667,7 @@ func duplicateMethod(ctx context.Context, r *runner) Result {
 	return expectRefusal(r.send(ctx, p), ctl)
 }
 
-func duplicateMeta(ctx context.Context, r *runner) Result {
-	ctl, nr := r.listControl(ctx)
-	if nr != nil {
-		return *nr
-	}
+func duplicateMeta(ctx context.Context, r *runner, ctl Evidence) Result {
 	p := r.listProbe("tools/list with params._meta twice, both valid")
 	second := object(
 		m(metaProtocolVersion, str(ProtocolVersion)),
@@ -673,11 +678,7 @@ func duplicateMeta(ctx context.Context, r *runner) Result {
 	return expectRefusal(r.send(ctx, p), ctl)
 }
 
-func metaKeyCase(ctx context.Context, r *runner) Result {
-	ctl, nr := r.listControl(ctx)
-	if nr != nil {
-		return *nr
-	}
+func metaKeyCase(ctx context.Context, r *runner, ctl Evidence) Result {
 	p := r.listProbe("tools/list whose _meta spells the required keys …/protocolversion and …/clientcapabilities")
 	meta := object(
 		m(strings.ToLower(metaProtocolVersion), str(ProtocolVersion)),
@@ -687,21 +688,13 @@ func metaKeyCase(ctx context.Context, r *runner) Result {
 	return expectRefusal(r.send(ctx, p), ctl)
 }
 
-func metaMemberCase(ctx context.Context, r *runner) Result {
-	ctl, nr := r.listControl(ctx)
-	if nr != nil {
-		return *nr
-	}
+func metaMemberCase(ctx context.Context, r *runner, ctl Evidence) Result {
 	p := r.listProbe("tools/list whose params hold _META instead of _meta")
 	p.body = envelope(p.id, "tools/list", object(m("_META", r.meta(ProtocolVersion))))
 	return expectRefusal(r.send(ctx, p), ctl)
 }
 
-func batch(ctx context.Context, r *runner) Result {
-	ctl, nr := r.listControl(ctx)
-	if nr != nil {
-		return *nr
-	}
+func batch(ctx context.Context, r *runner, ctl Evidence) Result {
 	p := r.listProbe("a batch: [tools/list]")
 	p.body = append(append([]byte{'['}, p.body...), ']')
 	rep := r.send(ctx, p)
@@ -712,11 +705,7 @@ func batch(ctx context.Context, r *runner) Result {
 }
 
 func httpMethod(method string) func(ctx context.Context, r *runner) Result {
-	return func(ctx context.Context, r *runner) Result {
-		ctl, nr := r.listControl(ctx)
-		if nr != nil {
-			return *nr
-		}
+	return controlled(func(ctx context.Context, r *runner, ctl Evidence) Result {
 		h := r.header("", false)
 		h.Del("Mcp-Method")
 		h.Del("Content-Type")
@@ -735,7 +724,7 @@ func httpMethod(method string) func(ctx context.Context, r *runner) Result {
 			return pass(fmt.Sprintf("answered %d without an MCP result, not 405: acceptable only for a server that also serves 2025-era clients", s), ev...)
 		}
 		return pass(fmt.Sprintf("answered %d, not 405: acceptable for a server that also serves 2025-era clients", rep.HTTPStatus), ev...)
-	}
+	})
 }
 
 // holdsResult reports whether a body, JSON or an event stream, carries a
@@ -744,11 +733,7 @@ func holdsResult(body string) bool {
 	return strings.Contains(body, `"jsonrpc"`) && strings.Contains(body, `"result"`)
 }
 
-func versionMismatch(ctx context.Context, r *runner) Result {
-	ctl, nr := r.listControl(ctx)
-	if nr != nil {
-		return *nr
-	}
+func versionMismatch(ctx context.Context, r *runner, ctl Evidence) Result {
 	p := r.listProbe("tools/list with header MCP-Protocol-Version 2026-07-28 and _meta version 2025-11-25")
 	p.body = envelope(p.id, "tools/list", object(m("_meta", r.meta("2025-11-25"))))
 	return expectCode(r.send(ctx, p), -32020, http.StatusBadRequest, ctl)
@@ -795,11 +780,7 @@ func expectForbidden(rep reply, ctl Evidence) Result {
 
 const evilHost = "evil.example.com"
 
-func rebindHost(ctx context.Context, r *runner) Result {
-	ctl, nr := r.listControl(ctx)
-	if nr != nil {
-		return *nr
-	}
+func rebindHost(ctx context.Context, r *runner, ctl Evidence) Result {
 	host := evilHost
 	if u, err := url.Parse(r.cfg.URL); err == nil && u.Port() != "" {
 		host += ":" + u.Port()
@@ -809,11 +790,7 @@ func rebindHost(ctx context.Context, r *runner) Result {
 	return expectForbidden(r.send(ctx, p), ctl)
 }
 
-func rebindOrigin(ctx context.Context, r *runner) Result {
-	ctl, nr := r.listControl(ctx)
-	if nr != nil {
-		return *nr
-	}
+func rebindOrigin(ctx context.Context, r *runner, ctl Evidence) Result {
 	p := r.listProbe("tools/list with Origin http://" + evilHost)
 	p.header.Set("Origin", "http://"+evilHost)
 	return expectForbidden(r.send(ctx, p), ctl)

@@ -35,12 +35,12 @@ func fifoTree(t *testing.T) string {
 	root := testTree(t)
 	for _, p := range []string{"pipe", "sub/pipe"} {
 		if err := syscall.Mkfifo(filepath.Join(root, filepath.FromSlash(p)), 0o644); err != nil {
-			t.Skipf("mkfifo: %v", err)
+			unavailable(t, "mkfifo: %v", err)
 		}
 	}
 	for name, target := range map[string]string{"pipe-link": "pipe", "sub/pipe-link": "pipe"} {
 		if err := os.Symlink(target, filepath.Join(root, filepath.FromSlash(name))); err != nil {
-			t.Skip(err)
+			unavailable(t, "symlink: %v", err)
 		}
 	}
 	return root

@@ -60,7 +60,7 @@ func testTree(t *testing.T) string {
 	}
 	for name, target := range links {
 		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
-			t.Skipf("symlinks unavailable: %v", err)
+			unavailable(t, "symlinks unavailable: %v", err)
 		}
 	}
 	return root
@@ -285,7 +285,7 @@ func TestOpenRepoThroughSymlinkedDir(t *testing.T) {
 	root := testTree(t)
 	alias := filepath.Join(t.TempDir(), "alias")
 	if err := os.Symlink(root, alias); err != nil {
-		t.Skip(err)
+		unavailable(t, "symlink: %v", err)
 	}
 	r := openTestRepo(t, alias, Limits{})
 	if _, err := r.Read("README.md", 100); err != nil {
@@ -372,7 +372,7 @@ func TestUnicodeControlsInNames(t *testing.T) {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(full, []byte("text\n"), 0o644); err != nil {
-			t.Skipf("file name %q: %v", p, err)
+			unavailable(t, "file name %q: %v", p, err)
 		}
 	}
 	r := openTestRepo(t, root, Limits{})

@@ -213,7 +213,7 @@ func (f *Flow[In, S, Out]) Serve(ctx context.Context, req *mrtr.Request, in In) 
 			q question[In, S]
 			r mrtr.InputRequest
 		}
-		var todo []open
+		var pending []open
 		for _, q := range step.qs {
 			if done[q.key] {
 				continue
@@ -226,9 +226,9 @@ func (f *Flow[In, S, Out]) Serve(ctx context.Context, req *mrtr.Request, in In) 
 				done[q.key] = true
 				continue
 			}
-			todo = append(todo, open{q, r})
+			pending = append(pending, open{q, r})
 		}
-		if len(todo) == 0 {
+		if len(pending) == 0 {
 			pos.Step++
 			pos.Done = nil
 			continue
@@ -239,7 +239,7 @@ func (f *Flow[In, S, Out]) Serve(ctx context.Context, req *mrtr.Request, in In) 
 		pos.Posed++
 
 		asks := map[string]mrtr.InputRequest{}
-		for _, o := range todo {
+		for _, o := range pending {
 			if o.q.kind != kindSampling {
 				asks[o.q.key] = o.r
 				continue

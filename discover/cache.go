@@ -20,46 +20,32 @@ const (
 // Valid reports whether s is Public or Private.
 func (s Scope) Valid() bool { return s == Public || s == Private }
 
-// Kind names a family of cacheable results; each has its own time to live
-// in a [CachePolicy]. The zero Kind is not valid.
-type Kind uint8
+// CacheKind names a family of cacheable results; each has its own time to live
+// in a [CachePolicy]. The zero CacheKind is not valid.
+type CacheKind uint8
 
 const (
-	// KindDiscover is the result of server/discover.
-	KindDiscover Kind = iota + 1
-	// KindList is the result of tools/list, prompts/list, resources/list
+	// CacheDiscover is the result of server/discover.
+	CacheDiscover CacheKind = iota + 1
+	// CacheList is the result of tools/list, prompts/list, resources/list
 	// and resources/templates/list.
-	KindList
-	// KindRead is the result of resources/read.
-	KindRead
+	CacheList
+	// CacheRead is the result of resources/read.
+	CacheRead
 )
 
-// String returns "discover", "list" or "read", or "Kind(n)" for an unknown
-// Kind.
-func (k Kind) String() string {
+// String returns "discover", "list" or "read", or "CacheKind(n)" for an unknown
+// CacheKind.
+func (k CacheKind) String() string {
 	switch k {
-	case KindDiscover:
+	case CacheDiscover:
 		return "discover"
-	case KindList:
+	case CacheList:
 		return "list"
-	case KindRead:
+	case CacheRead:
 		return "read"
 	}
-	return fmt.Sprintf("Kind(%d)", uint8(k))
-}
-
-// KindOf returns the Kind of the result of the named JSON-RPC method, and
-// false when results of that method carry no caching hint.
-func KindOf(method string) (Kind, bool) {
-	switch method {
-	case "server/discover":
-		return KindDiscover, true
-	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
-		return KindList, true
-	case "resources/read":
-		return KindRead, true
-	}
-	return 0, false
+	return fmt.Sprintf("CacheKind(%d)", uint8(k))
 }
 
 // NoCache is the duration to put in a [CachePolicy] field to mark results
@@ -113,22 +99,22 @@ type Hint struct {
 }
 
 // Hint renders the caching hint for results of kind k, applying defaults.
-// TTLMs is never negative. An unknown Kind gets ttlMs 0, and a Scope that
+// TTLMs is never negative. An unknown CacheKind gets ttlMs 0, and a Scope that
 // is neither Public nor Private (which [Description.Validate] rejects)
 // renders as Private, the more restrictive choice.
-func (p CachePolicy) Hint(k Kind) Hint {
+func (p CachePolicy) Hint(k CacheKind) Hint {
 	return Hint{TTLMs: p.ttl(k).Milliseconds(), CacheScope: p.scope()}
 }
 
 // ttl returns the effective, non-negative time to live for kind k.
-func (p CachePolicy) ttl(k Kind) time.Duration {
+func (p CachePolicy) ttl(k CacheKind) time.Duration {
 	var d, def time.Duration
 	switch k {
-	case KindDiscover:
+	case CacheDiscover:
 		d, def = p.Discover, DefaultDiscoverTTL
-	case KindList:
+	case CacheList:
 		d, def = p.List, DefaultListTTL
-	case KindRead:
+	case CacheRead:
 		d, def = p.Read, DefaultReadTTL
 	default:
 		return 0

@@ -1,7 +1,6 @@
 package discover
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -15,9 +14,6 @@ const LatestVersion = "2026-07-28"
 // carries the server's [Implementation].
 const MetaServerInfo = "io.modelcontextprotocol/serverInfo"
 
-// ResultTypeComplete is the resultType of a complete result.
-const ResultTypeComplete = "complete"
-
 // firstModernVersion is the first revision that uses server/discover
 // instead of initialize. Versions before it are legacy.
 const firstModernVersion = "2026-07-28"
@@ -30,9 +26,10 @@ var ErrInvalid = errors.New("discover: invalid description")
 var ErrNoLegacyVersions = errors.New("discover: no legacy protocol versions are served")
 
 // Description is everything a server says about itself when a client asks.
-// Build one at start-up, call Validate, and render it with Discover,
-// MarshalDiscover or Initialize. Those methods only read the Description;
-// do not modify it while they may run concurrently.
+// Build one at start-up and give it to mrtr.NewServer, which validates it
+// and renders it as server/discover and, for legacy clients, as the
+// initialize result. Its methods only read the Description; do not modify
+// it while they may run concurrently.
 type Description struct {
 	// Server identifies the server software. Name and Version are
 	// required.
@@ -122,7 +119,6 @@ func wellFormedVersion(v string) bool {
 	return err == nil && t.Format(time.DateOnly) == v
 }
 
-// modernVersions returns Versions, defaulted to LatestVersion.
 // ModernVersions returns the versions a request may name in its _meta
 // (Versions, defaulted): what an UnsupportedProtocolVersion error lists as
 // supported, since a legacy version cannot be used that way.
@@ -171,50 +167,6 @@ func (d *Description) ServerInfoMeta() map[string]any {
 		return nil
 	}
 	return map[string]any{MetaServerInfo: d.Server.clone()}
-}
-
-// DiscoverResult is the result of server/discover.
-type DiscoverResult struct {
-	// ResultType is always ResultTypeComplete.
-	ResultType string `json:"resultType"`
-	// SupportedVersions lists the protocol versions the server speaks.
-	SupportedVersions []string `json:"supportedVersions"`
-	// Capabilities lists the optional features the server offers.
-	Capabilities Capabilities `json:"capabilities"`
-	// Instructions optionally tells the client how to use the server.
-	Instructions string `json:"instructions,omitempty"`
-	// TTLMs is how many milliseconds the result stays fresh.
-	TTLMs int64 `json:"ttlMs"`
-	// CacheScope says who may reuse the result.
-	CacheScope Scope `json:"cacheScope"`
-	// Meta carries the server's Implementation under MetaServerInfo.
-	Meta map[string]any `json:"_meta,omitempty"`
-}
-
-// Discover renders d as a server/discover result. It does not validate d;
-// call Validate first (MarshalDiscover does). The result shares no slices,
-// maps or pointers with d.
-func (d *Description) Discover() DiscoverResult {
-	h := d.Cache.Hint(KindDiscover)
-	return DiscoverResult{
-		ResultType:        ResultTypeComplete,
-		SupportedVersions: d.SupportedVersions(),
-		Capabilities:      d.Capabilities.clone(),
-		Instructions:      d.Instructions,
-		TTLMs:             h.TTLMs,
-		CacheScope:        h.CacheScope,
-		Meta:              d.ServerInfoMeta(),
-	}
-}
-
-// MarshalDiscover validates d and returns the JSON encoding of Discover().
-// The bytes depend only on d, so callers may compute them once and reuse
-// them for every server/discover request.
-func (d *Description) MarshalDiscover() ([]byte, error) {
-	if err := d.Validate(); err != nil {
-		return nil, err
-	}
-	return json.Marshal(d.Discover())
 }
 
 // InitializeResult is the result of the legacy (initialize-era, such as

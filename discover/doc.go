@@ -7,8 +7,10 @@
 // long clients may cache its answers ([CachePolicy]). From that single
 // value the package renders:
 //
-//   - the result of server/discover for MCP 2026-07-28 and later
-//     ([Description.Discover], [Description.MarshalDiscover]);
+//   - what server/discover answers for MCP 2026-07-28 and later: the
+//     supported versions ([Description.SupportedVersions]), the
+//     [Capabilities] and the instructions, which package mrtr renders with
+//     every other result;
 //   - the result of the legacy initialize request for initialize-era
 //     clients such as 2025-11-25 ([Description.Initialize]);
 //   - the caching hint (ttlMs and cacheScope) that every cacheable result
@@ -39,7 +41,7 @@
 // ttlMs (how many milliseconds the result stays fresh; 0 means stale
 // immediately) and cacheScope ("public" when the result holds no
 // user-specific data, "private" when it may be reused only within the same
-// authorization context). [CachePolicy] holds one duration per [Kind] of
+// authorization context). [CachePolicy] holds one duration per [CacheKind] of
 // result plus one [Scope]; [Hint] is the rendered pair and can be embedded
 // in a result struct so its fields appear inline in the JSON. Every page of
 // one list must use the same scope, which a single policy guarantees.

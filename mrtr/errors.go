@@ -3,11 +3,10 @@ package mrtr
 import (
 	"errors"
 	"fmt"
-	"net/http"
 )
 
 // Code is a JSON-RPC error code. Every error mrtrkit puts on the wire has
-// one of the codes below.
+// one of the codes below, unless a handler chooses another with NewError.
 type Code int
 
 // The error codes used by MCP 2026-07-28.
@@ -17,7 +16,7 @@ const (
 	CodeMethodNotFound     Code = -32601 // unknown, removed or unadvertised method
 	CodeInvalidParams      Code = -32602 // bad _meta, bad params, unknown tool, bad requestState
 	CodeInternalError      Code = -32603 // the server failed
-	CodeHeaderMismatch     Code = -32020 // an HTTP header disagrees with the body, or is missing
+	CodeHeaderMismatch     Code = -32020 // a transport header disagrees with the body, or is missing
 	CodeMissingCapability  Code = -32021 // the request lacks a client capability the server needs
 	CodeUnsupportedVersion Code = -32022 // the protocol version is not offered
 )
@@ -45,8 +44,9 @@ func (c Code) String() string {
 	return fmt.Sprintf("code(%d)", int(c))
 }
 
-// Error is a JSON-RPC error as it goes on the wire. Build one with the
-// constructors in this file; HTTPStatus maps it to a status code.
+// Error is a JSON-RPC error as it goes on the wire. Handlers build one
+// with NewError or the helpers below; a handler error that is not an
+// *Error reaches the client as -32603 "Internal error".
 type Error struct {
 	// Code is the JSON-RPC error code.
 	Code Code `json:"code"`
@@ -56,9 +56,14 @@ type Error struct {
 	// requiredCapabilities for -32021; nil for none.
 	Data any `json:"data,omitempty"`
 
-	// envelope marks a -32602 raised while validating the request envelope
-	// (_meta), which is answered with HTTP 400 rather than in-band.
+	// envelope marks a -32602 raised while validating params._meta.
 	envelope bool
+}
+
+// NewError returns an error with the given code, message and data (nil
+// for none).
+func NewError(code Code, message string, data any) *Error {
+	return &Error{Code: code, Message: message, Data: data}
 }
 
 // Error implements the error interface.
@@ -66,94 +71,112 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("mcp error %d: %s", int(e.Code), e.Message)
 }
 
-// HTTPStatus is the one mapping from an error to the HTTP status that
-// carries it on Streamable HTTP. Nil means a successful response (200).
-func HTTPStatus(err *Error) int {
-	if err == nil {
-		return http.StatusOK
-	}
-	switch err.Code {
-	case CodeParseError, CodeInvalidRequest, CodeHeaderMismatch, CodeMissingCapability, CodeUnsupportedVersion:
-		return http.StatusBadRequest
-	case CodeMethodNotFound:
-		return http.StatusNotFound
+// Envelope reports whether the error is about the request as a whole (it
+// could not be parsed, names no method the server serves, carries a bad
+// protocol version, _meta or mirrored header, or needs a capability the
+// client did not declare) rather than about the method's params or its
+// execution. Transports answer envelope errors outside the normal result
+// channel: Streamable HTTP with a 4xx status (404 for -32601, 400 for the
+// rest), where other errors travel in-band with 200.
+func (e *Error) Envelope() bool {
+	switch e.Code {
+	case CodeParseError, CodeInvalidRequest, CodeMethodNotFound, CodeHeaderMismatch, CodeMissingCapability, CodeUnsupportedVersion:
+		return true
 	case CodeInvalidParams:
-		if err.envelope {
-			return http.StatusBadRequest
-		}
+		return e.envelope
 	}
-	return http.StatusOK
+	return false
 }
 
-// AsError returns err as an *Error when it is (or wraps) one.
-func AsError(err error) (*Error, bool) {
+// CodeOf returns the code of the *Error in err's chain: CodeInternalError
+// when there is none (that is how the Server answers such an error), 0 for
+// a nil err.
+func CodeOf(err error) Code {
+	if err == nil {
+		return 0
+	}
 	var e *Error
 	if errors.As(err, &e) {
-		return e, true
+		return e.Code
 	}
-	return nil, false
+	return CodeInternalError
 }
 
-// ErrParse reports a body that is not valid JSON.
-func ErrParse(detail string) *Error {
+// InvalidParamsError returns a -32602 error: the request's params are
+// wrong in a way the client can fix. It is answered in-band.
+func InvalidParamsError(message string) *Error {
+	return &Error{Code: CodeInvalidParams, Message: message}
+}
+
+// ResourceNotFoundError returns the error for a resources/read of a URI
+// that does not exist: -32602 with data {"uri": uri}.
+func ResourceNotFoundError(uri string) *Error {
+	return &Error{Code: CodeInvalidParams, Message: "Resource not found", Data: map[string]string{"uri": uri}}
+}
+
+// Reasons carried in the data of a requestState refusal.
+const (
+	ReasonInvalidRequestState = "invalid_request_state"
+	ReasonExpiredRequestState = "expired_request_state"
+)
+
+// InvalidStateError returns the one client-facing requestState refusal:
+// -32602 "Invalid or expired requestState" with data.reason set to
+// ReasonExpiredRequestState when expired is true, else
+// ReasonInvalidRequestState. The Server answers every state it cannot
+// accept with it, the precise cause going to its log only; a handler that
+// finds an authentic state it cannot resume (one sealed by an older
+// version of itself, say) may answer with it too.
+func InvalidStateError(expired bool) *Error {
+	reason := ReasonInvalidRequestState
+	if expired {
+		reason = ReasonExpiredRequestState
+	}
+	return &Error{Code: CodeInvalidParams, Message: "Invalid or expired requestState", Data: map[string]string{"reason": reason}}
+}
+
+// The ladder's own errors.
+
+func parseError(detail string) *Error {
 	return &Error{Code: CodeParseError, Message: "Parse error: " + detail}
 }
 
-// ErrInvalidRequest reports a message that is not one JSON-RPC request or
-// notification.
-func ErrInvalidRequest(detail string) *Error {
+func invalidRequest(detail string) *Error {
 	return &Error{Code: CodeInvalidRequest, Message: "Invalid request: " + detail}
 }
 
-// ErrMethodNotFound reports an unknown, removed or unadvertised method.
-func ErrMethodNotFound(method string) *Error {
-	return &Error{Code: CodeMethodNotFound, Message: "Method not found: " + method}
+func methodNotFound(method string) *Error {
+	return &Error{Code: CodeMethodNotFound, Message: "Method not found: " + quoted(method)}
 }
 
-// ErrInvalidParams reports bad method parameters. It is answered in-band
-// (HTTP 200). Data may be nil.
-func ErrInvalidParams(message string, data any) *Error {
-	return &Error{Code: CodeInvalidParams, Message: message, Data: data}
-}
-
-// ErrInvalidMeta reports a missing or malformed params._meta: the request
-// envelope itself is broken, so it is answered with HTTP 400.
-func ErrInvalidMeta(detail string) *Error {
+// invalidMeta reports a missing or malformed params._meta: the request
+// envelope itself is broken.
+func invalidMeta(detail string) *Error {
 	return &Error{Code: CodeInvalidParams, Message: "Invalid _meta: " + detail, envelope: true}
 }
 
-// ErrUnknownTool reports a tools/call for a tool the server does not have.
-func ErrUnknownTool(name string) *Error {
-	return ErrInvalidParams("Unknown tool: "+name, nil)
-}
-
-// ErrUnknownPrompt reports a prompts/get for a prompt the server does not have.
-func ErrUnknownPrompt(name string) *Error {
-	return ErrInvalidParams("Unknown prompt: "+name, nil)
-}
-
-// ErrResourceNotFound reports a resources/read for a URI that does not
-// exist, with data {"uri": uri}.
-func ErrResourceNotFound(uri string) *Error {
-	return ErrInvalidParams("Resource not found", map[string]string{"uri": uri})
-}
-
-// ErrInternal reports a server failure. The message is fixed so that no
-// detail of the failure reaches the client.
-func ErrInternal() *Error {
-	return &Error{Code: CodeInternalError, Message: "Internal error"}
-}
-
-// ErrHeaderMismatch reports a required HTTP header that is missing,
-// malformed, or disagrees with the body.
-func ErrHeaderMismatch(detail string) *Error {
+func headerMismatch(detail string) *Error {
 	return &Error{Code: CodeHeaderMismatch, Message: "Header mismatch: " + detail}
 }
 
-// ErrMissingCapability reports that serving the request needs client
+func unknownTool(name string) *Error {
+	return InvalidParamsError("Unknown tool: " + quoted(name))
+}
+
+func unknownPrompt(name string) *Error {
+	return InvalidParamsError("Unknown prompt: " + quoted(name))
+}
+
+// internalError is the opaque -32603: no detail of the failure reaches
+// the client.
+func internalError() *Error {
+	return &Error{Code: CodeInternalError, Message: "Internal error"}
+}
+
+// missingCapability reports that serving the request needs client
 // capabilities the request did not declare. required is keyed like
 // ClientCapabilities, for example {"sampling":{}}.
-func ErrMissingCapability(required ClientCapabilities) *Error {
+func missingCapability(required ClientCapabilities) *Error {
 	return &Error{
 		Code:    CodeMissingCapability,
 		Message: "Server requires the " + required.names() + " capability for this request",
@@ -161,32 +184,43 @@ func ErrMissingCapability(required ClientCapabilities) *Error {
 	}
 }
 
-// ErrUnsupportedVersion reports a protocol version the server does not offer.
-func ErrUnsupportedVersion(supported []string, requested string) *Error {
+func unsupportedVersion(supported []string, requested string) *Error {
 	if supported == nil {
 		supported = []string{}
 	}
 	return &Error{
 		Code:    CodeUnsupportedVersion,
 		Message: "Unsupported protocol version",
-		Data:    map[string]any{"supported": supported, "requested": requested},
+		Data:    map[string]any{"supported": supported, "requested": clip(requested)},
 	}
 }
 
-// Reasons carried in the data of a requestState failure.
-const (
-	ReasonInvalidRequestState = "invalid_request_state"
-	ReasonExpiredRequestState = "expired_request_state"
-)
+// maxEcho bounds what an error message or log line repeats of a value the
+// caller sent.
+const maxEcho = 64
 
-// ErrInvalidState is the single client-facing requestState failure: -32602
-// "Invalid or expired requestState" with data.reason set to
-// ReasonExpiredRequestState when expired is true, else
-// ReasonInvalidRequestState. The precise cause goes to logs only.
-func ErrInvalidState(expired bool) *Error {
-	reason := ReasonInvalidRequestState
-	if expired {
-		reason = ReasonExpiredRequestState
+// clip cuts s to at most maxEcho bytes, at a rune boundary, marking the cut.
+func clip(s string) string {
+	if len(s) <= maxEcho {
+		return s
 	}
-	return ErrInvalidParams("Invalid or expired requestState", map[string]string{"reason": reason})
+	n := maxEcho
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "..."
+}
+
+// quoted renders a value the caller sent for an error message: as is
+// when it is short visible ASCII, else clipped and in Go quotes, so that no
+// control character or line break of it reaches a message or a log line.
+func quoted(s string) string {
+	plain := s != "" && len(s) <= maxEcho
+	for i := 0; plain && i < len(s); i++ {
+		plain = s[i] > ' ' && s[i] < 0x7f && s[i] != '"' && s[i] != '\\'
+	}
+	if plain {
+		return s
+	}
+	return fmt.Sprintf("%q", clip(s))
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"sort"
-
-	"github.com/mrtrkit/mrtrkit/state"
 )
 
 // Result is what a Handler returns: exactly one of *CallToolResult,
@@ -13,7 +11,10 @@ import (
 // *InputRequired. The wire resultType follows from the type, so a handler
 // can neither forge it nor return content and input requests at once.
 type Result interface {
-	resultType() string
+	// wire returns the method a complete result answers, its body without
+	// resultType and _meta, and the handler's own _meta. ok is false for a
+	// nil result; *InputRequired answers no method of its own ("").
+	wire() (method string, body any, meta Object, ok bool)
 }
 
 // Result types on the wire.
@@ -21,11 +22,6 @@ const (
 	ResultComplete      = "complete"
 	ResultInputRequired = "input_required"
 )
-
-func (*CallToolResult) resultType() string     { return ResultComplete }
-func (*GetPromptResult) resultType() string    { return ResultComplete }
-func (*ReadResourceResult) resultType() string { return ResultComplete }
-func (*InputRequired) resultType() string      { return ResultInputRequired }
 
 // InputRequired asks the client for input before the call can complete.
 // The framework checks every request against the client's declared
@@ -41,6 +37,8 @@ type InputRequired struct {
 	// the client can neither read (with the default AEAD codec) nor change it.
 	State []byte
 }
+
+func (r *InputRequired) wire() (string, any, Object, bool) { return "", nil, nil, r != nil }
 
 // Ask returns an InputRequired with one request.
 func Ask(key string, r InputRequest) *InputRequired {
@@ -78,11 +76,19 @@ type Request struct {
 	Name string
 	// URI is the resource URI; "" for tools/call and prompts/get.
 	URI string
-	// Arguments are the tool arguments as sent ({} when absent).
+	// Arguments is the call's input as one JSON object: the tool
+	// arguments as sent ({} when absent), the prompt arguments, or the
+	// values a resource template matched. Tool and prompt arguments have
+	// passed the strict door: no two member names of one object are equal
+	// ignoring case (as Go's decoding folds them), every number has an
+	// exact IEEE 754 double form and every string is valid Unicode, so
+	// decoding them into a Go value reads exactly what the sealed state
+	// pinned.
 	Arguments json.RawMessage
-	// PromptArguments are the prompt arguments.
+	// PromptArguments are the prompt arguments, for prompts/get.
 	PromptArguments map[string]string
-	// Vars are the values matched by a resource template's {name}s.
+	// Vars are the values a resource template's variables matched, for
+	// resources/read.
 	Vars map[string]string
 	// Meta is this request's _meta.
 	Meta *Meta
@@ -97,15 +103,26 @@ type Request struct {
 	// Responses are the client's answers to the previous round's requests.
 	Responses Responses
 
-	emit func([]byte) error
+	asked map[string]byte
+	emit  func([]byte) error
 }
 
 // Capabilities returns the client capabilities declared on this request.
 func (r *Request) Capabilities() ClientCapabilities { return r.Meta.ClientCapabilities }
 
-// BindArguments decodes the tool arguments into v.
-func (r *Request) BindArguments(v any) error {
-	return json.Unmarshal(r.Arguments, v)
+// Asked returns the keys the previous round asked, as its sealed state
+// recorded them, sorted; nil on the first call. Responses holds answers to
+// these keys only (and to any StaticAsks).
+func (r *Request) Asked() []string {
+	if len(r.asked) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(r.asked))
+	for k := range r.asked {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // Progress sends notifications/progress for this request. It does nothing
@@ -150,91 +167,6 @@ func (r *Request) Log(level LogLevel, logger string, data any) error {
 		return err
 	}
 	return r.emit(b)
-}
-
-// Responses are the client's answers to the previous round, decoded by the
-// kind recorded for each key when it was asked. Answers to keys that were
-// not asked never appear here.
-type Responses struct {
-	sampling map[string]*SamplingResult
-	elicit   map[string]*ElicitResult
-	roots    map[string]*RootsResult
-}
-
-// Sampling returns the model's answer for key.
-func (r Responses) Sampling(key string) (*SamplingResult, bool) {
-	v, ok := r.sampling[key]
-	return v, ok
-}
-
-// Elicitation returns the user's answer for key.
-func (r Responses) Elicitation(key string) (*ElicitResult, bool) {
-	v, ok := r.elicit[key]
-	return v, ok
-}
-
-// Roots returns the client's roots for key.
-func (r Responses) Roots(key string) (*RootsResult, bool) {
-	v, ok := r.roots[key]
-	return v, ok
-}
-
-// Len returns the number of answers.
-func (r Responses) Len() int { return len(r.sampling) + len(r.elicit) + len(r.roots) }
-
-// Keys returns the answered keys, sorted.
-func (r Responses) Keys() []string {
-	keys := make([]string, 0, r.Len())
-	for k := range r.sampling {
-		keys = append(keys, k)
-	}
-	for k := range r.elicit {
-		keys = append(keys, k)
-	}
-	for k := range r.roots {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-// SetSampling records a sampling answer under key. Handlers receive
-// Responses filled by the Server; this is for building a Request in tests.
-func (r *Responses) SetSampling(key string, v *SamplingResult) { r.put(key, state.KindSampling, v) }
-
-// SetElicitation records an elicitation answer under key (see SetSampling).
-func (r *Responses) SetElicitation(key string, v *ElicitResult) {
-	r.put(key, state.KindElicitForm, v)
-}
-
-// SetRoots records a roots answer under key (see SetSampling).
-func (r *Responses) SetRoots(key string, v *RootsResult) { r.put(key, state.KindRoots, v) }
-
-func (r Responses) has(key string) bool {
-	_, a := r.sampling[key]
-	_, b := r.elicit[key]
-	_, c := r.roots[key]
-	return a || b || c
-}
-
-func (r *Responses) put(key string, kind state.Kind, v any) {
-	switch kind {
-	case state.KindSampling:
-		if r.sampling == nil {
-			r.sampling = map[string]*SamplingResult{}
-		}
-		r.sampling[key] = v.(*SamplingResult)
-	case state.KindRoots:
-		if r.roots == nil {
-			r.roots = map[string]*RootsResult{}
-		}
-		r.roots[key] = v.(*RootsResult)
-	default:
-		if r.elicit == nil {
-			r.elicit = map[string]*ElicitResult{}
-		}
-		r.elicit[key] = v.(*ElicitResult)
-	}
 }
 
 // CompletionHandler answers completion/complete.

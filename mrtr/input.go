@@ -1,24 +1,36 @@
 package mrtr
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 
-	"github.com/mrtrkit/mrtrkit/state"
-)
-
-// The embedded request methods.
-const (
-	MethodCreateMessage = "sampling/createMessage"
-	MethodElicit        = "elicitation/create"
-	MethodListRoots     = "roots/list"
+	"github.com/go-playground/validator/v10"
 )
 
 // InputRequest is one request a handler embeds in an input-required
 // result: a *SamplingRequest, an *ElicitRequest or a *RootsRequest.
 type InputRequest interface {
-	inputKind() state.Kind
+	inputKind() kind
 }
+
+// kind is the kind of an input request. The sealed state records it for
+// every key asked (one byte each), so that the answer is decoded as what
+// was asked, whatever shape the client sends.
+type kind byte
+
+const (
+	kindSampling   kind = 1
+	kindElicitForm kind = 2
+	kindElicitURL  kind = 3
+	kindRoots      kind = 4
+)
+
+// validate is shared: a validator caches struct metadata and is safe for
+// concurrent use.
+var validate = validator.New(validator.WithRequiredStructEnabled())
 
 // SamplingRequest asks the client's model for a completion
 // (sampling/createMessage).
@@ -216,13 +228,13 @@ type ElicitSchema struct {
 // RootsRequest asks for the client's roots (roots/list).
 type RootsRequest struct{}
 
-func (*SamplingRequest) inputKind() state.Kind { return state.KindSampling }
-func (*RootsRequest) inputKind() state.Kind    { return state.KindRoots }
-func (r *ElicitRequest) inputKind() state.Kind {
+func (*SamplingRequest) inputKind() kind { return kindSampling }
+func (*RootsRequest) inputKind() kind    { return kindRoots }
+func (r *ElicitRequest) inputKind() kind {
 	if r.Mode == "url" {
-		return state.KindElicitURL
+		return kindElicitURL
 	}
-	return state.KindElicitForm
+	return kindElicitForm
 }
 
 // SamplingResult is the client's answer to a SamplingRequest (or the
@@ -305,6 +317,19 @@ type ElicitResult struct {
 	Action string `json:"action" validate:"oneof=accept decline cancel"`
 	// Content is the submitted form, by field name.
 	Content map[string]any `json:"content,omitempty"`
+
+	raw json.RawMessage // Content as the client sent it
+}
+
+// ContentJSON returns the submitted form as the client sent it (one JSON
+// object, checked as Content is), or nil when there is no content. Decode
+// it into a struct to read the form typed, without a detour through
+// Content.
+func (r *ElicitResult) ContentJSON() json.RawMessage {
+	if r.Content == nil {
+		return nil
+	}
+	return r.raw
 }
 
 // Accepted reports whether the user accepted.
@@ -346,4 +371,208 @@ func wireInputRequest(r InputRequest) inputRequestWire {
 	default:
 		return inputRequestWire{Method: MethodListRoots, Params: struct{}{}}
 	}
+}
+
+// validateInputRequest checks what a handler embeds; a failure is a bug
+// in the handler.
+func validateInputRequest(r InputRequest) error {
+	switch v := r.(type) {
+	case *SamplingRequest:
+		if v == nil {
+			return errors.New("nil sampling request")
+		}
+		if err := validate.Struct(v); err != nil {
+			return err
+		}
+		for i, m := range v.Messages {
+			if err := checkBlocks(m.Content); err != nil {
+				return fmt.Errorf("messages[%d]: %w", i, err)
+			}
+		}
+		for _, t := range v.Tools {
+			if !toolNameRE.MatchString(t.Name) || isAbsent(t.InputSchema) {
+				return fmt.Errorf("sampling tool %q needs a valid name and an inputSchema", t.Name)
+			}
+		}
+	case *ElicitRequest:
+		if v == nil {
+			return errors.New("nil elicitation request")
+		}
+		if v.Message == "" || (v.Mode != "" && v.Mode != "form" && v.Mode != "url") {
+			return errors.New("elicitation needs a message and mode form or url")
+		}
+		switch v.Mode {
+		case "", "form":
+			if v.RequestedSchema == nil || v.URL != "" {
+				return errors.New("form elicitation needs requestedSchema and no url")
+			}
+			if v.RequestedSchema.Type != "object" || v.RequestedSchema.Properties == nil {
+				return errors.New("requestedSchema must be an object schema with properties")
+			}
+			for name, p := range v.RequestedSchema.Properties {
+				if err := checkPrimitiveSchema(p); err != nil {
+					return fmt.Errorf("requestedSchema property %q: %w", name, err)
+				}
+			}
+		case "url":
+			if v.RequestedSchema != nil || v.URL == "" {
+				return errors.New("url elicitation needs a url and no requestedSchema")
+			}
+			if err := validate.Var(v.URL, "url"); err != nil {
+				return errors.New("url elicitation: url is not a URL")
+			}
+		}
+	case *RootsRequest:
+		if v == nil {
+			return errors.New("nil roots request")
+		}
+	default:
+		return fmt.Errorf("unknown input request type %T", r)
+	}
+	return nil
+}
+
+// checkPrimitiveSchema accepts the flat schemas form elicitation allows.
+func checkPrimitiveSchema(raw json.RawMessage) error {
+	var p struct {
+		Type  string          `json:"type"`
+		Enum  json.RawMessage `json:"enum"`
+		OneOf json.RawMessage `json:"oneOf"`
+		Items *struct {
+			Type  string          `json:"type"`
+			Enum  json.RawMessage `json:"enum"`
+			AnyOf json.RawMessage `json:"anyOf"`
+		} `json:"items"`
+	}
+	if json.Unmarshal(raw, &p) != nil {
+		return errors.New("must be an object")
+	}
+	switch p.Type {
+	case "string", "number", "integer", "boolean":
+		return nil
+	case "array":
+		if p.Items != nil && (p.Items.Enum != nil || p.Items.AnyOf != nil) {
+			return nil
+		}
+		return errors.New("array properties must be multi-select enums")
+	}
+	return fmt.Errorf("type %q is not a primitive schema type", p.Type)
+}
+
+// checkBlocks checks sampling content: media must be canonical base64 with
+// a MIME type of its kind.
+func checkBlocks(blocks []SamplingContent) error {
+	for i, c := range blocks {
+		if err := validate.Struct(c); err != nil {
+			return fmt.Errorf("content[%d]: %w", i, err)
+		}
+		switch c.Type {
+		case "image", "audio":
+			if !strings.HasPrefix(c.MIMEType, c.Type+"/") {
+				return fmt.Errorf("content[%d]: %s content needs a %s/* mimeType, not %q", i, c.Type, c.Type, c.MIMEType)
+			}
+			if !canonicalBase64(c.Data) {
+				return fmt.Errorf("content[%d]: data is not canonical base64", i)
+			}
+		case "tool_use":
+			if c.ID == "" || c.Name == "" || isAbsent(c.Input) || c.Input[0] != '{' {
+				return fmt.Errorf("content[%d]: tool_use needs id, name and an input object", i)
+			}
+		case "tool_result":
+			if c.ToolUseID == "" {
+				return fmt.Errorf("content[%d]: tool_result needs toolUseId", i)
+			}
+		}
+	}
+	return nil
+}
+
+// canonicalBase64 reports whether s is padded standard base64 that
+// re-encodes to itself.
+func canonicalBase64(s string) bool {
+	if s == "" {
+		return false
+	}
+	b, err := base64.StdEncoding.Strict().DecodeString(s)
+	return err == nil && base64.StdEncoding.EncodeToString(b) == s
+}
+
+// decodeAnswer decodes an untrusted answer by the kind it was asked as.
+func decodeAnswer(k kind, raw json.RawMessage) (any, error) {
+	if raw[0] != '{' {
+		return nil, errors.New("must be an object")
+	}
+	dec := func(v any) error {
+		if err := json.Unmarshal(raw, v); err != nil {
+			return fmt.Errorf("malformed: %v", err)
+		}
+		return nil
+	}
+	switch k {
+	case kindSampling:
+		var r SamplingResult
+		if err := dec(&r); err != nil {
+			return nil, err
+		}
+		if err := r.Validate(); err != nil {
+			return nil, err
+		}
+		return &r, nil
+	case kindElicitForm, kindElicitURL:
+		var w struct {
+			Action  string          `json:"action"`
+			Content json.RawMessage `json:"content"`
+		}
+		if err := dec(&w); err != nil {
+			return nil, err
+		}
+		r := ElicitResult{Action: w.Action}
+		if r.Action != "accept" && r.Action != "decline" && r.Action != "cancel" {
+			return nil, errors.New("an elicitation answer needs action accept, decline or cancel")
+		}
+		if r.Action != "accept" || k == kindElicitURL || isAbsent(w.Content) {
+			return &r, nil
+		}
+		if w.Content[0] != '{' {
+			return nil, errors.New("content must be an object")
+		}
+		if err := strictJSON(w.Content, "content", false); err != nil {
+			return nil, errors.New(err.Message)
+		}
+		if err := json.Unmarshal(w.Content, &r.Content); err != nil {
+			return nil, fmt.Errorf("malformed: %v", err)
+		}
+		for name, v := range r.Content {
+			if !elicitValue(v) {
+				return nil, fmt.Errorf("content %s must be a string, number, boolean or array of strings", quoted(name))
+			}
+		}
+		r.raw = w.Content
+		return &r, nil
+	case kindRoots:
+		var r RootsResult
+		if err := dec(&r); err != nil {
+			return nil, err
+		}
+		if err := validate.Struct(&r); err != nil {
+			return nil, errors.New("a roots answer needs roots, each with a file:// uri")
+		}
+		return &r, nil
+	}
+	return nil, fmt.Errorf("unknown kind %d", k)
+}
+
+func elicitValue(v any) bool {
+	switch t := v.(type) {
+	case string, float64, bool:
+		return true
+	case []any:
+		for _, e := range t {
+			if _, ok := e.(string); !ok {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }

@@ -1,6 +1,7 @@
 package mrtr
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"strings"
@@ -31,12 +32,12 @@ func (s *Server) page(c *call, names []string) (page []string, next string, err 
 	if !isAbsent(c.p.Cursor) {
 		var cur string
 		if json.Unmarshal(c.p.Cursor, &cur) != nil {
-			return nil, "", ErrInvalidParams("Invalid cursor", nil)
+			return nil, "", InvalidParamsError("Invalid cursor")
 		}
 		if cur != "" {
 			name, ok := decodeCursor(cur)
 			if !ok {
-				return nil, "", ErrInvalidParams("Invalid cursor", nil)
+				return nil, "", InvalidParamsError("Invalid cursor")
 			}
 			start = -1
 			for i, n := range names {
@@ -46,7 +47,7 @@ func (s *Server) page(c *call, names []string) (page []string, next string, err 
 				}
 			}
 			if start < 0 {
-				return nil, "", ErrInvalidParams("Invalid cursor", nil)
+				return nil, "", InvalidParamsError("Invalid cursor")
 			}
 		}
 	}
@@ -81,7 +82,7 @@ func (s *Server) renderList(c *call, key string, items []json.RawMessage, next s
 		b = append(b, '"')
 	}
 	b = append(b, '}')
-	hint := s.hint(discover.KindList, c.in.Principal)
+	hint := s.hint(discover.CacheList, c.in.Principal)
 	return s.render(ResultComplete, json.RawMessage(b), nil, &hint)
 }
 
@@ -100,29 +101,18 @@ func listOf[T any](s *Server, c *call, reg *registry[T], key string, wire func(T
 	return s.renderList(c, key, items, next)
 }
 
-func (s *Server) listTools(c *call) (json.RawMessage, *Error) {
+func (s *Server) listTools(_ context.Context, c *call) (json.RawMessage, *Error) {
 	return listOf(s, c, &s.tools, "tools", func(e *toolEntry) json.RawMessage { return e.wire })
 }
 
-func (s *Server) listPrompts(c *call) (json.RawMessage, *Error) {
+func (s *Server) listPrompts(_ context.Context, c *call) (json.RawMessage, *Error) {
 	return listOf(s, c, &s.prompts, "prompts", func(e *promptEntry) json.RawMessage { return e.wire })
 }
 
-func (s *Server) listResources(c *call) (json.RawMessage, *Error) {
+func (s *Server) listResources(_ context.Context, c *call) (json.RawMessage, *Error) {
 	return listOf(s, c, &s.resources, "resources", func(e *resourceEntry) json.RawMessage { return e.wire })
 }
 
-func (s *Server) listTemplates(c *call) (json.RawMessage, *Error) {
+func (s *Server) listTemplates(_ context.Context, c *call) (json.RawMessage, *Error) {
 	return listOf(s, c, &s.templates, "resourceTemplates", func(e *templateEntry) json.RawMessage { return e.wire })
-}
-
-// hint is the cache hint of a result of kind k served to principal. With
-// no scope configured, a result served to an authenticated principal is
-// private: it may depend on who asked.
-func (s *Server) hint(k discover.Kind, principal string) discover.Hint {
-	h := s.desc.Cache.Hint(k)
-	if s.desc.Cache.Scope == "" && principal != "" {
-		h.CacheScope = discover.Private
-	}
-	return h
 }

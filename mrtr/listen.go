@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 )
 
 // SubscriptionFilter is the params.notifications of subscriptions/listen:
@@ -25,103 +24,17 @@ type SubscriptionFilter struct {
 	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
 }
 
-// Notification methods delivered on listen streams.
+// Notification methods of listen streams.
 const (
-	NotifySubscriptionsAcknowledged = "notifications/subscriptions/acknowledged"
-	NotifyToolsListChanged          = "notifications/tools/list_changed"
-	NotifyPromptsListChanged        = "notifications/prompts/list_changed"
-	NotifyResourcesListChanged      = "notifications/resources/list_changed"
-	NotifyResourceUpdated           = "notifications/resources/updated"
+	notifyAcknowledged         = "notifications/subscriptions/acknowledged"
+	notifyToolsListChanged     = "notifications/tools/list_changed"
+	notifyPromptsListChanged   = "notifications/prompts/list_changed"
+	notifyResourcesListChanged = "notifications/resources/list_changed"
+	notifyResourceUpdated      = "notifications/resources/updated"
 )
 
 // MaxResourceSubscriptions bounds the resources one listen request may name.
 const MaxResourceSubscriptions = 256
-
-// change bits a listener can be waiting on.
-const (
-	changeTools uint8 = 1 << iota
-	changePrompts
-	changeResources
-)
-
-// listener is one open subscriptions/listen stream. Pending changes are
-// coalesced: two tools changes before the stream catches up are one
-// notification, which is all a client needs to refetch the list.
-type listener struct {
-	want    uint8
-	uris    map[string]bool
-	mu      sync.Mutex
-	pending uint8
-	updated []string
-	wake    chan struct{}
-}
-
-func (l *listener) post(bits uint8, uri string) {
-	l.mu.Lock()
-	switch {
-	case uri != "":
-		if !l.uris[uri] {
-			l.mu.Unlock()
-			return
-		}
-		for _, u := range l.updated {
-			if u == uri {
-				l.mu.Unlock()
-				return
-			}
-		}
-		l.updated = append(l.updated, uri)
-	case l.want&bits == 0:
-		l.mu.Unlock()
-		return
-	default:
-		l.pending |= bits & l.want
-	}
-	l.mu.Unlock()
-	select {
-	case l.wake <- struct{}{}:
-	default:
-	}
-}
-
-func (l *listener) take() (uint8, []string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	bits, uris := l.pending, l.updated
-	l.pending, l.updated = 0, nil
-	return bits, uris
-}
-
-// hub fans changes out to open listeners.
-type hub struct {
-	mu        sync.Mutex
-	listeners map[*listener]struct{}
-	closed    chan struct{}
-	closeOnce sync.Once
-}
-
-func (h *hub) add(l *listener) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.listeners == nil {
-		h.listeners = map[*listener]struct{}{}
-	}
-	h.listeners[l] = struct{}{}
-}
-
-func (h *hub) remove(l *listener) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	delete(h.listeners, l)
-}
-
-func (h *hub) post(bits uint8, uri string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for l := range h.listeners {
-		l.post(bits, uri)
-	}
-}
 
 // NotifyResourceUpdated tells every listener subscribed to uri that the
 // resource changed (notifications/resources/updated). Any caller may
@@ -167,14 +80,6 @@ func (s *Server) closedChan() chan struct{} {
 	return s.hub.closed
 }
 
-// listenAdvertised reports whether the server advertises any notification
-// a listener could ask for.
-func listenAdvertised(c ServerCapabilities) bool {
-	return (c.Tools != nil && c.Tools.ListChanged) ||
-		(c.Prompts != nil && c.Prompts.ListChanged) ||
-		(c.Resources != nil && (c.Resources.ListChanged || c.Resources.Subscribe))
-}
-
 // listen serves subscriptions/listen: an acknowledgement naming the
 // honoured subset of the filter, then the notifications asked for, each
 // tagged with the listen request's id, until the client goes away or the
@@ -182,10 +87,10 @@ func listenAdvertised(c ServerCapabilities) bool {
 func (s *Server) listen(ctx context.Context, c *call) (json.RawMessage, *Error) {
 	var f SubscriptionFilter
 	if n := c.p.Notifications; isAbsent(n) || n[0] != '{' || json.Unmarshal(n, &f) != nil {
-		return nil, ErrInvalidParams("subscriptions/listen needs params.notifications, a subscription filter object", nil)
+		return nil, InvalidParamsError("subscriptions/listen needs params.notifications, a subscription filter object")
 	}
 	if c.in.Emit == nil {
-		return nil, ErrInvalidParams("subscriptions/listen needs a transport that can stream notifications", nil)
+		return nil, InvalidParamsError("subscriptions/listen needs a transport that can stream notifications")
 	}
 	caps := s.advertised()
 	var honoured SubscriptionFilter
@@ -200,32 +105,32 @@ func (s *Server) listen(ctx context.Context, c *call) (json.RawMessage, *Error) 
 		honoured.ResourcesListChanged, l.want = true, l.want|changeResources
 	}
 	if len(f.ResourceSubscriptions) > MaxResourceSubscriptions {
-		return nil, ErrInvalidParams(fmt.Sprintf("subscriptions/listen names more than %d resources", MaxResourceSubscriptions), nil)
+		return nil, InvalidParamsError(fmt.Sprintf("subscriptions/listen names more than %d resources", MaxResourceSubscriptions))
 	}
 	if len(f.ResourceSubscriptions) > 0 && caps.Resources != nil && caps.Resources.Subscribe {
 		// Only resources the server has (by URI or template) are honoured;
 		// the acknowledgement says which.
 		l.uris = make(map[string]bool, len(f.ResourceSubscriptions))
 		for _, u := range f.ResourceSubscriptions {
-			if h, _, _ := s.findResource(u); h != nil && !l.uris[u] {
+			if ep := s.findResource(u); ep.entry != nil && !l.uris[u] {
 				l.uris[u] = true
 				honoured.ResourceSubscriptions = append(honoured.ResourceSubscriptions, u)
 			}
 		}
 	}
-	id := c.in.Message.ID.Raw()
+	id := c.in.Message.ID.raw
 	meta := map[string]json.RawMessage{MetaSubscriptionID: id}
 	s.hub.add(l)
 	defer s.hub.remove(l)
-	ack, err := encodeNotification(NotifySubscriptionsAcknowledged, struct {
+	ack, err := encodeNotification(notifyAcknowledged, struct {
 		Meta          map[string]json.RawMessage `json:"_meta"`
 		Notifications SubscriptionFilter         `json:"notifications"`
 	}{meta, honoured})
 	if err != nil {
-		return nil, s.internal("encode acknowledgement", err)
+		return nil, s.internal("encoding a listen acknowledgement failed", err, c)
 	}
 	if c.in.Emit(ack) != nil {
-		return nil, ErrInternal()
+		return nil, internalError()
 	}
 	tagged := struct {
 		Meta map[string]json.RawMessage `json:"_meta"`
@@ -234,7 +139,7 @@ func (s *Server) listen(ctx context.Context, c *call) (json.RawMessage, *Error) 
 	for {
 		select {
 		case <-ctx.Done():
-			return nil, ErrInternal() // the client went away; nothing is written
+			return nil, internalError() // the client went away; nothing is written
 		case <-closed:
 			return s.render(ResultComplete, struct{}{}, Object{MetaSubscriptionID: id}, nil)
 		case <-l.wake:
@@ -244,14 +149,14 @@ func (s *Server) listen(ctx context.Context, c *call) (json.RawMessage, *Error) 
 		for _, b := range []struct {
 			bit    uint8
 			method string
-		}{{changeTools, NotifyToolsListChanged}, {changePrompts, NotifyPromptsListChanged}, {changeResources, NotifyResourcesListChanged}} {
+		}{{changeTools, notifyToolsListChanged}, {changePrompts, notifyPromptsListChanged}, {changeResources, notifyResourcesListChanged}} {
 			if bits&b.bit != 0 {
 				n, _ := encodeNotification(b.method, tagged)
 				out = append(out, n)
 			}
 		}
 		for _, u := range uris {
-			n, _ := encodeNotification(NotifyResourceUpdated, struct {
+			n, _ := encodeNotification(notifyResourceUpdated, struct {
 				Meta map[string]json.RawMessage `json:"_meta"`
 				URI  string                     `json:"uri"`
 			}{meta, u})
@@ -259,7 +164,7 @@ func (s *Server) listen(ctx context.Context, c *call) (json.RawMessage, *Error) 
 		}
 		for _, n := range out {
 			if c.in.Emit(n) != nil {
-				return nil, ErrInternal()
+				return nil, internalError()
 			}
 		}
 	}

@@ -188,14 +188,14 @@ func (m *Meta) TraceParent() string {
 // errors (HTTP 400).
 func splitMeta(raw json.RawMessage) (map[string]json.RawMessage, *Error) {
 	if isAbsent(raw) {
-		return nil, ErrInvalidMeta("params._meta is required")
+		return nil, invalidMeta("params._meta is required")
 	}
 	fields, err := members(raw)
 	if err != nil {
 		if errors.Is(err, errDuplicateMember) {
-			return nil, ErrInvalidMeta("params._meta has a duplicate member")
+			return nil, invalidMeta("params._meta has a duplicate member")
 		}
-		return nil, ErrInvalidMeta("params._meta must be an object")
+		return nil, invalidMeta("params._meta must be an object")
 	}
 	return fields, nil
 }
@@ -216,31 +216,31 @@ func parseMeta(fields map[string]json.RawMessage) (*Meta, *Error) {
 	m := &Meta{}
 	v, ok := fields[MetaProtocolVersion]
 	if !ok || json.Unmarshal(v, &m.ProtocolVersion) != nil || m.ProtocolVersion == "" {
-		return nil, ErrInvalidMeta(MetaProtocolVersion + " is required and must be a string")
+		return nil, invalidMeta(MetaProtocolVersion + " is required and must be a string")
 	}
 	delete(fields, MetaProtocolVersion)
 	v, ok = fields[MetaClientCapabilities]
 	if !ok || isAbsent(v) || v[0] != '{' || json.Unmarshal(v, &m.ClientCapabilities) != nil {
-		return nil, ErrInvalidMeta(MetaClientCapabilities + " is required and must be a ClientCapabilities object")
+		return nil, invalidMeta(MetaClientCapabilities + " is required and must be a ClientCapabilities object")
 	}
 	delete(fields, MetaClientCapabilities)
 	if v, ok = fields[MetaClientInfo]; ok {
 		var info Implementation
 		if json.Unmarshal(v, &info) != nil || info.Name == "" {
-			return nil, ErrInvalidMeta(MetaClientInfo + " must be an Implementation with a name")
+			return nil, invalidMeta(MetaClientInfo + " must be an Implementation with a name")
 		}
 		m.ClientInfo = &info
 		delete(fields, MetaClientInfo)
 	}
 	if v, ok = fields[MetaLogLevel]; ok {
 		if json.Unmarshal(v, &m.LogLevel) != nil || !m.LogLevel.Valid() {
-			return nil, ErrInvalidMeta(MetaLogLevel + " must be one of debug, info, notice, warning, error, critical, alert, emergency")
+			return nil, invalidMeta(MetaLogLevel + " must be one of debug, info, notice, warning, error, critical, alert, emergency")
 		}
 		delete(fields, MetaLogLevel)
 	}
 	if v, ok = fields[MetaProgressToken]; ok {
 		if !validID(v) {
-			return nil, ErrInvalidMeta("progressToken must be a string or an integer")
+			return nil, invalidMeta("progressToken must be a string or an integer")
 		}
 		m.ProgressToken = v
 		delete(fields, MetaProgressToken)

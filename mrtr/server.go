@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -16,8 +15,11 @@ import (
 
 // Defaults of the Server's limits.
 const (
-	DefaultPageSize  = 100
-	DefaultMaxRounds = state.DefaultMaxRounds
+	// DefaultPageSize is how many items a list page holds.
+	DefaultPageSize = 100
+	// DefaultMaxRounds is how many input-required rounds one call may go
+	// through.
+	DefaultMaxRounds = 10
 )
 
 // Server serves MCP 2026-07-28 requests: it validates every request, runs
@@ -34,77 +36,15 @@ type Server struct {
 	pageSize  int
 	infoMeta  []byte // `"io.modelcontextprotocol/serverInfo":{...}` or nil
 
-	mu        sync.RWMutex
-	tools     registry[*toolEntry]
-	prompts   registry[*promptEntry]
-	resources registry[*resourceEntry]
-	templates registry[*templateEntry]
-	complete  CompletionHandler
-	hub       hub
-	caps      atomic.Pointer[ServerCapabilities] // capabilitiesLocked, cached
-}
-
-type toolEntry struct {
-	tool    Tool
-	wire    json.RawMessage
-	handler Handler
-	headers []paramHeader
-	asks    map[string]state.Kind
-}
-
-type promptEntry struct {
-	prompt  Prompt
-	wire    json.RawMessage
-	handler Handler
-	asks    map[string]state.Kind
-}
-
-type resourceEntry struct {
-	resource Resource
-	wire     json.RawMessage
-	handler  Handler
-	asks     map[string]state.Kind
-}
-
-type templateEntry struct {
-	template ResourceTemplate
-	wire     json.RawMessage
-	match    *regexp.Regexp
-	vars     []string
-	handler  Handler
-	asks     map[string]state.Kind
-}
-
-// registry keeps entries in registration order, with lookup by name.
-type registry[T any] struct {
-	names []string
-	byKey map[string]T
-}
-
-func (r *registry[T]) add(name string, v T) bool {
-	if r.byKey == nil {
-		r.byKey = map[string]T{}
-	}
-	if _, dup := r.byKey[name]; dup {
-		return false
-	}
-	r.byKey[name] = v
-	r.names = append(r.names, name)
-	return true
-}
-
-func (r *registry[T]) remove(name string) bool {
-	if _, ok := r.byKey[name]; !ok {
-		return false
-	}
-	delete(r.byKey, name)
-	for i, n := range r.names {
-		if n == name {
-			r.names = append(r.names[:i:i], r.names[i+1:]...)
-			break
-		}
-	}
-	return true
+	mu         sync.RWMutex
+	tools      registry[*toolEntry]
+	prompts    registry[*promptEntry]
+	resources  registry[*resourceEntry]
+	templates  registry[*templateEntry]
+	complete   CompletionHandler
+	hub        hub
+	caps       atomic.Pointer[ServerCapabilities] // capabilitiesLocked, cached
+	discovered atomic.Pointer[json.RawMessage]    // server/discover for anonymous callers, cached
 }
 
 // Option configures a Server.
@@ -125,8 +65,9 @@ func WithCodec(c state.Codec) Option { return optionFunc(func(s *Server) { s.cod
 func WithLogger(l *slog.Logger) Option { return optionFunc(func(s *Server) { s.log = l }) }
 
 // WithMaxRounds bounds how many input-required rounds one call may go
-// through (default DefaultMaxRounds). A state past the bound is refused; a
-// handler asking for one round more gets an internal error.
+// through (default DefaultMaxRounds). The Server alone enforces it: a
+// presented state past the bound is refused (-32602), and a handler
+// asking for one round more ends the call with -32603.
 func WithMaxRounds(n int) Option { return optionFunc(func(s *Server) { s.maxRounds = n }) }
 
 // WithPageSize sets how many items a list page holds (default DefaultPageSize).
@@ -157,14 +98,16 @@ func NewServer(desc discover.Description, opts ...Option) (*Server, error) {
 	if s.pageSize < 1 {
 		return nil, errors.New("mrtr: page size must be at least 1")
 	}
+	if s.maxRounds > state.MaxRound {
+		return nil, errors.New("mrtr: max rounds is beyond what a requestState can carry")
+	}
 	if s.codec == nil {
-		c, err := defaultCodec(s.log, s.maxRounds)
+		c, err := defaultCodec(s.log)
 		if err != nil {
 			return nil, err
 		}
 		s.codec = c
 	}
-	s.changed(0)
 	if meta := desc.ServerInfoMeta(); meta != nil {
 		b, err := json.Marshal(meta[MetaServerInfo])
 		if err != nil {
@@ -172,10 +115,11 @@ func NewServer(desc discover.Description, opts ...Option) (*Server, error) {
 		}
 		s.infoMeta = append([]byte(`"`+MetaServerInfo+`":`), b...)
 	}
+	s.changed(0)
 	return s, nil
 }
 
-func defaultCodec(log *slog.Logger, maxRounds int) (state.Codec, error) {
+func defaultCodec(log *slog.Logger) (state.Codec, error) {
 	ring, ok, err := state.KeyRingFromEnv()
 	if err != nil {
 		return nil, fmt.Errorf("mrtr: %s: %w", state.EnvKeys, err)
@@ -188,43 +132,7 @@ func defaultCodec(log *slog.Logger, maxRounds int) (state.Codec, error) {
 		log.Warn("no requestState keys configured: using a random key made at start-up; replicas will not share it and restarts invalidate open calls",
 			"env", state.EnvKeys)
 	}
-	return state.NewAEAD(ring, state.WithMaxRounds(maxRounds))
-}
-
-// Registration options.
-
-// RegisterOption configures one registered tool, prompt or resource.
-type RegisterOption interface{ applyReg(*regConfig) }
-
-type regConfig struct{ asks map[string]state.Kind }
-
-type asksOption map[string]state.Kind
-
-func (a asksOption) applyReg(c *regConfig) { c.asks = a }
-
-// StaticAsks declares questions a handler always asks in the same form, so
-// that answers to them are accepted even on a call that carries no
-// requestState (a client may answer a fixed question before being asked).
-// Answers are still decoded and validated by the kind given here; answers
-// to any other key still need a sealed state that recorded the question.
-//
-// Such an answer proves nothing about who was asked or when: never declare
-// a static ask for a confirmation, a consent or anything else that must
-// follow the server's own question; ask those through a sealed round.
-func StaticAsks(asks map[string]state.Kind) RegisterOption {
-	cp := make(map[string]state.Kind, len(asks))
-	for k, v := range asks {
-		cp[k] = v
-	}
-	return asksOption(cp)
-}
-
-func regOptions(opts []RegisterOption) regConfig {
-	var c regConfig
-	for _, o := range opts {
-		o.applyReg(&c)
-	}
-	return c
+	return state.NewAEAD(ring)
 }
 
 var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
@@ -262,7 +170,7 @@ func (s *Server) AddTool(t Tool, h Handler, opts ...RegisterOption) error {
 	c := regOptions(opts)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.tools.add(t.Name, &toolEntry{tool: t, wire: wire, handler: h, headers: headers, asks: c.asks}) {
+	if !s.tools.add(t.Name, &toolEntry{entry: entry{wire: wire, handler: h, asks: c.asks}, tool: t, headers: headers}) {
 		return fmt.Errorf("mrtr: tool %q is already registered", t.Name)
 	}
 	s.changed(changeTools)
@@ -292,7 +200,7 @@ func (s *Server) AddPrompt(p Prompt, h Handler, opts ...RegisterOption) error {
 	c := regOptions(opts)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.prompts.add(p.Name, &promptEntry{prompt: p, wire: wire, handler: h, asks: c.asks}) {
+	if !s.prompts.add(p.Name, &promptEntry{entry: entry{wire: wire, handler: h, asks: c.asks}, prompt: p}) {
 		return fmt.Errorf("mrtr: prompt %q is already registered", p.Name)
 	}
 	s.changed(changePrompts)
@@ -322,7 +230,7 @@ func (s *Server) AddResource(r Resource, h Handler, opts ...RegisterOption) erro
 	c := regOptions(opts)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.resources.add(r.URI, &resourceEntry{resource: r, wire: wire, handler: h, asks: c.asks}) {
+	if !s.resources.add(r.URI, &resourceEntry{entry: entry{wire: wire, handler: h, asks: c.asks}, resource: r}) {
 		return fmt.Errorf("mrtr: resource %q is already registered", r.URI)
 	}
 	s.changed(changeResources)
@@ -336,7 +244,7 @@ func (s *Server) AddResourceTemplate(t ResourceTemplate, h Handler, opts ...Regi
 	if t.URITemplate == "" || t.Name == "" || h == nil {
 		return errors.New("mrtr: a resource template needs a uriTemplate, a name and a handler")
 	}
-	re, vars, err := compileTemplate(t.URITemplate)
+	tmpl, err := compileTemplate(t.URITemplate)
 	if err != nil {
 		return fmt.Errorf("mrtr: resource template %q: %w", t.URITemplate, err)
 	}
@@ -347,40 +255,11 @@ func (s *Server) AddResourceTemplate(t ResourceTemplate, h Handler, opts ...Regi
 	c := regOptions(opts)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.templates.add(t.URITemplate, &templateEntry{template: t, wire: wire, match: re, vars: vars, handler: h, asks: c.asks}) {
+	if !s.templates.add(t.URITemplate, &templateEntry{entry: entry{wire: wire, handler: h, asks: c.asks}, template: t, tmpl: tmpl}) {
 		return fmt.Errorf("mrtr: resource template %q is already registered", t.URITemplate)
 	}
 	s.changed(changeResources)
 	return nil
-}
-
-var templateVarRE = regexp.MustCompile(`\{([A-Za-z0-9_]+)\}`)
-
-func compileTemplate(tmpl string) (*regexp.Regexp, []string, error) {
-	if strings.ContainsAny(tmpl, "+#./;?&") && strings.Contains(tmpl, "{") {
-		for _, op := range []string{"{+", "{#", "{.", "{/", "{;", "{?", "{&"} {
-			if strings.Contains(tmpl, op) {
-				return nil, nil, fmt.Errorf("operator %q expressions are not supported; use simple {name} expressions", op[1:])
-			}
-		}
-	}
-	var b strings.Builder
-	var vars []string
-	b.WriteString("^")
-	last := 0
-	for _, m := range templateVarRE.FindAllStringSubmatchIndex(tmpl, -1) {
-		b.WriteString(regexp.QuoteMeta(tmpl[last:m[0]]))
-		b.WriteString("([^/]+)")
-		vars = append(vars, tmpl[m[2]:m[3]])
-		last = m[1]
-	}
-	b.WriteString(regexp.QuoteMeta(tmpl[last:]))
-	b.WriteString("$")
-	if strings.ContainsAny(tmpl[last:], "{}") {
-		return nil, nil, errors.New("unbalanced braces")
-	}
-	re, err := regexp.Compile(b.String())
-	return re, vars, err
 }
 
 // SetCompletionHandler sets the handler of completion/complete; the server
@@ -398,6 +277,9 @@ func (s *Server) SetCompletionHandler(h CompletionHandler) {
 func (s *Server) changed(bits uint8) {
 	caps := s.capabilitiesLocked()
 	s.caps.Store(&caps)
+	if b, err := s.renderDiscover(caps, ""); err == nil {
+		s.discovered.Store(&b)
+	}
 	if bits != 0 {
 		s.hub.post(bits, "")
 	}

@@ -5,44 +5,8 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-	"strconv"
 	"time"
 )
-
-// Kind is the kind of an input request asked in a round.
-type Kind uint8
-
-const (
-	// KindSampling is a sampling/createMessage request.
-	KindSampling Kind = 1
-	// KindElicitForm is an elicitation/create request in form mode.
-	KindElicitForm Kind = 2
-	// KindElicitURL is an elicitation/create request in url mode.
-	KindElicitURL Kind = 3
-	// KindRoots is a roots/list request.
-	KindRoots Kind = 4
-)
-
-// String returns "sampling", "elicitation_form", "elicitation_url" or
-// "roots", and "kind(N)" for a value outside the defined set.
-func (k Kind) String() string {
-	switch k {
-	case KindSampling:
-		return "sampling"
-	case KindElicitForm:
-		return "elicitation_form"
-	case KindElicitURL:
-		return "elicitation_url"
-	case KindRoots:
-		return "roots"
-	}
-	return "kind(" + strconv.Itoa(int(k)) + ")"
-}
-
-// Valid reports whether k is one of the defined kinds.
-func (k Kind) Valid() bool {
-	return k >= KindSampling && k <= KindRoots
-}
 
 // Limits on the Asked map of Claims. Seal refuses claims beyond them and the
 // token decoder treats a token beyond them as malformed.
@@ -53,9 +17,9 @@ const (
 	MaxAskedKeyLen = 256
 )
 
-// maxEncodedRound bounds Claims.Round in the encoding so that it fits an int
-// on every platform.
-const maxEncodedRound = math.MaxInt32
+// MaxRound is the largest Claims.Round the token format carries, so that a
+// round fits an int on every platform. Limits on rounds are the caller's.
+const MaxRound = math.MaxInt32
 
 // Claims is what a token carries. Seal sets IssuedAt and ExpiresAt; every
 // other field is supplied by the caller and returned unchanged by Open.
@@ -79,18 +43,19 @@ type Claims struct {
 	// millisecond precision) and returned by Open in UTC.
 	ExpiresAt time.Time
 	// Round is the number of input-required rounds issued so far,
-	// including the one this token belongs to; it starts at 1.
+	// including the one this token belongs to: 1 to MaxRound.
 	Round int
 	// Asked maps each key asked in the round that produced this token to
-	// the kind of input request. Open returns nil for an empty map.
-	Asked map[string]Kind
+	// one byte of the caller's own meaning (mrtrkit records the kind of
+	// input request). Open returns nil for an empty map.
+	Asked map[string]byte
 	// Payload is opaque handler state, carried byte for byte. Open returns
 	// nil for an empty payload and otherwise a slice the caller owns.
 	Payload []byte
 }
 
-// Binding is what the request being served presents. Open checks the token's
-// claims against it field by field.
+// Binding is what the request being served presents. Claims.Verify checks a
+// token's claims against it field by field.
 type Binding struct {
 	// Principal is the authenticated caller of the request being served.
 	Principal string
@@ -114,14 +79,14 @@ const claimsVersion = 1
 //	payloadLen   uvarint
 //	issued       varint, Unix milliseconds
 //	ttl          uvarint, milliseconds from issued to expiry
-//	round        uvarint, 1..maxEncodedRound
+//	round        uvarint, 1..MaxRound
 //	principal    uvarint length + bytes
 //	audience     uvarint length + bytes
 //	method       uvarint length + bytes
 //	target       uvarint length + bytes
 //	argsDigest   32 bytes
 //	askedCount   uvarint, 0..MaxAsked
-//	askedCount × { uvarint length (1..MaxAskedKeyLen) + key bytes, kind byte }
+//	askedCount × { uvarint length (1..MaxAskedKeyLen) + key bytes, one byte }
 //	             keys in strictly increasing byte order
 //	payload      payloadLen bytes, running to the end
 //
@@ -138,7 +103,7 @@ func zigzag(x int64) uint64 {
 }
 
 // sortedAskedKeys appends the keys of m to buf in increasing order.
-func sortedAskedKeys(m map[string]Kind, buf []string) []string {
+func sortedAskedKeys(m map[string]byte, buf []string) []string {
 	for k := range m {
 		buf = append(buf, k)
 	}
@@ -181,7 +146,7 @@ func appendClaims(dst []byte, c *Claims, issued int64, ttl uint64, keys []string
 	dst = binary.AppendUvarint(dst, uint64(len(keys)))
 	for _, k := range keys {
 		dst = appendString(dst, k)
-		dst = append(dst, byte(c.Asked[k]))
+		dst = append(dst, c.Asked[k])
 	}
 	return append(dst, c.Payload...)
 }
@@ -282,7 +247,7 @@ func decodeClaims(b []byte) (Claims, error) {
 		return Claims{}, decodeError("expiry out of range")
 	}
 	round := r.uvarint()
-	if !r.bad && (round < 1 || round > maxEncodedRound) {
+	if !r.bad && (round < 1 || round > MaxRound) {
 		return Claims{}, decodeError("round out of range")
 	}
 	c.Principal = r.str()
@@ -299,16 +264,16 @@ func decodeClaims(b []byte) (Claims, error) {
 	if r.bad {
 		return Claims{}, decodeError("truncated claims")
 	}
-	// Each entry takes at least three bytes (length, one key byte, kind).
+	// Each entry takes at least three bytes (length, one key byte, value).
 	if count > MaxAsked || count > uint64(len(r.s)-r.i)/3 {
 		return Claims{}, decodeError("too many asked keys")
 	}
 	if count > 0 {
-		c.Asked = make(map[string]Kind, int(count))
+		c.Asked = make(map[string]byte, int(count))
 		prev := ""
 		for j := 0; j < int(count); j++ {
 			k := r.str()
-			kind := Kind(r.byte())
+			v := r.byte()
 			switch {
 			case r.bad:
 				return Claims{}, decodeError("truncated claims")
@@ -316,10 +281,8 @@ func decodeClaims(b []byte) (Claims, error) {
 				return Claims{}, decodeError("bad asked key length")
 			case j > 0 && k <= prev:
 				return Claims{}, decodeError("asked keys out of order")
-			case !kind.Valid():
-				return Claims{}, decodeError("unknown asked kind")
 			}
-			c.Asked[k] = kind
+			c.Asked[k] = v
 			prev = k
 		}
 	}

@@ -3,6 +3,7 @@ package state
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -47,7 +48,7 @@ func TestClaimsEncodingRoundTrip(t *testing.T) {
 func TestDecodeClaimsRejects(t *testing.T) {
 	base := Claims{
 		Principal: "p", Audience: "a", Method: "m", Target: "t", Round: 1,
-		Asked:    map[string]Kind{"a": KindSampling, "b": KindRoots},
+		Asked:    map[string]byte{"a": 1, "b": 4},
 		Payload:  []byte("xyz"),
 		IssuedAt: time.UnixMilli(1000).UTC(), ExpiresAt: time.UnixMilli(2000).UTC(),
 	}
@@ -85,8 +86,9 @@ func TestDecodeClaimsRejects(t *testing.T) {
 		"keys out of order":  build(1, 3, 1, 2, []byte("\x01b\x01\x01a\x04"), nil),
 		"duplicate key":      build(1, 3, 1, 2, []byte("\x01a\x01\x01a\x04"), nil),
 		"empty key":          build(1, 3, 1, 2, []byte("\x00\x01\x01b\x04"), nil),
-		"kind 0":             build(1, 3, 1, 2, []byte("\x01a\x00\x01b\x04"), nil),
-		"kind 5":             build(1, 3, 1, 2, []byte("\x01a\x01\x01b\x05"), nil),
+		"empty second key":   build(1, 3, 1, 2, []byte("\x01a\x01\x00\x04"), nil),
+		"key too long":       build(1, 3, 1, 1, longKey(MaxAskedKeyLen+1, 1), nil),
+		"missing value":      build(1, 3, 1, 2, []byte("\x01a\x01\x01b"), nil),
 		"count too high":     build(1, 3, 1, 3, []byte("\x01a\x01\x01b\x04"), nil),
 		"count too low":      build(1, 3, 1, 1, []byte("\x01a\x01\x01b\x04"), nil),
 		"count over cap":     build(1, 3, 1, MaxAsked+1, bytes.Repeat([]byte("\x01a\x01"), MaxAsked+1), nil),
@@ -104,12 +106,59 @@ func TestDecodeClaimsRejects(t *testing.T) {
 			require.Error(t, err)
 		})
 	}
+	// The byte after each key is opaque: every value decodes, and so does
+	// a key of the longest allowed length.
+	accepted := map[string][]byte{
+		"value 0":          build(1, 3, 1, 2, []byte("\x01a\x00\x01b\x04"), nil),
+		"value 5":          build(1, 3, 1, 2, []byte("\x01a\x01\x01b\x05"), nil),
+		"value 255":        build(1, 3, 1, 2, []byte("\x01a\xff\x01b\xff"), nil),
+		"longest key":      build(1, 3, 1, 1, longKey(MaxAskedKeyLen, 0), nil),
+		"no keys":          build(1, 3, 1, 0, nil, nil),
+		"round MaxRound":   build(1, 3, MaxRound, 2, []byte("\x01a\x01\x01b\x04"), nil),
+		"value 0 then 255": build(1, 3, 1, 2, []byte("\x01a\x00\x01b\xff"), nil),
+	}
+	for name, b := range accepted {
+		t.Run("accept "+name, func(t *testing.T) {
+			got, err := decodeClaims(b)
+			require.NoError(t, err)
+			assert.Equal(t, b, encodeForTest(&got), "re-encodes to the same bytes")
+		})
+	}
+	got, err := decodeClaims(accepted["value 0 then 255"])
+	require.NoError(t, err)
+	assert.Equal(t, map[string]byte{"a": 0, "b": 255}, got.Asked)
+	got, err = decodeClaims(accepted["round MaxRound"])
+	require.NoError(t, err)
+	assert.Equal(t, MaxRound, got.Round)
+
 	// Every strict prefix of a valid encoding is refused, since the
 	// payload length comes first.
 	for i := range len(good) {
 		_, err := decodeClaims(good[:i])
 		require.Error(t, err, "prefix %d", i)
 	}
+}
+
+// longKey returns one Asked entry whose key is n bytes long.
+func longKey(n int, value byte) []byte {
+	b := binary.AppendUvarint(nil, uint64(n))
+	b = append(b, bytes.Repeat([]byte("k"), n)...)
+	return append(b, value)
+}
+
+// TestAskedEncodingAllValues round-trips every byte value through the
+// claims encoding.
+func TestAskedEncodingAllValues(t *testing.T) {
+	c := Claims{Round: 1, Asked: make(map[string]byte, 256),
+		IssuedAt: time.UnixMilli(1000).UTC(), ExpiresAt: time.UnixMilli(2000).UTC()}
+	for i := range 256 {
+		c.Asked[string(rune('a'+i%26))+fmt.Sprint(i)] = byte(i)
+	}
+	enc := encodeForTest(&c)
+	got, err := decodeClaims(enc)
+	require.NoError(t, err)
+	assert.Equal(t, c.Asked, got.Asked)
+	assert.Equal(t, enc, encodeForTest(&got))
 }
 
 func TestDecodeClaimsExpiryOverflow(t *testing.T) {

@@ -2,8 +2,12 @@ package state
 
 import (
 	"crypto/cipher"
+	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
+	"io"
+	"math"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -12,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/crypto/hkdf"
 )
 
 func TestRoundTrip(t *testing.T) {
@@ -31,7 +36,7 @@ func TestRoundTrip(t *testing.T) {
 				assert.True(t, strings.ContainsRune("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", r), "character %q is not URL-safe", r)
 			}
 
-			got, err := codec.Open(token, bindingOf(in))
+			got, err := openVerify(codec, token, bindingOf(in))
 			require.NoError(t, err)
 
 			wantIssued := time.Date(2026, 7, 28, 12, 0, 0, 123000000, time.UTC)
@@ -59,31 +64,33 @@ func TestRoundTripEmptyAndBinaryFields(t *testing.T) {
 			// Everything optional left empty.
 			token, err := codec.Seal(Claims{Round: 1})
 			require.NoError(t, err)
-			got, err := codec.Open(token, Binding{})
+			got, err := openVerify(codec, token, Binding{})
 			require.NoError(t, err)
 			assert.Nil(t, got.Asked)
 			assert.Nil(t, got.Payload)
 			assert.Equal(t, 1, got.Round)
 
-			// Strings with arbitrary bytes, the largest allowed Asked map,
-			// the last allowed round.
-			asked := make(map[string]Kind, MaxAsked)
+			// Strings with arbitrary bytes, the largest allowed Asked map
+			// with every byte value, the last allowed round.
+			asked := make(map[string]byte, MaxAsked)
 			for i := range MaxAsked {
-				asked[fmt.Sprintf("k%03d\x00\xff", i)] = Kind(i%4 + 1)
+				asked[fmt.Sprintf("k%03d\x00\xff", i)] = byte(i)
 			}
-			asked[strings.Repeat("x", MaxAskedKeyLen)] = KindRoots
+			asked[strings.Repeat("x", MaxAskedKeyLen)] = 0
 			delete(asked, "k000\x00\xff")
+			require.Len(t, asked, MaxAsked)
 			in := Claims{
 				Principal: "p\x00\xff✓", Audience: "a", Method: "m", Target: "file:///t?x=1#f",
-				Round: DefaultMaxRounds, Asked: asked, Payload: make([]byte, 3000),
+				Round: MaxRound, Asked: asked, Payload: make([]byte, 3000),
 			}
 			token, err = codec.Seal(in)
 			require.NoError(t, err)
-			got, err = codec.Open(token, bindingOf(in))
+			got, err = openVerify(codec, token, bindingOf(in))
 			require.NoError(t, err)
 			assert.Equal(t, in.Asked, got.Asked)
 			assert.Equal(t, in.Payload, got.Payload)
 			assert.Equal(t, in.Principal, got.Principal)
+			assert.Equal(t, MaxRound, got.Round)
 		})
 	}
 }
@@ -95,8 +102,8 @@ func TestSealDoesNotRetainInput(t *testing.T) {
 	token, err := codec.Seal(in)
 	require.NoError(t, err)
 	in.Payload[0] = 'X'
-	in.Asked["late"] = KindRoots
-	got, err := codec.Open(token, bindingOf(in))
+	in.Asked["late"] = 4
+	got, err := openVerify(codec, token, bindingOf(in))
 	require.NoError(t, err)
 	assert.Equal(t, byte('h'), got.Payload[0])
 	assert.NotContains(t, got.Asked, "late")
@@ -160,31 +167,49 @@ func TestClaimMismatch(t *testing.T) {
 			t.Run(cc.name+"/"+tc.name, func(t *testing.T) {
 				b := bindingOf(in)
 				tc.mutate(&b)
-				got, err := codec.Open(token, b)
+				// Open knows no binding: the genuine token opens with
+				// every claim intact, whoever presents it.
+				got, err := codec.Open(token)
+				require.NoError(t, err)
+				assert.Equal(t, bindingOf(in), bindingOf(got))
+				assert.Equal(t, in.Payload, got.Payload)
+				assert.Equal(t, in.Asked, got.Asked)
+				before := got
+
+				err = got.Verify(b)
 				requireReason(t, err, tc.reason)
-				assert.Zero(t, got)
+				assert.Equal(t, before, got, "Verify leaves the claims alone")
 				assert.NotContains(t, err.Error(), in.Principal)
 				if b.Principal != "" {
 					assert.NotContains(t, err.Error(), b.Principal)
 				}
+
+				// Together, as a server uses them, nothing leaks out.
+				got, err = openVerify(codec, token, b)
+				requireReason(t, err, tc.reason)
+				assert.Zero(t, got)
 			})
 		}
 	}
 }
 
-// refuseAll asserts that codec refuses every token yielded by tokens, each
-// with a Reason, and returns how many there were.
-func refuseAll(t *testing.T, codec Codec, want Binding, tokens func(yield func(desc, token string) bool)) int {
+// refuseAll asserts that Open refuses every token yielded by tokens, each
+// with a Reason and a zero Claims, and returns how many there were. Open
+// itself must refuse them: an altered token never reaches Verify.
+func refuseAll(t *testing.T, codec Codec, tokens func(yield func(desc, token string) bool)) int {
 	t.Helper()
 	n := 0
 	for desc, token := range tokens {
 		n++
-		got, err := codec.Open(token, want)
+		got, err := codec.Open(token)
 		if err == nil {
 			t.Fatalf("%s: altered token opened: %+v", desc, got)
 		}
 		if _, ok := ReasonOf(err); !ok {
 			t.Fatalf("%s: error without reason: %v", desc, err)
+		}
+		if !reflect.ValueOf(got).IsZero() {
+			t.Fatalf("%s: refusal returned claims: %+v", desc, got)
 		}
 	}
 	return n
@@ -201,7 +226,7 @@ func TestEveryFrameBitFlipRefused(t *testing.T) {
 			frame, err := base64.RawURLEncoding.Strict().DecodeString(token)
 			require.NoError(t, err)
 
-			n := refuseAll(t, codec, bindingOf(in), func(yield func(string, string) bool) {
+			n := refuseAll(t, codec, func(yield func(string, string) bool) {
 				for i := range frame {
 					for bit := range 8 {
 						mut := append([]byte(nil), frame...)
@@ -214,7 +239,7 @@ func TestEveryFrameBitFlipRefused(t *testing.T) {
 			})
 			assert.Equal(t, 8*len(frame), n)
 			// The original still opens.
-			_, err = codec.Open(token, bindingOf(in))
+			_, err = openVerify(codec, token, bindingOf(in))
 			require.NoError(t, err)
 		})
 	}
@@ -229,7 +254,7 @@ func TestEveryTokenCharacterBitFlipRefused(t *testing.T) {
 			token, err := codec.Seal(in)
 			require.NoError(t, err)
 
-			n := refuseAll(t, codec, bindingOf(in), func(yield func(string, string) bool) {
+			n := refuseAll(t, codec, func(yield func(string, string) bool) {
 				for i := range len(token) {
 					for bit := range 8 {
 						mut := []byte(token)
@@ -256,7 +281,7 @@ func TestEveryTruncationRefused(t *testing.T) {
 			frame, err := base64.RawURLEncoding.DecodeString(token)
 			require.NoError(t, err)
 
-			n := refuseAll(t, codec, bindingOf(in), func(yield func(string, string) bool) {
+			n := refuseAll(t, codec, func(yield func(string, string) bool) {
 				for i := range len(token) {
 					if !yield(fmt.Sprintf("token prefix %d", i), token[:i]) {
 						return
@@ -283,7 +308,7 @@ func TestAppendedAndInsertedBytesRefused(t *testing.T) {
 			require.NoError(t, err)
 			frame, err := base64.RawURLEncoding.DecodeString(token)
 			require.NoError(t, err)
-			refuseAll(t, codec, bindingOf(in), func(yield func(string, string) bool) {
+			refuseAll(t, codec, func(yield func(string, string) bool) {
 				for _, s := range []string{"A", "AA", "AAA", "AAAA", "=", "==", "\n", "\r\n", " ", "."} {
 					if !yield("suffix "+s, token+s) || !yield("prefix "+s, s+token) {
 						return
@@ -332,7 +357,7 @@ func TestNonCanonicalTrailingBitsRefused(t *testing.T) {
 		a, _ := base64.RawURLEncoding.DecodeString(token)
 		b, _ := base64.RawURLEncoding.DecodeString(mut)
 		require.Equal(t, a, b)
-		_, err = codec.Open(mut, bindingOf(in))
+		_, err = codec.Open(mut)
 		requireReason(t, err, ReasonMalformed)
 		return
 	}
@@ -354,17 +379,16 @@ func TestExpiryBoundary(t *testing.T) {
 			expires := issued.Add(ttl)
 
 			clock.Set(expires.Add(skew))
-			got, err := codec.Open(token, bindingOf(in))
+			got, err := openVerify(codec, token, bindingOf(in))
 			require.NoError(t, err, "valid at exactly ExpiresAt+skew")
 			assert.Equal(t, expires, got.ExpiresAt)
 
 			clock.Set(expires.Add(skew).Add(time.Nanosecond))
-			_, err = codec.Open(token, bindingOf(in))
+			got, err = codec.Open(token)
 			requireReason(t, err, ReasonExpired, "expired one nanosecond later")
-
-			// Expiry is checked before the binding.
-			_, err = codec.Open(token, Binding{})
-			requireReason(t, err, ReasonExpired)
+			// Expiry is checked by Open, before any binding: an expired
+			// token yields no claims to verify.
+			assert.Zero(t, got)
 		})
 	}
 }
@@ -383,11 +407,11 @@ func TestIssuedInFuture(t *testing.T) {
 
 			// Opened by a replica whose clock is behind by exactly the skew.
 			clock.Set(issued.Add(-skew))
-			_, err = codec.Open(token, bindingOf(in))
+			_, err = openVerify(codec, token, bindingOf(in))
 			require.NoError(t, err)
 
 			clock.Set(issued.Add(-skew).Add(-time.Nanosecond))
-			_, err = codec.Open(token, bindingOf(in))
+			_, err = codec.Open(token)
 			requireReason(t, err, ReasonMalformed)
 			assert.Contains(t, err.Error(), "future")
 		})
@@ -402,43 +426,42 @@ func TestZeroSkew(t *testing.T) {
 	token, err := codec.Seal(in)
 	require.NoError(t, err)
 	clock.Set(t0.Truncate(time.Millisecond).Add(time.Second))
-	_, err = codec.Open(token, bindingOf(in))
+	_, err = openVerify(codec, token, bindingOf(in))
 	require.NoError(t, err)
 	clock.Set(t0.Truncate(time.Millisecond).Add(time.Second + 1))
-	_, err = codec.Open(token, bindingOf(in))
+	_, err = codec.Open(token)
 	requireReason(t, err, ReasonExpired)
 }
 
-func TestRoundLimit(t *testing.T) {
+func TestRoundRange(t *testing.T) {
 	for _, cc := range codecCases {
 		t.Run(cc.name, func(t *testing.T) {
-			ring := testRing(t, "k1")
-			strict, err := cc.make(ring)
+			codec, err := cc.make(testRing(t, "k1"))
 			require.NoError(t, err)
-			lax, err := cc.make(ring, WithMaxRounds(20))
-			require.NoError(t, err)
-
 			in := sampleClaims(t)
-			in.Round = DefaultMaxRounds + 1
-			_, err = strict.Seal(in)
-			requireReason(t, err, ReasonRoundLimit)
 
-			token, err := lax.Seal(in)
-			require.NoError(t, err)
-			_, err = lax.Open(token, bindingOf(in))
-			require.NoError(t, err)
-			_, err = strict.Open(token, bindingOf(in))
-			requireReason(t, err, ReasonRoundLimit)
-			// The round limit is checked before the principal.
-			_, err = strict.Open(token, Binding{Principal: "someone else"})
-			requireReason(t, err, ReasonRoundLimit)
+			// Rounds outside 1..MaxRound are refused with a plain error:
+			// no Reason, since nothing was presented by a client.
+			beyond := int64(MaxRound) + 1 // negative where int has 32 bits: refused too
+			for _, round := range []int{0, -1, int(beyond), math.MinInt} {
+				in.Round = round
+				token, err := codec.Seal(in)
+				require.Error(t, err, "round %d", round)
+				assert.Empty(t, token)
+				_, ok := ReasonOf(err)
+				assert.False(t, ok, "round %d: %v", round, err)
+				assert.Contains(t, err.Error(), "Round")
+			}
 
-			in.Round = 0
-			_, err = lax.Seal(in)
-			require.Error(t, err)
-			in.Round = -1
-			_, err = lax.Seal(in)
-			require.Error(t, err)
+			// There is no round limit below MaxRound: both ends round-trip.
+			for _, round := range []int{1, 2, 11, 1000, MaxRound - 1, MaxRound} {
+				in.Round = round
+				token, err := codec.Seal(in)
+				require.NoError(t, err, "round %d", round)
+				got, err := openVerify(codec, token, bindingOf(in))
+				require.NoError(t, err, "round %d", round)
+				assert.Equal(t, round, got.Round)
+			}
 		})
 	}
 }
@@ -446,22 +469,63 @@ func TestRoundLimit(t *testing.T) {
 func TestSealValidatesAsked(t *testing.T) {
 	codec, err := NewAEAD(testRing(t, "k1"))
 	require.NoError(t, err)
-	bad := []map[string]Kind{
-		{"": KindSampling},
-		{"a": 0},
-		{"a": 5},
-		{strings.Repeat("k", MaxAskedKeyLen+1): KindRoots},
+	bad := []map[string]byte{
+		{"": 1},
+		{"": 0},
+		{"a": 1, "": 2},
+		{strings.Repeat("k", MaxAskedKeyLen+1): 4},
 	}
 	for _, m := range bad {
 		_, err := codec.Seal(Claims{Round: 1, Asked: m})
 		require.Error(t, err, "%v", m)
 	}
-	many := make(map[string]Kind, MaxAsked+1)
+	many := make(map[string]byte, MaxAsked+1)
 	for i := range MaxAsked + 1 {
-		many[fmt.Sprint(i)] = KindSampling
+		many[fmt.Sprint(i)] = 1
 	}
 	_, err = codec.Seal(Claims{Round: 1, Asked: many})
 	require.Error(t, err)
+	// One fewer is fine.
+	delete(many, "0")
+	_, err = codec.Seal(Claims{Round: 1, Asked: many})
+	require.NoError(t, err)
+}
+
+// TestAskedValuesOpaque checks that state carries every byte value of
+// Asked, 0 and 255 included, without interpreting it.
+func TestAskedValuesOpaque(t *testing.T) {
+	for _, cc := range codecCases {
+		t.Run(cc.name, func(t *testing.T) {
+			codec, err := cc.make(testRing(t, "k1"))
+			require.NoError(t, err)
+			for _, v := range []byte{0, 1, 4, 5, 127, 128, 254, 255} {
+				in := Claims{Round: 1, Asked: map[string]byte{"only": v}}
+				token, err := codec.Seal(in)
+				require.NoError(t, err, "value %d", v)
+				got, err := openVerify(codec, token, Binding{})
+				require.NoError(t, err, "value %d", v)
+				assert.Equal(t, map[string]byte{"only": v}, got.Asked)
+			}
+
+			// All 256 values at once, in the largest allowed map.
+			all := make(map[string]byte, 256)
+			for i := range 256 {
+				all[fmt.Sprintf("key%d", i)] = byte(255 - i)
+			}
+			in := sampleClaims(t)
+			in.Asked = all
+			token, err := codec.Seal(in)
+			require.NoError(t, err)
+			got, err := openVerify(codec, token, bindingOf(in))
+			require.NoError(t, err)
+			assert.Equal(t, all, got.Asked)
+			seen := map[byte]bool{}
+			for _, v := range got.Asked {
+				seen[v] = true
+			}
+			assert.Len(t, seen, 256)
+		})
+	}
 }
 
 func TestRotation(t *testing.T) {
@@ -477,7 +541,7 @@ func TestRotation(t *testing.T) {
 
 			both, err := cc.make(testRing(t, "k2", "k1"))
 			require.NoError(t, err)
-			_, err = both.Open(tok1, want)
+			_, err = openVerify(both, tok1, want)
 			require.NoError(t, err, "old token opens during rotation")
 			tok2, err := both.Seal(in)
 			require.NoError(t, err)
@@ -485,14 +549,14 @@ func TestRotation(t *testing.T) {
 			assert.Equal(t, "k1", keyIDOf(t, tok1))
 
 			// Replicas still on the old ring cannot open new tokens.
-			_, err = old.Open(tok2, want)
+			_, err = old.Open(tok2)
 			requireReason(t, err, ReasonUnknownKey)
 
 			next, err := cc.make(testRing(t, "k2"))
 			require.NoError(t, err)
-			_, err = next.Open(tok2, want)
+			_, err = openVerify(next, tok2, want)
 			require.NoError(t, err)
-			_, err = next.Open(tok1, want)
+			_, err = next.Open(tok1)
 			requireReason(t, err, ReasonUnknownKey)
 			assert.Contains(t, err.Error(), `"k1"`)
 		})
@@ -516,7 +580,7 @@ func TestSameIDDifferentSecret(t *testing.T) {
 	in := sampleClaims(t)
 	token, err := a.Seal(in)
 	require.NoError(t, err)
-	_, err = b.Open(token, bindingOf(in))
+	_, err = b.Open(token)
 	requireReason(t, err, ReasonIntegrity)
 }
 
@@ -533,9 +597,9 @@ func TestAlgorithmMismatch(t *testing.T) {
 	ht, err := mac.Seal(in)
 	require.NoError(t, err)
 
-	_, err = aead.Open(ht, bindingOf(in))
+	_, err = aead.Open(ht)
 	requireReason(t, err, ReasonMalformed)
-	_, err = mac.Open(at, bindingOf(in))
+	_, err = mac.Open(at)
 	requireReason(t, err, ReasonMalformed)
 
 	// Relabelling the algorithm byte does not help either: the subkeys
@@ -543,29 +607,58 @@ func TestAlgorithmMismatch(t *testing.T) {
 	frame, err := base64.RawURLEncoding.DecodeString(ht)
 	require.NoError(t, err)
 	frame[1] = algAEAD
-	_, err = aead.Open(base64.RawURLEncoding.EncodeToString(frame), bindingOf(in))
+	_, err = aead.Open(base64.RawURLEncoding.EncodeToString(frame))
 	require.Error(t, err)
 	frame, err = base64.RawURLEncoding.DecodeString(at)
 	require.NoError(t, err)
 	frame[1] = algHMAC
-	_, err = mac.Open(base64.RawURLEncoding.EncodeToString(frame), bindingOf(in))
+	_, err = mac.Open(base64.RawURLEncoding.EncodeToString(frame))
 	require.Error(t, err)
 }
 
-func TestSubkeysDifferPerAlgorithmAndID(t *testing.T) {
+func TestSubkeysDifferPerAlgorithmIDAndPurpose(t *testing.T) {
 	secret := testSecret(7)
-	a, err := deriveSubkey(secret, algAEAD, "k1")
-	require.NoError(t, err)
-	h, err := deriveSubkey(secret, algHMAC, "k1")
-	require.NoError(t, err)
-	a2, err := deriveSubkey(secret, algAEAD, "k2")
-	require.NoError(t, err)
-	again, err := deriveSubkey(secret, algAEAD, "k1")
-	require.NoError(t, err)
+	derive := func(alg byte, id, purpose string) []byte {
+		t.Helper()
+		sub, err := deriveSubkey(secret, alg, id, purpose)
+		require.NoError(t, err)
+		require.Len(t, sub, subkeyLen)
+		return sub
+	}
+	a := derive(algAEAD, "k1", "")
+	h := derive(algHMAC, "k1", "")
+	a2 := derive(algAEAD, "k2", "")
+	as := derive(algAEAD, "k1", "session")
+	hs := derive(algHMAC, "k1", "session")
+	ao := derive(algAEAD, "k1", "other")
 	assert.NotEqual(t, a, h)
 	assert.NotEqual(t, a, a2)
 	assert.NotEqual(t, secret, a)
-	assert.Equal(t, a, again)
+	assert.Equal(t, a, derive(algAEAD, "k1", ""))
+	assert.NotEqual(t, a, as)
+	assert.NotEqual(t, h, hs)
+	assert.NotEqual(t, as, hs)
+	assert.NotEqual(t, as, ao)
+	assert.Equal(t, as, derive(algAEAD, "k1", "session"))
+
+	// The default purpose derives exactly the subkeys of the format before
+	// purposes existed, so tokens sealed then still open.
+	for _, tc := range []struct {
+		alg  byte
+		info string
+	}{
+		{algAEAD, "mrtrkit/state token v1 xchacha20-poly1305 key k1"},
+		{algHMAC, "mrtrkit/state token v1 hmac-sha256 key k1"},
+	} {
+		want := make([]byte, subkeyLen)
+		_, err := io.ReadFull(hkdf.New(sha256.New, secret, nil, []byte(tc.info)), want)
+		require.NoError(t, err)
+		assert.Equal(t, want, derive(tc.alg, "k1", ""), tc.info)
+		want = make([]byte, subkeyLen)
+		_, err = io.ReadFull(hkdf.New(sha256.New, secret, nil, []byte(tc.info+" purpose session")), want)
+		require.NoError(t, err)
+		assert.Equal(t, want, derive(tc.alg, "k1", "session"), tc.info)
+	}
 }
 
 func TestUnknownVersion(t *testing.T) {
@@ -578,7 +671,7 @@ func TestUnknownVersion(t *testing.T) {
 		frame, err := base64.RawURLEncoding.DecodeString(token)
 		require.NoError(t, err)
 		frame[0] = 2
-		_, err = codec.Open(base64.RawURLEncoding.EncodeToString(frame), bindingOf(in))
+		_, err = codec.Open(base64.RawURLEncoding.EncodeToString(frame))
 		requireReason(t, err, ReasonMalformed)
 		assert.Contains(t, err.Error(), "version")
 	}
@@ -593,12 +686,12 @@ func TestTooLarge(t *testing.T) {
 			require.NoError(t, err)
 
 			// Not base64 at all, yet refused for size: nothing was decoded.
-			_, err = codec.Open(strings.Repeat("!", limit+1), Binding{})
+			_, err = codec.Open(strings.Repeat("!", limit+1))
 			requireReason(t, err, ReasonTooLarge)
-			_, err = codec.Open(strings.Repeat("!", 10*DefaultMaxTokenSize), Binding{})
+			_, err = codec.Open(strings.Repeat("!", 10*DefaultMaxTokenSize))
 			requireReason(t, err, ReasonTooLarge)
 			// At the limit it is examined, and refused as malformed.
-			_, err = codec.Open(strings.Repeat("!", limit), Binding{})
+			_, err = codec.Open(strings.Repeat("!", limit))
 			requireReason(t, err, ReasonMalformed)
 
 			// A genuine token from a codec with a larger limit.
@@ -608,9 +701,9 @@ func TestTooLarge(t *testing.T) {
 			in.Payload = make([]byte, 2*limit)
 			token, err := big.Seal(in)
 			require.NoError(t, err)
-			_, err = big.Open(token, bindingOf(in))
+			_, err = openVerify(big, token, bindingOf(in))
 			require.NoError(t, err)
-			_, err = codec.Open(token, bindingOf(in))
+			_, err = codec.Open(token)
 			requireReason(t, err, ReasonTooLarge)
 
 			// Seal refuses to produce it.
@@ -641,7 +734,7 @@ func TestSealAtExactLimit(t *testing.T) {
 					continue
 				}
 				require.LessOrEqual(t, len(token), limit)
-				_, err = codec.Open(token, bindingOf(in))
+				_, err = openVerify(codec, token, bindingOf(in))
 				require.NoError(t, err)
 			}
 		})
@@ -653,7 +746,7 @@ func TestEmptyAndGarbage(t *testing.T) {
 		codec, err := cc.make(testRing(t, "k1"))
 		require.NoError(t, err)
 		for _, s := range []string{"", "A", "AAAA", "AQEC", "AQECazE", "not a token", "....", "AQACazE" + strings.Repeat("A", 100)} {
-			_, err := codec.Open(s, Binding{})
+			_, err := codec.Open(s)
 			require.Error(t, err, "%q", s)
 			r, ok := ReasonOf(err)
 			require.True(t, ok)
@@ -668,7 +761,7 @@ func TestOptionsValidation(t *testing.T) {
 		WithTTL(0), WithTTL(-time.Second), WithTTL(time.Microsecond),
 		WithClockSkew(-1), WithClock(nil),
 		WithMaxTokenSize(0), WithMaxTokenSize(-5),
-		WithMaxRounds(0), WithMaxRounds(-1),
+		WithPurpose(""), WithPurpose("Session"),
 	}
 	for i, o := range bad {
 		_, err := NewAEAD(ring, o)
@@ -691,7 +784,7 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, 10*time.Minute, cfg.ttl)
 	assert.Equal(t, 30*time.Second, cfg.skew)
 	assert.Equal(t, 16384, cfg.maxSize)
-	assert.Equal(t, 10, cfg.maxRounds)
+	assert.Equal(t, "", cfg.purpose)
 }
 
 func TestConcurrentUse(t *testing.T) {
@@ -712,7 +805,7 @@ func TestConcurrentUse(t *testing.T) {
 							errs <- err
 							return
 						}
-						got, err := codec.Open(token, bindingOf(in))
+						got, err := openVerify(codec, token, bindingOf(in))
 						if err != nil {
 							errs <- err
 							return
@@ -741,7 +834,6 @@ func TestReasonAndErrorStrings(t *testing.T) {
 		ReasonExpired:    "expired",
 		ReasonPrincipal:  "principal_mismatch",
 		ReasonRequest:    "request_mismatch",
-		ReasonRoundLimit: "round_limit",
 		ReasonTooLarge:   "too_large",
 	}
 	for r, s := range want {
@@ -761,18 +853,6 @@ func TestReasonAndErrorStrings(t *testing.T) {
 	assert.False(t, ok)
 	_, ok = ReasonOf(nil)
 	assert.False(t, ok)
-}
-
-func TestKindStrings(t *testing.T) {
-	assert.Equal(t, "sampling", KindSampling.String())
-	assert.Equal(t, "elicitation_form", KindElicitForm.String())
-	assert.Equal(t, "elicitation_url", KindElicitURL.String())
-	assert.Equal(t, "roots", KindRoots.String())
-	assert.Equal(t, "kind(0)", Kind(0).String())
-	assert.Equal(t, "kind(9)", Kind(9).String())
-	assert.False(t, Kind(0).Valid())
-	assert.False(t, Kind(5).Valid())
-	assert.True(t, KindRoots.Valid())
 }
 
 // countingAEAD counts calls into the wrapped cipher.
@@ -824,12 +904,12 @@ func TestRefusalsBeforeCryptoNeverDecrypt(t *testing.T) {
 	wrongAlg[1] = algHMAC
 	refusals[base64.RawURLEncoding.EncodeToString(wrongAlg)] = ReasonMalformed
 	for tok, reason := range refusals {
-		_, err := c.Open(tok, bindingOf(sampleClaims(t)))
+		_, err := c.Open(tok)
 		requireReason(t, err, reason)
 	}
 	assert.EqualValues(t, 0, opens.Load(), "no decryption was attempted")
 
-	_, err = c.Open(token, bindingOf(sampleClaims(t)))
+	_, err = openVerify(c, token, bindingOf(sampleClaims(t)))
 	require.NoError(t, err)
 	assert.EqualValues(t, 1, opens.Load())
 }

@@ -15,8 +15,8 @@
 //
 // Build a KeyRing (from EnvKeys, a file, or GenerateKeyRing for
 // development), make a Codec with NewAEAD, Seal a Claims value when
-// answering input_required, and Open the token on the retry with the
-// Binding of the request being served:
+// answering input_required, and on the retry Open the token, then Verify
+// its claims against the Binding of the request being served:
 //
 //	ring, _, err := state.KeyRingFromEnv()
 //	codec, err := state.NewAEAD(ring)
@@ -24,12 +24,17 @@
 //	token, err := codec.Seal(state.Claims{Principal: sub, Audience: "https://api.example",
 //		Method: "tools/call", Target: "deploy", ArgsDigest: digest, Round: 1, Payload: mine})
 //	...
-//	claims, err := codec.Open(token, state.Binding{Principal: sub, Audience: "https://api.example",
+//	claims, err := codec.Open(token) // authentic and unexpired
+//	digest, err = state.DigestJSON(params.Arguments)
+//	err = claims.Verify(state.Binding{Principal: sub, Audience: "https://api.example",
 //		Method: "tools/call", Target: "deploy", ArgsDigest: digest})
 //
-// Open succeeds only when the token is authentic, unexpired, within the
-// round limit and issued for exactly that principal, audience, method,
-// target and argument digest.
+// Open and Verify are two steps so that the argument digest, whose cost
+// grows with the arguments, is computed only for an authentic token: a
+// caller without a genuine token cannot make the server digest anything.
+// The claims mean nothing until Verify has accepted them. Limits on rounds,
+// and the meaning of the byte recorded for each asked key, are the
+// caller's: this package carries them.
 //
 // # Token format
 //
@@ -48,7 +53,9 @@
 // The key id in the frame only selects a ring key; the primitive is keyed
 // with a subkey derived by HKDF-SHA256 from that key's secret, with an info
 // string naming the format version, the algorithm and the key id, so one
-// secret never keys two algorithms. The claims are a compact, versioned
+// secret never keys two algorithms. A codec built WithPurpose adds its
+// purpose to the info string, so a token sealed for one purpose (a session
+// id, say) never opens as a requestState. The claims are a compact, versioned
 // binary encoding (varints and length-prefixed fields) with exactly one
 // valid encoding per value; the decoder bounds every length and refuses
 // trailing bytes. Times are stored as Unix milliseconds, so IssuedAt and
@@ -89,7 +96,6 @@
 //	DefaultTTL          10 minutes   WithTTL
 //	DefaultClockSkew    30 seconds   WithClockSkew
 //	DefaultMaxTokenSize 16 KiB       WithMaxTokenSize (characters of token)
-//	DefaultMaxRounds    10           WithMaxRounds
 //
 // A token is valid up to and including ExpiresAt plus the skew and expired
 // one nanosecond later. A token whose IssuedAt lies more than the skew in
@@ -99,12 +105,11 @@
 //
 // # Refusals
 //
-// Open returns an *Error whose Reason is one of ReasonMalformed,
-// ReasonUnknownKey, ReasonIntegrity, ReasonExpired, ReasonPrincipal,
-// ReasonRequest (audience, method, target or arguments), ReasonRoundLimit
-// or ReasonTooLarge. The checks run in this order, the first failure
-// winning: size, base64, frame (version, algorithm, key id syntax), key id
-// lookup, integrity, claims encoding, expiry, issue time, round limit,
-// principal, request. Reasons are for logs and metrics; a server should
+// Open returns an *Error whose Reason is one of ReasonTooLarge,
+// ReasonMalformed, ReasonUnknownKey, ReasonIntegrity or ReasonExpired; its
+// checks run in this order, the first failure winning: size, base64, frame
+// (version, algorithm, key id syntax), key id lookup, integrity, claims
+// encoding, expiry, issue time. Verify then returns ReasonPrincipal or
+// ReasonRequest (audience, method, target or arguments). Reasons are for logs and metrics; a server should
 // answer every refusal with the same client-facing error.
 package state

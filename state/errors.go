@@ -27,16 +27,13 @@ const (
 	// ReasonRequest: the token was issued for a different audience, method,
 	// target or arguments.
 	ReasonRequest
-	// ReasonRoundLimit: the token's round number exceeds the configured
-	// maximum number of input-required rounds.
-	ReasonRoundLimit
 	// ReasonTooLarge: the token is longer than the configured maximum size.
 	ReasonTooLarge
 )
 
 // String returns the reason's stable snake_case name, suitable as a metric
 // label: "malformed", "unknown_key", "integrity", "expired",
-// "principal_mismatch", "request_mismatch", "round_limit" or "too_large".
+// "principal_mismatch", "request_mismatch" or "too_large".
 func (r Reason) String() string {
 	switch r {
 	case ReasonMalformed:
@@ -51,16 +48,14 @@ func (r Reason) String() string {
 		return "principal_mismatch"
 	case ReasonRequest:
 		return "request_mismatch"
-	case ReasonRoundLimit:
-		return "round_limit"
 	case ReasonTooLarge:
 		return "too_large"
 	}
 	return "reason(" + strconv.Itoa(int(r)) + ")"
 }
 
-// Error is the error returned when a token is refused (by Open) or cannot be
-// produced (by Seal, for ReasonRoundLimit and ReasonTooLarge).
+// Error is the error returned when a token is refused (by Open or
+// Claims.Verify) or cannot be produced (by Seal, for ReasonTooLarge).
 type Error struct {
 	// Reason classifies the refusal.
 	Reason Reason

@@ -8,8 +8,13 @@ import (
 )
 
 // A server asks the client for a confirmation, seals its progress into the
-// requestState token, and checks the token when the client retries.
+// requestState token, and checks the token when the client retries: Open
+// authenticates it, then Verify binds it to the request being served.
 func Example() {
+	// What the byte recorded for each asked key means is the caller's
+	// choice; state only carries it.
+	const askedForm byte = 2
+
 	// Real deployments load random keys with state.KeyRingFromEnv; this
 	// fixed key only keeps the example self-contained.
 	ring, err := state.ParseKeyRing("k1:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=")
@@ -33,14 +38,19 @@ func Example() {
 		Target:     "deploy",
 		ArgsDigest: args,
 		Round:      1,
-		Asked:      map[string]state.Kind{"confirm": state.KindElicitForm},
+		Asked:      map[string]byte{"confirm": askedForm},
 		Payload:    []byte("step=confirm"),
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
 
-	// Retry: the same request, with the arguments spelled differently.
+	// Retry: the token is authenticated first, then the same request, with
+	// the arguments spelled differently, is digested and checked against it.
+	claims, err := codec.Open(token)
+	if err != nil {
+		log.Fatal(err)
+	}
 	retryArgs, _ := state.DigestJSON([]byte(`{"replicas":3.0,"env":"prod"}`))
 	want := state.Binding{
 		Principal:  "user:alice",
@@ -49,11 +59,10 @@ func Example() {
 		Target:     "deploy",
 		ArgsDigest: retryArgs,
 	}
-	claims, err := codec.Open(token, want)
-	if err != nil {
+	if err := claims.Verify(want); err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("round %d asked confirm=%s payload=%s\n", claims.Round, claims.Asked["confirm"], claims.Payload)
+	fmt.Printf("round %d asked confirm=%d payload=%s\n", claims.Round, claims.Asked["confirm"], claims.Payload)
 
 	// A client that alters one character of the token is refused.
 	tampered := []byte(token)
@@ -63,18 +72,18 @@ func Example() {
 	} else {
 		tampered[i] = 'A'
 	}
-	_, err = codec.Open(string(tampered), want)
+	_, err = codec.Open(string(tampered))
 	reason, _ := state.ReasonOf(err)
 	fmt.Println("tampered:", reason)
 
-	// So is the genuine token presented by someone else.
+	// The genuine token opens for anyone, but does not verify for a
+	// request made by someone else.
 	other := want
 	other.Principal = "user:mallory"
-	_, err = codec.Open(token, other)
-	fmt.Println("other principal:", err)
+	fmt.Println("other principal:", claims.Verify(other))
 
 	// Output:
-	// round 1 asked confirm=elicitation_form payload=step=confirm
+	// round 1 asked confirm=2 payload=step=confirm
 	// tampered: integrity
 	// other principal: requestState principal_mismatch: token was issued to a different principal
 }

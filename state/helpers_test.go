@@ -74,11 +74,15 @@ func sampleClaims(t testing.TB) Claims {
 		Target:     "deploy",
 		ArgsDigest: mustDigest(t, `{"env":"prod","replicas":3}`),
 		Round:      2,
-		Asked: map[string]Kind{
-			"confirm": KindElicitForm,
-			"login":   KindElicitURL,
-			"summary": KindSampling,
-			"roots":   KindRoots,
+		// Asked values are opaque to state: 0 and 255 are as valid as
+		// the values mrtrkit uses for its input kinds.
+		Asked: map[string]byte{
+			"confirm": 2,
+			"login":   3,
+			"summary": 1,
+			"roots":   4,
+			"zero":    0,
+			"max":     255,
 		},
 		Payload: []byte("handler state \x00\x01\xff"),
 	}
@@ -92,6 +96,19 @@ func bindingOf(c Claims) Binding {
 		Target:     c.Target,
 		ArgsDigest: c.ArgsDigest,
 	}
+}
+
+// openVerify opens token and verifies its claims against want, the two steps
+// a server takes on a retry. Like Open, it returns a zero Claims on failure.
+func openVerify(c Codec, token string, want Binding) (Claims, error) {
+	cl, err := c.Open(token)
+	if err != nil {
+		return Claims{}, err
+	}
+	if err := cl.Verify(want); err != nil {
+		return Claims{}, err
+	}
+	return cl, nil
 }
 
 func requireReason(t testing.TB, err error, want Reason, msgAndArgs ...any) {

@@ -2,6 +2,7 @@ package state
 
 import (
 	"errors"
+	"strings"
 	"time"
 )
 
@@ -12,8 +13,6 @@ const (
 	// DefaultMaxTokenSize is the longest token, in characters, that Seal
 	// produces and Open examines (16 KiB).
 	DefaultMaxTokenSize = 16 << 10
-	// DefaultMaxRounds is the largest Claims.Round that Seal and Open accept.
-	DefaultMaxRounds = 10
 	// DefaultClockSkew is the tolerance applied to expiry and to an issue
 	// time in the future, for replicas whose clocks disagree slightly.
 	DefaultClockSkew = 30 * time.Second
@@ -30,20 +29,19 @@ type optionFunc func(*config) error
 func (f optionFunc) apply(c *config) error { return f(c) }
 
 type config struct {
-	ttl       time.Duration
-	skew      time.Duration
-	now       func() time.Time
-	maxSize   int
-	maxRounds int
+	ttl     time.Duration
+	skew    time.Duration
+	now     func() time.Time
+	maxSize int
+	purpose string
 }
 
 func newConfig(opts []Option) (config, error) {
 	c := config{
-		ttl:       DefaultTTL,
-		skew:      DefaultClockSkew,
-		now:       time.Now,
-		maxSize:   DefaultMaxTokenSize,
-		maxRounds: DefaultMaxRounds,
+		ttl:     DefaultTTL,
+		skew:    DefaultClockSkew,
+		now:     time.Now,
+		maxSize: DefaultMaxTokenSize,
 	}
 	for _, o := range opts {
 		if o == nil {
@@ -109,15 +107,17 @@ func WithMaxTokenSize(n int) Option {
 	})
 }
 
-// WithMaxRounds sets the largest Claims.Round that Seal produces and Open
-// accepts (DefaultMaxRounds when not given). n must be between 1 and
-// 2147483647.
-func WithMaxRounds(n int) Option {
+// WithPurpose keys the codec for one purpose, such as "session": its
+// subkeys are derived with the purpose in the HKDF info string, so tokens
+// sealed for one purpose never open under another, even with the same key
+// ring. The default purpose, "", is requestState. A purpose is 1 to 64
+// characters of [a-z0-9_.-].
+func WithPurpose(p string) Option {
 	return optionFunc(func(c *config) error {
-		if n < 1 || n > maxEncodedRound {
-			return errors.New("state: max rounds must be between 1 and 2147483647")
+		if p == "" || len(p) > 64 || strings.Trim(p, "abcdefghijklmnopqrstuvwxyz0123456789_.-") != "" {
+			return errors.New("state: a purpose is 1 to 64 characters of [a-z0-9_.-]")
 		}
-		c.maxRounds = n
+		c.purpose = p
 		return nil
 	})
 }

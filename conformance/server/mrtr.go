@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/mrtrkit/mrtrkit/mrtr"
-	"github.com/mrtrkit/mrtrkit/state"
 )
 
 // This file holds the multi round-trip (MRTR) fixtures. Each asks the
@@ -240,7 +239,7 @@ func (f *fixtures) registerMRTRTools() error {
 			// requestState) is accepted.
 			tool: tool("test_input_required_result_elicitation", "Asks for the user's name by elicitation (key user_name), then greets them"),
 			h:    mrtr.HandlerFunc(elicitName),
-			opts: []mrtr.RegisterOption{mrtr.StaticAsks(map[string]state.Kind{"user_name": state.KindElicitForm})},
+			opts: []mrtr.RegisterOption{mrtr.StaticAsks(map[string]mrtr.InputRequest{"user_name": &mrtr.ElicitRequest{}})},
 		},
 		{
 			tool: tool("test_input_required_result_sampling", "Asks the client's model a question by sampling (key capital_question)"),
@@ -386,8 +385,8 @@ func samplePrompt(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
 	var args struct {
 		Prompt string `json:"prompt"`
 	}
-	if err := req.BindArguments(&args); err != nil || args.Prompt == "" {
-		return mrtr.ToolError("prompt is required and must be a non-empty string"), nil
+	if err := json.Unmarshal(req.Arguments, &args); err != nil || args.Prompt == "" {
+		return mrtr.ErrorResult("prompt is required and must be a non-empty string"), nil
 	}
 	return gather(req, []question{samplingQuestion("llm", args.Prompt, 100)}, askAll,
 		func(a map[string]string) (mrtr.Result, error) {
@@ -400,8 +399,8 @@ func elicitAccount(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) 
 	var args struct {
 		Message string `json:"message"`
 	}
-	if err := req.BindArguments(&args); err != nil || args.Message == "" {
-		return mrtr.ToolError("message is required and must be a non-empty string"), nil
+	if err := json.Unmarshal(req.Arguments, &args); err != nil || args.Message == "" {
+		return mrtr.ErrorResult("message is required and must be a non-empty string"), nil
 	}
 	q := question{
 		key: "account",

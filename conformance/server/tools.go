@@ -125,7 +125,7 @@ func (f *fixtures) registerTools() error {
 		{
 			mrtr.Tool{Name: "test_error_handling", Description: "Always fails with a tool error (isError)", InputSchema: emptySchema},
 			toolFunc(func(context.Context, *mrtr.Request) (*mrtr.CallToolResult, error) {
-				return mrtr.ToolError("This tool intentionally returns an error for testing"), nil
+				return mrtr.ErrorResult("This tool intentionally returns an error for testing"), nil
 			}),
 		},
 		{
@@ -201,11 +201,11 @@ func echoRegion(ctx context.Context, req *mrtr.Request) (*mrtr.CallToolResult, e
 		Region *string `json:"region"`
 		Level  *int64  `json:"level"`
 	}
-	if err := req.BindArguments(&args); err != nil {
-		return mrtr.ToolError("invalid arguments: " + err.Error()), nil
+	if err := json.Unmarshal(req.Arguments, &args); err != nil {
+		return mrtr.ErrorResult("invalid arguments: " + err.Error()), nil
 	}
 	if args.Region == nil {
-		return mrtr.ToolError("region is required"), nil
+		return mrtr.ErrorResult("region is required"), nil
 	}
 	return &mrtr.CallToolResult{
 		Content:           []mrtr.Content{mrtr.Text("region=" + *args.Region)},

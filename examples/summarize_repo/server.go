@@ -7,9 +7,9 @@ import (
 
 	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/mrtr"
-	"github.com/mrtrkit/mrtrkit/mrtr/flow"
 	"github.com/mrtrkit/mrtrkit/mrtr/model"
 	"github.com/mrtrkit/mrtrkit/mrtr/model/openai"
+	"github.com/mrtrkit/mrtrkit/mrtr/typed"
 	"github.com/mrtrkit/mrtrkit/transport/streamablehttp"
 )
 
@@ -78,7 +78,7 @@ func NewApp(cfg Config, serverOpts []mrtr.Option, httpOpts []streamablehttp.Opti
 		repo.Close()
 		return nil, err
 	}
-	if err := flow.AddTool(srv, toolDefinition(), f); err != nil {
+	if err := typed.AddTool(srv, toolDefinition(), f); err != nil {
 		repo.Close()
 		return nil, err
 	}

@@ -106,7 +106,7 @@ func (s *summarizer) newFlow(m model.Model) (*flow.Flow[Args, State, Output], er
 			return Output{Files: c.State.Files, Summary: c.State.Summary}, nil
 		},
 		flow.WithModel(m),
-		flow.WithMaxRounds(maxModelRounds),
+		flow.WithBudget(maxModelRounds),
 	)
 }
 
@@ -181,8 +181,8 @@ func (s *summarizer) readChosen(paths []string) ([]File, error) {
 
 // errListingChanged is answered when the directory's listing differs from
 // the one the model chose from.
-var errListingChanged = mrtr.ErrInvalidParams(
-	"The summarised directory changed since its files were listed; call the tool again without requestState", nil)
+var errListingChanged = mrtr.InvalidParamsError(
+	"The summarised directory changed since its files were listed; call the tool again without requestState")
 
 // choose validates the model's answer to pick_files. The listing is made
 // again and must have the digest of the one the model was shown (the
@@ -221,5 +221,5 @@ func checkSummary(key, text string) (string, error) {
 
 // invalidAnswer is the -32602 error for a model answer that was refused.
 func invalidAnswer(key, reason string) *mrtr.Error {
-	return mrtr.ErrInvalidParams("Invalid answer to "+key+": "+reason, map[string]string{"key": key})
+	return mrtr.NewError(mrtr.CodeInvalidParams, "Invalid answer to "+key+": "+reason, map[string]string{"key": key})
 }

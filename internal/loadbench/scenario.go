@@ -242,8 +242,8 @@ func newMRTRHandler() (http.Handler, error) {
 	}{
 		{"echo", func(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
 			var args struct{ Text string }
-			if err := req.BindArguments(&args); err != nil {
-				return mrtr.ToolError("arguments: " + err.Error()), nil
+			if err := json.Unmarshal(req.Arguments, &args); err != nil {
+				return mrtr.ErrorResult("arguments: " + err.Error()), nil
 			}
 			return text(args.Text), nil
 		}},

@@ -3,39 +3,32 @@ package testkit
 import (
 	"context"
 	"encoding/json"
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
 )
 
-// nextID numbers the requests Call sends.
-var nextID atomic.Int64
-
-// Call sends one JSON-RPC request for method to srv through
-// mrtr.ParseMessage and Server.Handle, the way a client would, and returns
-// the response's result or error. Its params carry a _meta declaring
+// Call sends one JSON-RPC request for method to srv, built and served by
+// package mrtrtest as a client and a transport would, and returns the
+// response's result or error. Its params carry a _meta declaring
 // protocol version 2026-07-28 and the client capabilities caps (a JSON
-// object); a "_meta" member of params replaces that one. Each request has
-// a new id, counting from 1 within a test binary.
+// object); a "_meta" member of params replaces that one.
 func Call(tb testing.TB, srv *mrtr.Server, caps, method string, params map[string]any) (json.RawMessage, *mrtr.Error) {
 	tb.Helper()
-	p := map[string]any{"_meta": map[string]any{
-		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
-		"io.modelcontextprotocol/clientCapabilities": json.RawMessage(caps),
-	}}
-	for k, v := range params {
-		p[k] = v
+	req := mrtrtest.NewRequest(method, params).WithCapabilities(caps)
+	if m, ok := params["_meta"]; ok {
+		body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+		require.NoError(tb, err)
+		msg, _, perr := mrtr.ParseMessage(body)
+		require.Nil(tb, perr, "params with _meta %v", m)
+		resp := srv.Handle(context.Background(), &mrtr.Inbound{Message: msg})
+		require.NotNil(tb, resp)
+		return resp.Result, resp.Error
 	}
-	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nextID.Add(1), "method": method, "params": p})
-	require.NoError(tb, err)
-	msg, _, perr := mrtr.ParseMessage(body)
-	require.Nil(tb, perr)
-	resp := srv.Handle(context.Background(), &mrtr.Inbound{Message: msg})
-	require.NotNil(tb, resp)
-	return resp.Result, resp.Error
+	return mrtrtest.Send(context.Background(), srv, "", req)
 }
 
 // ToolResult is a tools/call result as a client reads it: complete, or

@@ -14,19 +14,19 @@ import (
 	"github.com/mrtrkit/mrtrkit/mrtr/typed"
 )
 
-// DefaultMaxRounds is a flow's round budget unless WithMaxRounds says
+// DefaultBudget is a flow's budget of questions unless WithBudget says
 // otherwise.
-const DefaultMaxRounds = 5
+const DefaultBudget = 5
 
-// ErrRoundBudget is wrapped by the error that ends a call whose flow needed
-// more rounds of questions than its budget allows.
-var ErrRoundBudget = errors.New("flow: round budget exhausted")
+// ErrBudget is wrapped by the error that ends a call whose flow needed to
+// put questions more often than its budget allows.
+var ErrBudget = errors.New("flow: question budget exhausted")
 
 // Flow runs the rounds of one call as a sequence of steps over a typed
 // state S, from input In to output Out. Build one with New. A Flow is a
-// typed.Handler: register it as a tool with AddTool, or as any handler
-// with Handler. It keeps nothing between rounds; a Flow is safe for
-// concurrent use.
+// typed.Handler: register it as a tool with typed.AddTool, or as any
+// handler with Handler. It keeps nothing between rounds; a Flow is safe
+// for concurrent use.
 type Flow[In, S, Out any] struct {
 	steps  []Step[In, S]
 	finish func(ctx context.Context, c *Call[In, S]) (Out, error)
@@ -53,15 +53,17 @@ func (f optionFunc) apply(o *options) { f(o) }
 // in the same round.
 func WithModel(m model.Model) Option { return optionFunc(func(o *options) { o.model = m }) }
 
-// WithMaxRounds sets the flow's round budget (default DefaultMaxRounds):
-// how many times in one call the flow may put a step's questions, whether
-// to the client (one input_required round each) or to a model the server
-// calls. Asking again for a missing answer counts. A call that needs one
-// more is ended: for a tool with an isError result saying so, otherwise
-// with an internal error. AddTool refuses a flow whose budget exceeds the
-// Server's round limit (mrtr.WithMaxRounds), which would otherwise end
-// such a call with an internal error instead.
-func WithMaxRounds(n int) Option { return optionFunc(func(o *options) { o.max = n }) }
+// WithBudget sets the flow's budget (default DefaultBudget): how many
+// times in one call the flow may put a step's questions, whether to the
+// client (one input_required round each) or to a model the server calls
+// inline. Asking again for a missing answer counts. It is the flow's own
+// bound on its work, not the Server's round limit (mrtr.WithMaxRounds),
+// which counts input_required rounds only. A call that needs one more is
+// ended: for a tool with an isError result saying so, otherwise with an
+// internal error. typed.AddTool refuses a flow whose budget exceeds the
+// Server's round limit, which would otherwise end such a call with an
+// internal error instead.
+func WithBudget(n int) Option { return optionFunc(func(o *options) { o.max = n }) }
 
 // New returns a flow that runs steps in order and then finish, whose
 // result completes the call. Each step's questions are asked together;
@@ -69,7 +71,7 @@ func WithMaxRounds(n int) Option { return optionFunc(func(o *options) { o.max = 
 // malformed steps (missing functions, a key asked twice in one step, a
 // Form type that is not a flat struct) and a budget below 1.
 func New[In, S, Out any](steps []Step[In, S], finish func(ctx context.Context, c *Call[In, S]) (Out, error), opts ...Option) (*Flow[In, S, Out], error) {
-	o := options{model: model.Client(), max: DefaultMaxRounds}
+	o := options{model: model.Client(), max: DefaultBudget}
 	for _, opt := range opts {
 		if opt != nil {
 			opt.apply(&o)
@@ -82,7 +84,7 @@ func New[In, S, Out any](steps []Step[In, S], finish func(ctx context.Context, c
 		return nil, errors.New("flow: nil model")
 	}
 	if o.max < 1 {
-		return nil, errors.New("flow: the round budget must be at least 1")
+		return nil, errors.New("flow: the budget must be at least 1")
 	}
 	h := sha256.New()
 	h.Write([]byte("mrtrkit/flow/v1"))
@@ -124,17 +126,8 @@ func Must[In, S, Out any](f *Flow[In, S, Out], err error) *Flow[In, S, Out] {
 	return f
 }
 
-// AddTool registers f as a tool; see typed.NewTool for the generated
-// schemas, the argument checks and the rendering of Out.
-func AddTool[In, S, Out any](srv *mrtr.Server, t mrtr.Tool, f *Flow[In, S, Out], opts ...typed.Option) error {
-	if f == nil {
-		return fmt.Errorf("flow: tool %q: nil flow", t.Name)
-	}
-	if f.max > srv.MaxRounds() {
-		return fmt.Errorf("flow: tool %q: the flow's round budget (%d) exceeds the server's round limit (%d); lower it with WithMaxRounds or raise mrtr.WithMaxRounds", t.Name, f.max, srv.MaxRounds())
-	}
-	return typed.AddHandler[In, Out](srv, t, f, opts...)
-}
+// Budget returns the flow's budget of questions (see WithBudget).
+func (f *Flow[In, S, Out]) Budget() int { return f.max }
 
 // Handler returns f as an mrtr.Handler for tools/call, prompts/get or
 // resources/read; see typed.Adapt for how In is bound and Out rendered.
@@ -150,13 +143,12 @@ type position struct {
 	Step  int             `json:"p"`           // index of the current step
 	Posed int             `json:"n"`           // times questions were put, for the budget
 	Done  []string        `json:"d,omitempty"` // keys of the current step answered or skipped
-	Asked []string        `json:"a,omitempty"` // keys of the current step asked last round
 	State json.RawMessage `json:"s,omitempty"` // the typed state
 }
 
 const positionVersion = 1
 
-// Serve runs the call from the position its sealed state records (the
+// Handle runs the call from the position its sealed state records (the
 // first step when there is none) as far as it can go in this round:
 // answers to what that step asked are handed to their use functions;
 // questions still open are put to the model or the client; the flow
@@ -167,7 +159,7 @@ const positionVersion = 1
 // read; answers to any other key are ignored, and an answer missing on the
 // retry is asked for again. A state replayed from an earlier round resumes
 // from that round's position, exactly as it did the first time.
-func (f *Flow[In, S, Out]) Serve(ctx context.Context, req *mrtr.Request, in In) (typed.Outcome[Out], error) {
+func (f *Flow[In, S, Out]) Handle(ctx context.Context, req *mrtr.Request, in In) (typed.Outcome[Out], error) {
 	var none typed.Outcome[Out]
 	c := &Call[In, S]{In: in, Request: req}
 	var pos position
@@ -177,14 +169,16 @@ func (f *Flow[In, S, Out]) Serve(ctx context.Context, req *mrtr.Request, in In) 
 			pos.Step < 0 || pos.Step >= len(f.steps) || pos.Posed < 1 {
 			// The state is authentic (the server verified it), so this is
 			// a call begun by a different version of the flow.
-			return none, mrtr.ErrInvalidState(false)
+			return none, mrtr.InvalidStateError(false)
 		}
 		if len(pos.State) > 0 {
 			if err := json.Unmarshal(pos.State, &c.State); err != nil {
 				return none, fmt.Errorf("flow: restore state: %w", err)
 			}
 		}
-		answered = set(pos.Asked)
+		// The keys the sealed state says were asked: those of this step's
+		// last round.
+		answered = set(req.Asked())
 	}
 	for pos.Step < len(f.steps) {
 		step := f.steps[pos.Step]
@@ -234,7 +228,7 @@ func (f *Flow[In, S, Out]) Serve(ctx context.Context, req *mrtr.Request, in In) 
 			continue
 		}
 		if pos.Posed >= f.max {
-			return none, typed.Errorf("this call needed more than %d rounds of questions and was stopped (%w)", f.max, ErrRoundBudget)
+			return none, typed.Errorf("this call needed to ask more than %d times and was stopped (%w)", f.max, ErrBudget)
 		}
 		pos.Posed++
 
@@ -252,7 +246,7 @@ func (f *Flow[In, S, Out]) Serve(ctx context.Context, req *mrtr.Request, in In) 
 			if err != nil {
 				return none, fmt.Errorf("flow: model for %q: %w", o.q.key, err)
 			}
-			if err := model.CheckResult(res); err != nil {
+			if err := res.Validate(); err != nil {
 				return none, fmt.Errorf("flow: model for %q: %w", o.q.key, err)
 			}
 			switch err := o.q.use(ctx, c, res); {
@@ -265,12 +259,11 @@ func (f *Flow[In, S, Out]) Serve(ctx context.Context, req *mrtr.Request, in In) 
 		}
 		pos.Done = keys(done)
 		if len(asks) > 0 {
-			pos.Asked = keys(asks)
 			b, err := f.seal(&pos, c)
 			if err != nil {
 				return none, err
 			}
-			return typed.Ask[Out](&mrtr.InputRequired{Requests: asks, State: b}), nil
+			return typed.NeedInput[Out](&mrtr.InputRequired{Requests: asks, State: b}), nil
 		}
 		// Everything was answered inline, or asked again: look at the
 		// same step once more.
@@ -289,7 +282,8 @@ func serverAnswerErr(key string, err error) error {
 	if errors.As(err, &te) {
 		return err
 	}
-	if _, ok := mrtr.AsError(err); ok {
+	var e *mrtr.Error
+	if errors.As(err, &e) {
 		return fmt.Errorf("flow: the model's answer for %q was refused: %s", key, err.Error())
 	}
 	return err

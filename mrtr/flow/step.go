@@ -83,7 +83,7 @@ func invalid[In, S any](format string, args ...any) Step[In, S] {
 // same round. The step's code is the same either way.
 //
 // The completion is untrusted: use should check it and return an error
-// when it is unusable, typically mrtr.ErrInvalidParams (-32602) for an
+// when it is unusable, typically mrtr.InvalidParamsError (-32602) for an
 // answer the client sent. The call then ends with that error and nothing
 // of the answer is kept. When the completion came from the server's own
 // model, an *mrtr.Error from use becomes an internal error instead, since
@@ -203,18 +203,15 @@ func Form[In, S, F any](key, message string, use func(ctx context.Context, c *Ca
 			r := a.(*mrtr.ElicitResult)
 			ans := FormAnswer[F]{Action: r.Action}
 			if r.Accepted() {
-				raw, err := json.Marshal(r.Content)
-				if err != nil {
-					return fmt.Errorf("flow: form %q: %w", key, err)
-				}
-				if string(raw) == "null" {
+				raw := r.ContentJSON()
+				if raw == nil {
 					raw = []byte("{}")
 				}
 				v, err := binder.Bind(raw)
 				if err != nil {
 					var ae *typed.ArgumentError
 					if errors.As(err, &ae) {
-						return mrtr.ErrInvalidParams(fmt.Sprintf("Invalid input response %q: %s", key, ae.Error()),
+						return mrtr.NewError(mrtr.CodeInvalidParams, fmt.Sprintf("Invalid input response %q: %s", key, ae.Error()),
 							map[string]any{"key": key, "problems": ae.Problems})
 					}
 					return err

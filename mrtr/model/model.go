@@ -44,15 +44,6 @@ func (f Func) CreateMessage(ctx context.Context, r *mrtr.SamplingRequest) (*mrtr
 	return f(ctx, r)
 }
 
-// CheckResult reports whether r is a well-formed completion: a role of
-// user or assistant, at least one content block and a model name.
-func CheckResult(r *mrtr.SamplingResult) error {
-	if err := r.Validate(); err != nil {
-		return fmt.Errorf("model: %w", err)
-	}
-	return nil
-}
-
 // Complete obtains, for a plain mrtr.Handler, the completion of r asked
 // under key. When the request carries the client's answer to key (asked in
 // the previous round), that answer is returned. Otherwise m is asked: a
@@ -77,8 +68,8 @@ func Complete(ctx context.Context, m Model, req *mrtr.Request, key string, r *mr
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := CheckResult(res); err != nil {
-		return nil, nil, err
+	if err := res.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("model: %w", err)
 	}
 	return res, nil, nil
 }

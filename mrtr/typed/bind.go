@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/go-playground/validator/v10"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -35,50 +36,6 @@ func jsonName(f reflect.StructField) string {
 	return name
 }
 
-// Problem is one thing wrong with a value a Binder checked.
-type Problem struct {
-	// Field is the JSON path of the offending value, such as "audience",
-	// "options.depth" or "files[2]"; "" means the value as a whole.
-	Field string `json:"field"`
-	// Rule is what was broken: "type", "required", "unknown", "minimum",
-	// "maximum", "minItems", "maxItems", "schema", or a validate tag with
-	// its parameter such as "min=3".
-	Rule string `json:"rule"`
-	// Message says it in a sentence that names the field, for example
-	// "audience must be a string".
-	Message string `json:"message"`
-}
-
-// ArgumentError reports every problem a Binder found. Handlers built by
-// this package turn it into an isError tool result whose text lists the
-// problems, so that the model can correct its call.
-type ArgumentError struct {
-	// Problems lists every problem found, each with its field and rule.
-	Problems []Problem
-}
-
-// Error lists the problems on one line.
-func (e *ArgumentError) Error() string { return "invalid arguments: " + e.list() }
-
-func (e *ArgumentError) list() string {
-	msgs := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
-		msgs[i] = p.Message
-	}
-	return strings.Join(msgs, "; ")
-}
-
-// Text lists the problems one per line, as tool results show them.
-func (e *ArgumentError) Text() string {
-	var b strings.Builder
-	b.WriteString("Invalid arguments:")
-	for _, p := range e.Problems {
-		b.WriteString("\n- ")
-		b.WriteString(p.Message)
-	}
-	return b.String()
-}
-
 // BindOptions configure NewBinder. The zero value checks against the
 // schema generated from the target type and refuses unknown members.
 type BindOptions struct {
@@ -98,9 +55,13 @@ type BindOptions struct {
 // Binder decodes JSON values into T and checks them, collecting every
 // problem with the JSON path of the value concerned:
 //
-//  1. against the JSON Schema: types, required members, members the
-//     schema does not allow (additionalProperties false), numeric bounds
-//     and array lengths;
+//  1. in one pass over the JSON text, against the schema: types, required
+//     members, members the schema does not allow (additionalProperties
+//     false), numeric bounds and array lengths; and, whatever the schema
+//     allows, no member whose name differs only in case from a name the
+//     schema declares (through properties, $ref, $defs, allOf, anyOf or
+//     oneOf), since Go's decoding would bind it to the declared field past
+//     the schema's checks;
 //  2. for a schema that was not generated from T, against the whole schema
 //     with a JSON Schema validator;
 //  3. by decoding into T with encoding/json;
@@ -111,6 +72,7 @@ type BindOptions struct {
 // safe for concurrent use.
 type Binder[T any] struct {
 	schema        *jsonschema.Schema
+	plan          *plan
 	resolved      *jsonschema.Resolved // set when the schema was given
 	ignoreUnknown bool
 	structTags    bool
@@ -135,6 +97,7 @@ func NewBinder[T any](opts *BindOptions) (*Binder[T], error) {
 		}
 		b.schema = s
 	}
+	b.plan = compilePlan(b.schema)
 	t := reflect.TypeFor[T]()
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -171,18 +134,24 @@ func (b *Binder[T]) Schema() *jsonschema.Schema { return b.schema }
 // Bind decodes raw into a T and checks it. A problem with the value is
 // reported as an *ArgumentError.
 func (b *Binder[T]) Bind(raw json.RawMessage) (T, error) {
-	var zero T
-	if len(bytes.TrimSpace(raw)) == 0 {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
 		raw = json.RawMessage("null")
 	}
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil || d.More() {
+	if !json.Valid(raw) {
+		var zero T
 		return zero, &ArgumentError{Problems: []Problem{{Rule: "json", Message: "the value is not valid JSON"}}}
 	}
-	var probs []Problem
-	b.check(b.schema, v, "", &probs)
+	return b.bindValid(raw)
+}
+
+// bindValid is Bind for raw that is known to be one valid JSON value, as
+// the arguments mrtr hands to handlers are.
+func (b *Binder[T]) bindValid(raw json.RawMessage) (T, error) {
+	var zero T
+	w := walker{raw: raw, ignoreUnknown: b.ignoreUnknown}
+	w.value(b.plan, 0)
+	probs := w.probs
 	if len(probs) == 0 && b.resolved != nil {
 		var plain any
 		_ = json.Unmarshal(raw, &plain)
@@ -212,142 +181,170 @@ func (b *Binder[T]) Bind(raw json.RawMessage) (T, error) {
 	return out, nil
 }
 
-func decodeProblem(err error) Problem {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		want := kindNoun(te.Type)
-		return Problem{Field: te.Field, Rule: "type", Message: fmt.Sprintf("%s must be %s", label(te.Field), want)}
-	}
-	return Problem{Rule: "decode", Message: "the value cannot be decoded: " + err.Error()}
+// plan is a schema compiled for checking JSON text in one pass.
+type plan struct {
+	types      []string         // allowed JSON types; empty allows all
+	required   []string         // members that must be present
+	props      map[string]*plan // the schema's own properties
+	additional *plan            // the schema of other members; nil when not constrained
+	forbid     bool             // additionalProperties false
+	patterns   bool             // patternProperties present: other members are not judged here
+	items      *plan
+	minItems   *int
+	maxItems   *int
+	minimum    *float64
+	maximum    *float64
+
+	// refs are the schemas that also apply ($ref, allOf); alts those that
+	// may apply (anyOf, oneOf). Their keywords are the JSON Schema
+	// validator's to check; the walk takes only their names.
+	refs, alts []*plan
+
+	// declared holds every name a value may be matched against, through
+	// properties, refs and alts, and folded the same names by their case
+	// folding; both are filled once the whole schema is compiled.
+	declared map[string]*plan
+	folded   map[string]string
+	finished bool
 }
 
-func kindNoun(t reflect.Type) string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
+// compilePlan compiles s (resolving local $refs against s itself).
+func compilePlan(s *jsonschema.Schema) *plan {
+	c := planCompiler{root: s, done: map[*jsonschema.Schema]*plan{}}
+	p := c.compile(s)
+	for _, q := range c.done {
+		q.finish()
 	}
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return "an integer in range"
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return "a non-negative integer in range"
-	case reflect.Float32, reflect.Float64:
-		return "a number in range"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	case reflect.Map, reflect.Struct:
-		return "an object"
-	}
-	return "a " + t.String()
+	return p
 }
 
-// label is how a path is named in a sentence.
-func label(path string) string {
-	if path == "" {
-		return "the value"
-	}
-	return path
+type planCompiler struct {
+	root *jsonschema.Schema
+	done map[*jsonschema.Schema]*plan
 }
 
-// joinPath appends a member name to a path, quoting names that would not
-// read as one path segment.
-func joinPath(parent, name string) string {
-	if name == "" || strings.ContainsFunc(name, func(r rune) bool {
-		return !(r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
-	}) {
-		name = strconv.Quote(name)
+var pointerEscapes = strings.NewReplacer("~1", "/", "~0", "~")
+
+// resolve follows a local reference ("#/$defs/X", "#/definitions/X" or
+// another JSON pointer into the root schema through $defs, definitions,
+// properties, items or additionalProperties). Remote references are not
+// followed.
+func (c *planCompiler) resolve(ref string) *jsonschema.Schema {
+	if ref == "#" {
+		return c.root
 	}
-	if parent == "" {
-		return name
+	if !strings.HasPrefix(ref, "#/") {
+		return nil
 	}
-	return parent + "." + name
+	cur := c.root
+	parts := strings.Split(ref[2:], "/")
+	for i := 0; i < len(parts) && cur != nil; i++ {
+		var m map[string]*jsonschema.Schema
+		switch pointerEscapes.Replace(parts[i]) {
+		case "$defs":
+			m = cur.Defs
+		case "definitions":
+			m = cur.Definitions
+		case "properties":
+			m = cur.Properties
+		case "items":
+			cur = cur.Items
+			continue
+		case "additionalProperties":
+			cur = cur.AdditionalProperties
+			continue
+		default:
+			return nil
+		}
+		if i+1 >= len(parts) {
+			return nil
+		}
+		i++
+		cur = m[pointerEscapes.Replace(parts[i])]
+	}
+	return cur
 }
 
-// check walks v against s, collecting problems. It checks the keywords
-// that SchemaFor generates; a given schema is checked in full afterwards.
-func (b *Binder[T]) check(s *jsonschema.Schema, v any, path string, probs *[]Problem) {
+func (c *planCompiler) compile(s *jsonschema.Schema) *plan {
 	if s == nil {
+		return nil
+	}
+	if p, ok := c.done[s]; ok {
+		return p
+	}
+	p := &plan{required: s.Required, patterns: len(s.PatternProperties) > 0,
+		minItems: s.MinItems, maxItems: s.MaxItems, minimum: s.Minimum, maximum: s.Maximum}
+	c.done[s] = p
+	if s.Type != "" {
+		p.types = []string{s.Type}
+	} else if len(s.Types) > 0 {
+		p.types = s.Types
+	}
+	if len(s.Properties) > 0 {
+		p.props = make(map[string]*plan, len(s.Properties))
+		for name, ps := range s.Properties {
+			p.props[name] = c.compile(ps)
+		}
+	}
+	if ap := s.AdditionalProperties; ap != nil {
+		if isFalse(ap) {
+			p.forbid = true
+		} else {
+			p.additional = c.compile(ap)
+		}
+	}
+	p.items = c.compile(s.Items)
+	if s.Ref != "" {
+		if t := c.resolve(s.Ref); t != nil {
+			p.refs = append(p.refs, c.compile(t))
+		}
+	}
+	for _, sub := range s.AllOf {
+		p.refs = append(p.refs, c.compile(sub))
+	}
+	for _, sub := range append(append([]*jsonschema.Schema(nil), s.AnyOf...), s.OneOf...) {
+		p.alts = append(p.alts, c.compile(sub))
+	}
+	return p
+}
+
+// finish fills declared and folded with every name p's value may be
+// matched against, following refs and alts (cycles included).
+func (p *plan) finish() {
+	if p == nil || p.finished {
 		return
 	}
-	if want, ok := typeOK(s, v); !ok {
-		*probs = append(*probs, Problem{Field: path, Rule: "type", Message: fmt.Sprintf("%s must be %s", label(path), want)})
-		return
+	p.finished = true
+	for name, q := range p.props {
+		p.declare(name, q)
 	}
-	switch x := v.(type) {
-	case map[string]any:
-		for _, name := range s.Required {
-			if _, ok := x[name]; !ok {
-				p := joinPath(path, name)
-				*probs = append(*probs, Problem{Field: p, Rule: "required", Message: p + " is required"})
-			}
+	for _, q := range append(append([]*plan(nil), p.refs...), p.alts...) {
+		if q == nil {
+			continue
 		}
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
+		q.finish()
+		for name, qq := range q.props {
+			p.declare(name, qq)
 		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			p := joinPath(path, k)
-			if ps, ok := s.Properties[k]; ok {
-				b.check(ps, x[k], p, probs)
-				continue
-			}
-			// Go's decoding would bind a case variant of a declared name
-			// to that field, past the schema's checks of the declared one:
-			// refuse it whatever additionalProperties says.
-			if declared := foldMatch(s.Properties, k); declared != "" {
-				*probs = append(*probs, Problem{Field: p, Rule: "unknown", Message: fmt.Sprintf("%s is not allowed: names are case-sensitive (did you mean %s?)", p, declared)})
-				continue
-			}
-			ap := s.AdditionalProperties
-			switch {
-			case ap == nil || len(s.PatternProperties) > 0:
-			case isFalse(ap):
-				if !b.ignoreUnknown {
-					*probs = append(*probs, Problem{Field: p, Rule: "unknown", Message: p + " is not allowed (unknown field)"})
-				}
-			default:
-				b.check(ap, x[k], p, probs)
-			}
-		}
-	case []any:
-		if s.MinItems != nil && len(x) < *s.MinItems {
-			*probs = append(*probs, Problem{Field: path, Rule: "minItems", Message: fmt.Sprintf("%s must have at least %d items", label(path), *s.MinItems)})
-		}
-		if s.MaxItems != nil && len(x) > *s.MaxItems {
-			*probs = append(*probs, Problem{Field: path, Rule: "maxItems", Message: fmt.Sprintf("%s must have at most %d items", label(path), *s.MaxItems)})
-		}
-		for i, e := range x {
-			b.check(s.Items, e, path+"["+strconv.Itoa(i)+"]", probs)
-		}
-	case json.Number:
-		f, err := x.Float64()
-		if err != nil {
-			return
-		}
-		if s.Minimum != nil && f < *s.Minimum {
-			*probs = append(*probs, Problem{Field: path, Rule: "minimum", Message: fmt.Sprintf("%s must be at least %s", label(path), num(*s.Minimum))})
-		}
-		if s.Maximum != nil && f > *s.Maximum {
-			*probs = append(*probs, Problem{Field: path, Rule: "maximum", Message: fmt.Sprintf("%s must be at most %s", label(path), num(*s.Maximum))})
+		for name, qq := range q.declared {
+			p.declare(name, qq)
 		}
 	}
 }
 
-// foldMatch returns the declared property equal to k ignoring case, or "".
-func foldMatch(props map[string]*jsonschema.Schema, k string) string {
-	for name := range props {
-		if strings.EqualFold(name, k) {
-			return name
-		}
+func (p *plan) declare(name string, q *plan) {
+	if p.declared == nil {
+		p.declared = map[string]*plan{}
+		p.folded = map[string]string{}
 	}
-	return ""
+	if _, ok := p.declared[name]; !ok {
+		p.declared[name] = q
+	}
+	key := string(appendFolded(nil, name))
+	if _, ok := p.folded[key]; !ok {
+		p.folded[key] = name
+	}
 }
-
-func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 // isFalse reports whether s is the schema that admits nothing, which is how
 // "false" and {"not":{}} both decode.
@@ -355,179 +352,353 @@ func isFalse(s *jsonschema.Schema) bool {
 	return s.Not != nil && reflect.ValueOf(*s.Not).IsZero()
 }
 
-// typeOK reports whether v has a type s allows, and if not, what s wants.
-func typeOK(s *jsonschema.Schema, v any) (string, bool) {
-	types := s.Types
-	if s.Type != "" {
-		types = []string{s.Type}
+// appendFolded appends the case-folded form of name: two names fold alike
+// exactly when Go's encoding/json would match one to the other.
+func appendFolded(out []byte, name string) []byte {
+	for _, r := range name {
+		if r < utf8.RuneSelf {
+			if 'a' <= r && r <= 'z' {
+				r -= 'a' - 'A'
+			}
+			out = append(out, byte(r))
+			continue
+		}
+		for {
+			r2 := unicode.SimpleFold(r)
+			if r2 <= r {
+				r = r2
+				break
+			}
+			r = r2
+		}
+		out = utf8.AppendRune(out, r)
 	}
-	if len(types) == 0 {
-		return "", true
+	return out
+}
+
+// walker checks one JSON text against a plan. The text is valid JSON; the
+// path of the value being walked is kept as raw segments and rendered only
+// for a problem.
+type walker struct {
+	raw           []byte
+	i             int
+	ignoreUnknown bool
+	path          []segment
+	probs         []Problem
+}
+
+type segment struct {
+	name  []byte
+	index int
+	isIdx bool
+}
+
+func (w *walker) where() string {
+	var b strings.Builder
+	for _, s := range w.path {
+		if s.isIdx {
+			b.WriteString("[" + strconv.Itoa(s.index) + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(joinPath("", string(s.name)))
 	}
-	for _, t := range types {
-		if hasType(v, t) {
-			return "", true
+	return b.String()
+}
+
+func (w *walker) problem(rule, format string, args ...any) {
+	field := w.where()
+	w.probs = append(w.probs, Problem{Field: field, Rule: rule, Message: fmt.Sprintf(format, append([]any{label(field)}, args...)...)})
+}
+
+func (w *walker) space() {
+	for w.i < len(w.raw) {
+		switch w.raw[w.i] {
+		case ' ', '\t', '\n', '\r':
+			w.i++
+		default:
+			return
 		}
 	}
-	nouns := make([]string, len(types))
-	for i, t := range types {
-		nouns[i] = typeNoun(t)
+}
+
+// value walks the value at w.i against p and leaves w.i just past it.
+func (w *walker) value(p *plan, depth int) {
+	w.space()
+	if w.i >= len(w.raw) || depth > 10000 {
+		w.i = len(w.raw)
+		return
 	}
-	// "null" last reads best: "an array or null".
-	slices.SortStableFunc(nouns, func(a, b string) int {
+	start := w.i
+	jt := jsonType(w.raw, start)
+	if p != nil && len(p.types) > 0 {
+		if !typeAllowed(p.types, jt) {
+			w.problem("type", "%s must be %s", typeWant(p.types))
+			w.i = skip(w.raw, start)
+			return
+		}
+	}
+	switch jt {
+	case "object":
+		w.object(p, depth)
+	case "array":
+		w.array(p, depth)
+	case "number", "integer":
+		w.i = skip(w.raw, start)
+		if p != nil && (p.minimum != nil || p.maximum != nil) {
+			f, err := strconv.ParseFloat(string(w.raw[start:w.i]), 64)
+			if err != nil {
+				return
+			}
+			if p.minimum != nil && f < *p.minimum {
+				w.problem("minimum", "%s must be at least %s", num(*p.minimum))
+			}
+			if p.maximum != nil && f > *p.maximum {
+				w.problem("maximum", "%s must be at most %s", num(*p.maximum))
+			}
+		}
+	default:
+		w.i = skip(w.raw, start)
+	}
+}
+
+func (w *walker) object(p *plan, depth int) {
+	w.i++                        // {
+	var seen uint64              // required members present, by index (the first 64)
+	var seenMore map[string]bool // the others, for a schema that requires more
+	if p != nil && len(p.required) > 64 {
+		seenMore = map[string]bool{}
+	}
+	w.path = append(w.path, segment{})
+	slot := len(w.path) - 1
+	for {
+		w.space()
+		if w.i >= len(w.raw) {
+			return
+		}
+		if w.raw[w.i] == '}' {
+			w.i++
+			break
+		}
+		if w.raw[w.i] == ',' {
+			w.i++
+			continue
+		}
+		end := skip(w.raw, w.i)
+		name := memberName(w.raw[w.i:end])
+		w.i = end
+		w.space()
+		w.i++ // :
+		w.path[slot] = segment{name: name}
+		if p == nil {
+			w.value(nil, depth+1)
+			continue
+		}
+		for k, r := range p.required {
+			if r == string(name) {
+				if k < 64 {
+					seen |= 1 << k
+				} else {
+					seenMore[r] = true
+				}
+			}
+		}
+		if pp, ok := p.props[string(name)]; ok {
+			w.value(pp, depth+1)
+			continue
+		}
+		if pp, ok := p.declared[string(name)]; ok {
+			w.value(pp, depth+1)
+			continue
+		}
+		// Go's decoding would bind a case variant of a declared name to
+		// that field, past the schema's checks of the declared one:
+		// refuse it whatever additionalProperties says.
+		if declared, ok := p.folded[string(appendFolded(nil, string(name)))]; ok {
+			w.problem("unknown", "%s is not allowed: names are case-sensitive (did you mean %s?)", declared)
+			w.value(nil, depth+1)
+			continue
+		}
 		switch {
-		case a == "null" && b != "null":
-			return 1
-		case b == "null" && a != "null":
-			return -1
+		case p.patterns:
+			w.value(nil, depth+1)
+		case p.forbid:
+			if !w.ignoreUnknown {
+				w.problem("unknown", "%s is not allowed (unknown field)")
+			}
+			w.value(nil, depth+1)
+		default:
+			w.value(p.additional, depth+1)
 		}
-		return 0
-	})
-	return strings.Join(nouns, " or "), false
-}
-
-func typeNoun(t string) string {
-	switch t {
-	case "string", "number", "boolean", "array":
-		if t == "array" {
-			return "an array"
-		}
-		return "a " + t
-	case "integer", "object":
-		return "an " + t
 	}
-	return t
+	w.path = w.path[:slot]
+	if p == nil {
+		return
+	}
+	for k, r := range p.required {
+		if k < 64 && seen&(1<<k) != 0 {
+			continue
+		}
+		if k >= 64 && seenMore[r] {
+			continue
+		}
+		w.path = append(w.path, segment{name: []byte(r)})
+		w.problem("required", "%s is required")
+		w.path = w.path[:slot]
+	}
 }
 
-func hasType(v any, t string) bool {
-	switch x := v.(type) {
-	case nil:
-		return t == "null"
-	case string:
-		return t == "string"
-	case bool:
-		return t == "boolean"
-	case json.Number:
-		if t == "number" {
+func (w *walker) array(p *plan, depth int) {
+	w.i++ // [
+	var items *plan
+	if p != nil {
+		items = p.items
+	}
+	w.path = append(w.path, segment{isIdx: true})
+	slot := len(w.path) - 1
+	n := 0
+	for {
+		w.space()
+		if w.i >= len(w.raw) {
+			return
+		}
+		if w.raw[w.i] == ']' {
+			w.i++
+			break
+		}
+		if w.raw[w.i] == ',' {
+			w.i++
+			continue
+		}
+		w.path[slot] = segment{isIdx: true, index: n}
+		w.value(items, depth+1)
+		n++
+	}
+	w.path = w.path[:slot]
+	if p == nil {
+		return
+	}
+	if p.minItems != nil && n < *p.minItems {
+		w.problem("minItems", "%s must have at least %d items", *p.minItems)
+	}
+	if p.maxItems != nil && n > *p.maxItems {
+		w.problem("maxItems", "%s must have at most %d items", *p.maxItems)
+	}
+}
+
+// jsonType names the JSON type of the value at raw[i]; numbers that parse
+// as 64-bit integers are "integer".
+func jsonType(raw []byte, i int) string {
+	switch c := raw[i]; {
+	case c == '{':
+		return "object"
+	case c == '[':
+		return "array"
+	case c == '"':
+		return "string"
+	case c == 't' || c == 'f':
+		return "boolean"
+	case c == 'n':
+		return "null"
+	}
+	lit := raw[i:skip(raw, i)]
+	if bytes.ContainsAny(lit, ".eE") {
+		return "number"
+	}
+	if len(lit) <= 18 {
+		return "integer" // fits an int64 whatever the digits
+	}
+	s := string(lit)
+	if _, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return "integer"
+	}
+	if _, err := strconv.ParseUint(s, 10, 64); err == nil {
+		return "integer"
+	}
+	return "number"
+}
+
+func typeAllowed(types []string, jt string) bool {
+	for _, t := range types {
+		if t == jt || (t == "number" && jt == "integer") {
 			return true
 		}
-		if t != "integer" {
-			return false
-		}
-		if _, err := strconv.ParseInt(string(x), 10, 64); err == nil {
-			return true
-		}
-		_, err := strconv.ParseUint(string(x), 10, 64)
-		return err == nil
-	case map[string]any:
-		return t == "object"
-	case []any:
-		return t == "array"
 	}
 	return false
 }
 
-// tagProblem turns one validator failure into a Problem named by the
-// field's JSON path.
-func tagProblem(fe validator.FieldError) Problem {
-	field := fe.Namespace()
-	if _, rest, ok := strings.Cut(field, "."); ok {
-		field = rest
+// typeWant says what types allow, "null" last: "an array or null".
+func typeWant(types []string) string {
+	nouns := make([]string, 0, len(types))
+	null := false
+	for _, t := range types {
+		if t == "null" {
+			null = true
+			continue
+		}
+		nouns = append(nouns, typeNoun(t))
 	}
-	rule := fe.Tag()
-	if fe.Param() != "" {
-		rule += "=" + fe.Param()
+	if null {
+		nouns = append(nouns, "null")
 	}
-	return Problem{Field: field, Rule: rule, Message: fmt.Sprintf("%s %s (rule %q)", label(field), explain(fe), rule)}
+	return strings.Join(nouns, " or ")
 }
 
-// explain says in words what a validate tag asks for.
-func explain(fe validator.FieldError) string {
-	p := fe.Param()
-	unit := ""
-	switch fe.Kind() {
-	case reflect.String:
-		unit = " characters long"
-	case reflect.Slice, reflect.Array, reflect.Map:
-		unit = " items"
+// skip returns the index just past the value starting at raw[i].
+func skip(raw []byte, i int) int {
+	if i >= len(raw) {
+		return len(raw)
 	}
-	switch fe.Tag() {
-	case "required", "required_if", "required_unless", "required_with", "required_without":
-		return "is required"
-	case "min", "gte":
-		if unit == " items" {
-			return "must have at least " + p + unit
-		}
-		return "must be at least " + p + unit
-	case "max", "lte":
-		if unit == " items" {
-			return "must have at most " + p + unit
-		}
-		return "must be at most " + p + unit
-	case "gt":
-		return "must be more than " + p + unit
-	case "lt":
-		return "must be less than " + p + unit
-	case "len":
-		if unit == " items" {
-			return "must have exactly " + p + unit
-		}
-		return "must be exactly " + p + unit
-	case "eq":
-		return "must equal " + p
-	case "ne":
-		return "must not equal " + p
-	case "oneof":
-		return "must be one of: " + strings.Join(strings.Fields(p), ", ")
-	case "email", "url", "uri", "uuid", "hostname", "ip", "ipv4", "ipv6", "datetime", "e164", "semver":
-		return "must be a valid " + fe.Tag()
-	case "alphanum", "alpha", "numeric", "lowercase", "uppercase", "ascii":
-		return "must be " + fe.Tag()
-	case "startswith":
-		return "must start with " + strconv.Quote(p)
-	case "endswith":
-		return "must end with " + strconv.Quote(p)
-	case "contains":
-		return "must contain " + strconv.Quote(p)
-	case "excludes":
-		return "must not contain " + strconv.Quote(p)
-	case "unique":
-		return "must not contain duplicates"
-	}
-	return "is not valid"
-}
-
-// schemaProblem turns a schema validation error, whose text names the
-// failing location as "validating /properties/a/properties/b: keyword:
-// detail", into a Problem naming the argument by its JSON path.
-func schemaProblem(err error) Problem {
-	msg := err.Error()
-	i := strings.LastIndex(msg, "validating /")
-	if i < 0 {
-		return Problem{Rule: "schema", Message: "the value does not match the schema: " + msg}
-	}
-	rest := msg[i+len("validating "):]
-	ptr, detail, _ := strings.Cut(rest, ": ")
-	var field []string
-	parts := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
-	for j := 0; j < len(parts); j++ {
-		switch {
-		case parts[j] == "properties" && j+1 < len(parts):
-			field = append(field, strings.NewReplacer("~1", "/", "~0", "~").Replace(parts[j+1]))
-			j++
-		case parts[j] == "items" || parts[j] == "prefixItems":
-			if j+1 < len(parts) && parts[j+1] != "" && parts[j+1][0] >= '0' && parts[j+1][0] <= '9' {
+	switch raw[i] {
+	case '"':
+		for j := i + 1; j < len(raw); j++ {
+			switch raw[j] {
+			case '\\':
 				j++
-			}
-			if len(field) > 0 {
-				field[len(field)-1] += "[]"
+			case '"':
+				return j + 1
 			}
 		}
+		return len(raw)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(raw); j++ {
+			switch raw[j] {
+			case '"':
+				j = skip(raw, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(raw)
 	}
-	name := strings.Join(field, ".")
-	rule, _, _ := strings.Cut(detail, ":")
-	if name == "" {
-		return Problem{Rule: "schema", Message: "the value does not match the schema: " + detail}
+	j := i
+	for j < len(raw) {
+		switch raw[j] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return j
+		}
+		j++
 	}
-	return Problem{Field: name, Rule: strings.TrimSpace(rule), Message: name + " does not match the schema: " + detail}
+	return j
 }
+
+// memberName decodes a quoted member name, in place when it holds no
+// escape.
+func memberName(quoted []byte) []byte {
+	if bytes.IndexByte(quoted, '\\') < 0 && len(quoted) >= 2 {
+		return quoted[1 : len(quoted)-1]
+	}
+	var s string
+	_ = json.Unmarshal(quoted, &s)
+	return []byte(s)
+}
+
+func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

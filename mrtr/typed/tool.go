@@ -2,6 +2,7 @@ package typed
 
 import (
 	"context"
+	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,9 +23,9 @@ type Outcome[Out any] struct {
 // Done returns the Outcome that completes the call with out.
 func Done[Out any](out Out) Outcome[Out] { return Outcome[Out]{out: out} }
 
-// Ask returns the Outcome that answers the call with input_required. The
-// framework gates, seals and renders ir as for any handler.
-func Ask[Out any](ir *mrtr.InputRequired) Outcome[Out] { return Outcome[Out]{ask: ir} }
+// NeedInput returns the Outcome that answers the call with input_required.
+// The framework gates, seals and renders ir as for any handler.
+func NeedInput[Out any](ir *mrtr.InputRequired) Outcome[Out] { return Outcome[Out]{ask: ir} }
 
 // Output returns the output and whether the Outcome completes the call.
 func (o Outcome[Out]) Output() (Out, bool) { return o.out, o.ask == nil }
@@ -37,22 +38,31 @@ func (o Outcome[Out]) InputRequired() *mrtr.InputRequired { return o.ask }
 // output, or asks for input; like mrtr.Handler it is called again on each
 // retry of a multi-round call. A flow (package mrtr/flow) is a Handler.
 type Handler[In, Out any] interface {
-	Serve(ctx context.Context, req *mrtr.Request, in In) (Outcome[Out], error)
+	Handle(ctx context.Context, req *mrtr.Request, in In) (Outcome[Out], error)
 }
 
 // HandlerFunc adapts a function to Handler.
 type HandlerFunc[In, Out any] func(ctx context.Context, req *mrtr.Request, in In) (Outcome[Out], error)
 
-// Serve calls f.
-func (f HandlerFunc[In, Out]) Serve(ctx context.Context, req *mrtr.Request, in In) (Outcome[Out], error) {
+// Handle calls f.
+func (f HandlerFunc[In, Out]) Handle(ctx context.Context, req *mrtr.Request, in In) (Outcome[Out], error) {
 	return f(ctx, req, in)
 }
 
-// Func is a one-shot handler: it always completes the call.
-type Func[In, Out any] func(ctx context.Context, req *mrtr.Request, in In) (Out, error)
+// Func returns the Handler of a one-shot function: one that always
+// completes the call with its output.
+//
+//	typed.AddTool(srv, mrtr.Tool{Name: "forecast"}, typed.Func(forecast))
+func Func[In, Out any](fn func(ctx context.Context, req *mrtr.Request, in In) (Out, error)) Handler[In, Out] {
+	return oneShot[In, Out](fn)
+}
 
-// Serve calls f and completes the call with its output.
-func (f Func[In, Out]) Serve(ctx context.Context, req *mrtr.Request, in In) (Outcome[Out], error) {
+type oneShot[In, Out any] func(ctx context.Context, req *mrtr.Request, in In) (Out, error)
+
+func (f oneShot[In, Out]) Handle(ctx context.Context, req *mrtr.Request, in In) (Outcome[Out], error) {
+	if f == nil {
+		return Outcome[Out]{}, errors.New("typed: nil function")
+	}
 	out, err := f(ctx, req, in)
 	if err != nil {
 		return Outcome[Out]{}, err
@@ -67,13 +77,7 @@ type Contenter interface {
 	ToolContent() []mrtr.Content
 }
 
-// TextResult returns a complete tool result with one text block, for tools
-// whose Out is *mrtr.CallToolResult.
-func TextResult(text string) *mrtr.CallToolResult {
-	return &mrtr.CallToolResult{Content: []mrtr.Content{mrtr.Text(text)}}
-}
-
-// Option configures NewTool, AddTool, AddHandler and Adapt.
+// Option configures NewTool, AddTool and Adapt.
 type Option interface{ apply(*config) }
 
 type config struct {
@@ -107,18 +111,16 @@ func newConfig(opts []Option) config {
 	return c
 }
 
-// AddTool registers a one-shot tool whose arguments decode into In and
-// whose output is Out. See NewTool for what is generated and checked.
-func AddTool[In, Out any](srv *mrtr.Server, t mrtr.Tool, fn func(ctx context.Context, req *mrtr.Request, in In) (Out, error), opts ...Option) error {
-	if fn == nil {
-		return fmt.Errorf("typed: tool %q: nil function", t.Name)
+// AddTool registers a tool served by h: a one-shot function (Func), a
+// Handler of several rounds, or a flow (package mrtr/flow). See NewTool
+// for what is generated and checked. A handler with a round budget (a
+// method Budget() int, as flows have) is refused when the budget exceeds
+// the Server's round limit, which would otherwise end such a call with an
+// internal error.
+func AddTool[In, Out any](srv *mrtr.Server, t mrtr.Tool, h Handler[In, Out], opts ...Option) error {
+	if b, ok := h.(interface{ Budget() int }); ok && b.Budget() > srv.MaxRounds() {
+		return fmt.Errorf("typed: tool %q: the handler's round budget (%d) exceeds the server's round limit (%d)", t.Name, b.Budget(), srv.MaxRounds())
 	}
-	return AddHandler[In, Out](srv, t, Func[In, Out](fn), opts...)
-}
-
-// AddHandler registers a tool served by h, which may ask for input over
-// several rounds (a flow, for instance). See NewTool.
-func AddHandler[In, Out any](srv *mrtr.Server, t mrtr.Tool, h Handler[In, Out], opts ...Option) error {
 	tool, handler, err := NewTool(t, h, opts...)
 	if err != nil {
 		return err
@@ -129,7 +131,7 @@ func AddHandler[In, Out any](srv *mrtr.Server, t mrtr.Tool, h Handler[In, Out], 
 var callToolResultType = reflect.TypeFor[*mrtr.CallToolResult]()
 
 // NewTool completes t for h and returns it with the mrtr.Handler that
-// serves it; AddTool and AddHandler register the pair.
+// serves it; AddTool registers the pair.
 //
 // Schemas: unless t.InputSchema is set, it is generated from In (which
 // must be a struct or a map, so that the root type is "object"), property
@@ -146,10 +148,13 @@ var callToolResultType = reflect.TypeFor[*mrtr.CallToolResult]()
 // path and the rule it broke, such as "audience must be a string", which
 // the model can act on.
 //
-// Output: the output becomes structuredContent, checked against the output
-// schema; a mismatch is a bug in the server and ends the call with an
-// internal error (-32603) whose detail is logged. The content is one text
-// block holding the same JSON, for clients that do not read
+// Output: the output becomes structuredContent. A hand-written output
+// schema is enforced, and so is a generated one when Out (or a type
+// inside it) encodes itself (a MarshalJSON or MarshalText method, an
+// interface field), since only then can the JSON differ from the schema
+// generated for the type; a mismatch is a bug in the server and ends the
+// call with an internal error (-32603) whose detail is logged. The content
+// is one text block holding the same JSON, for clients that do not read
 // structuredContent, unless Out implements Contenter.
 //
 // Errors from h: a *ToolError (see Errorf) becomes an isError result with
@@ -184,8 +189,10 @@ func NewTool[In, Out any](t mrtr.Tool, h Handler[In, Out], opts ...Option) (mrtr
 
 	th.passthrough = reflect.TypeFor[Out]() == callToolResultType
 	var outSchema *jsonschema.Schema
+	handWritten := false
 	switch {
 	case len(t.OutputSchema) > 0 && string(t.OutputSchema) != "null":
+		handWritten = true
 		if outSchema, err = parseSchema(t.OutputSchema); err != nil {
 			return t, nil, fmt.Errorf("typed: tool %q: outputSchema: %w", t.Name, err)
 		}
@@ -197,7 +204,7 @@ func NewTool[In, Out any](t mrtr.Tool, h Handler[In, Out], opts ...Option) (mrtr
 			return t, nil, fmt.Errorf("typed: tool %q: outputSchema: %w", t.Name, err)
 		}
 	}
-	if outSchema != nil {
+	if outSchema != nil && (handWritten || encodesItself(reflect.TypeFor[Out]())) {
 		if th.out, err = outSchema.Resolve(nil); err != nil {
 			return t, nil, fmt.Errorf("typed: tool %q: outputSchema: %w", t.Name, err)
 		}
@@ -240,27 +247,29 @@ type handler[In, Out any] struct {
 
 // Handle binds the input, runs the typed handler and renders its outcome.
 func (th *handler[In, Out]) Handle(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
-	raw, err := inputOf(req)
-	if err != nil {
-		return nil, err
+	raw := req.Arguments
+	if len(raw) == 0 {
+		raw = json.RawMessage(`{}`)
 	}
-	in, err := th.binder.Bind(raw)
+	// The arguments come from the Server, which has checked that they are
+	// one valid JSON object.
+	in, err := th.binder.bindValid(raw)
 	if err != nil {
 		var ae *ArgumentError
 		if !errors.As(err, &ae) {
 			return nil, err
 		}
 		if req.Method == mrtr.MethodToolsCall {
-			return mrtr.ToolError(ae.Text()), nil
+			return mrtr.ErrorResult(ae.Text()), nil
 		}
-		return nil, mrtr.ErrInvalidParams("Invalid arguments: "+ae.list(), map[string]any{"problems": ae.Problems})
+		return nil, mrtr.NewError(mrtr.CodeInvalidParams, "Invalid arguments: "+ae.list(), map[string]any{"problems": ae.Problems})
 	}
-	o, err := th.h.Serve(ctx, req, in)
+	o, err := th.h.Handle(ctx, req, in)
 	if err != nil {
 		var te *ToolError
 		if errors.As(err, &te) {
 			if req.Method == mrtr.MethodToolsCall {
-				return mrtr.ToolError(te.Message), nil
+				return mrtr.ErrorResult(te.Message), nil
 			}
 			// Not wrapped: the chain may hold an *mrtr.Error that must not
 			// reach the client for a failure the handler meant for a tool.
@@ -272,26 +281,6 @@ func (th *handler[In, Out]) Handle(ctx context.Context, req *mrtr.Request) (mrtr
 		return o.ask, nil
 	}
 	return th.render(req.Method, o.out)
-}
-
-// inputOf returns the JSON object In is bound from.
-func inputOf(req *mrtr.Request) (json.RawMessage, error) {
-	switch req.Method {
-	case mrtr.MethodPromptsGet:
-		if req.PromptArguments == nil {
-			return json.RawMessage(`{}`), nil
-		}
-		return json.Marshal(req.PromptArguments)
-	case mrtr.MethodResourcesRead:
-		if req.Vars == nil {
-			return json.RawMessage(`{}`), nil
-		}
-		return json.Marshal(req.Vars)
-	}
-	if len(req.Arguments) == 0 {
-		return json.RawMessage(`{}`), nil
-	}
-	return req.Arguments, nil
 }
 
 func isNil(v any) bool {
@@ -389,4 +378,42 @@ func (e *ToolError) Unwrap() []error {
 		return u.Unwrap()
 	}
 	return nil
+}
+
+// encodesItself reports whether values of t may encode to JSON that the
+// schema generated from t does not describe: t or a type it holds has a
+// MarshalJSON or MarshalText method, or holds an interface.
+func encodesItself(t reflect.Type) bool {
+	return encodesItselfSeen(t, map[reflect.Type]bool{})
+}
+
+var (
+	jsonMarshaler = reflect.TypeFor[json.Marshaler]()
+	textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+func encodesItselfSeen(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	if t.Implements(jsonMarshaler) || t.Implements(textMarshaler) ||
+		reflect.PointerTo(t).Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(textMarshaler) {
+		return true
+	}
+	switch t.Kind() {
+	case reflect.Interface:
+		return true
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return encodesItselfSeen(t.Elem(), seen)
+	case reflect.Map:
+		return encodesItselfSeen(t.Key(), seen) || encodesItselfSeen(t.Elem(), seen)
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if f := t.Field(i); f.IsExported() && encodesItselfSeen(f.Type, seen) {
+				return true
+			}
+		}
+	}
+	return false
 }

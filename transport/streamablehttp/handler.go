@@ -34,29 +34,6 @@ type Handler struct {
 	router *mux.Router
 }
 
-// era is one generation of the protocol served at the endpoint. The
-// Handler runs the checks every generation shares (Host and Origin,
-// authentication, and for a POST the body limit, content negotiation and
-// JSON-RPC parsing), then gives the request to the first era that claims
-// it. The modern era (MCP 2026-07-28, no sessions) claims every POST; an
-// era for older clients, with sessions and GET streams, goes before it and
-// claims only what is recognisably its own.
-type era interface {
-	// methods lists the HTTP methods the era answers.
-	methods() []string
-	// claims reports whether the era serves r. msg is the parsed body of a
-	// POST and nil for other methods.
-	claims(r *http.Request, msg *mrtr.Message) bool
-	// serve answers a claimed request.
-	serve(w http.ResponseWriter, r *http.Request, x exchange)
-}
-
-// exchange is what the shared checks learned about a request.
-type exchange struct {
-	principal string
-	msg       *mrtr.Message // nil unless the method is POST
-}
-
 // New returns a Handler serving srv at the configured path.
 func New(srv *mrtr.Server, opts ...Option) (*Handler, error) {
 	if srv == nil {
@@ -94,7 +71,10 @@ func New(srv *mrtr.Server, opts ...Option) (*Handler, error) {
 		}
 	}
 	h.allow = []string{strings.Join(h.allow, ", ")}
-	h.router = mux.NewRouter()
+	// Path cleaning stays off: the router would answer //mcp or
+	// /x/../mcp with a redirect that carries no JSON-RPC body, before the
+	// Host and Origin checks. Such paths are simply not the endpoint.
+	h.router = mux.NewRouter().SkipClean(true)
 	h.router.Path(cfg.path).HandlerFunc(h.serveEndpoint)
 	h.router.NotFoundHandler = http.HandlerFunc(h.notFound)
 	return h, nil
@@ -119,12 +99,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) serveEndpoint(w http.ResponseWriter, r *http.Request) {
 	if what := h.guard.check(r); what != "" {
 		h.log.Debug("streamablehttp: request refused", "reason", what+" not allowed", "host", r.Host, "origin", r.Header.Get("Origin"))
-		writeError(w, http.StatusForbidden, mrtr.ID{}, &mrtr.Error{Code: mrtr.CodeInvalidRequest, Message: "Forbidden: " + what + " not allowed"}, h.log)
+		h.refuse(w, mrtr.ID{}, refuseForbidden.with(what+" not allowed"))
 		return
 	}
 	if !h.served(r.Method) {
 		w.Header()["Allow"] = h.allow
-		writeError(w, http.StatusMethodNotAllowed, mrtr.ID{}, &mrtr.Error{Code: mrtr.CodeInvalidRequest, Message: "Method not allowed: use " + h.allow[0]}, h.log)
+		h.refuse(w, mrtr.ID{}, refuseMethod.with("use "+h.allow[0]))
 		return
 	}
 	x := exchange{}
@@ -134,10 +114,10 @@ func (h *Handler) serveEndpoint(w http.ResponseWriter, r *http.Request) {
 			h.log.Debug("streamablehttp: authentication failed", "err", err)
 			w.Header()["Www-Authenticate"] = []string{challengeOf(err)}
 			if errors.Is(err, ErrForbidden) {
-				writeError(w, http.StatusForbidden, mrtr.ID{}, &mrtr.Error{Code: mrtr.CodeInvalidRequest, Message: "Forbidden: insufficient scope"}, h.log)
+				h.refuse(w, mrtr.ID{}, refuseForbidden.with("insufficient scope"))
 				return
 			}
-			writeError(w, http.StatusUnauthorized, mrtr.ID{}, &mrtr.Error{Code: mrtr.CodeInvalidRequest, Message: "Unauthorized"}, h.log)
+			h.refuse(w, mrtr.ID{}, refuseUnauthorized)
 			return
 		}
 		x.principal = principal
@@ -155,7 +135,7 @@ func (h *Handler) serveEndpoint(w http.ResponseWriter, r *http.Request) {
 	if x.msg != nil {
 		id = x.msg.ID
 	}
-	writeError(w, http.StatusBadRequest, id, mrtr.ErrInvalidRequest("no protocol version served here handles this request"), h.log)
+	h.refuse(w, id, refuseUnclaimed)
 }
 
 func (h *Handler) served(method string) bool {
@@ -179,23 +159,23 @@ func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request, x *exchang
 	body, tooLarge, err := readBody(r, nil, h.cfg.maxBody)
 	switch {
 	case tooLarge:
-		writeError(w, http.StatusRequestEntityTooLarge, mrtr.ID{}, mrtr.ErrInvalidRequest("body exceeds "+strconv.FormatInt(h.cfg.maxBody, 10)+" bytes"), h.log)
+		h.refuse(w, mrtr.ID{}, refuseTooLarge.with("the limit is "+strconv.FormatInt(h.cfg.maxBody, 10)+" bytes"))
 		return false
 	case err != nil:
 		h.log.Debug("streamablehttp: reading the request body failed", "err", err)
-		writeError(w, http.StatusBadRequest, mrtr.ID{}, mrtr.ErrInvalidRequest("the body could not be read"), h.log)
+		h.refuse(w, mrtr.ID{}, refuseUnreadable)
 		return false
 	}
 	// The body is read already, so even these refusals echo the request
 	// id when it can be parsed.
 	if ct := r.Header["Content-Type"]; len(ct) != 1 || !isJSONContentType(ct[0]) {
 		_, id, _ := mrtr.ParseMessage(body)
-		writeError(w, http.StatusUnsupportedMediaType, id, mrtr.ErrInvalidRequest("Content-Type must be application/json"), h.log)
+		h.refuse(w, id, refuseMediaType)
 		return false
 	}
 	if !acceptsResponses(r.Header["Accept"]) {
 		_, id, _ := mrtr.ParseMessage(body)
-		writeError(w, http.StatusNotAcceptable, id, mrtr.ErrInvalidRequest("Accept must allow both application/json and text/event-stream"), h.log)
+		h.refuse(w, id, refuseNotAcceptable)
 		return false
 	}
 	msg, id, perr := mrtr.ParseMessage(body)
@@ -251,7 +231,12 @@ func readBody(r *http.Request, buf []byte, max int64) (body []byte, tooLarge boo
 // and a JSON-RPC error. The body is not read: nothing reaches this point
 // through the Host, Origin or authentication checks of the endpoint.
 func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
-	writeError(w, http.StatusNotFound, mrtr.ID{}, mrtr.ErrInvalidRequest("no MCP endpoint at this path"), h.log)
+	h.refuse(w, mrtr.ID{}, refuseNotFound)
+}
+
+// refuse answers with one of the transport's refusals.
+func (h *Handler) refuse(w http.ResponseWriter, id mrtr.ID, r refusal) {
+	writeError(w, r.status, id, r.error(), h.log)
 }
 
 // writeError answers with a JSON-RPC error response.

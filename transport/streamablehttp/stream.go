@@ -180,7 +180,7 @@ func (s *stream) finish(resp *mrtr.Response) {
 	switch s.phase {
 	case pending:
 		s.phase = done
-		writeBody(s.w, resp.Status(), body, s.log)
+		writeBody(s.w, statusOf(resp.Error), body, s.log)
 	case streaming:
 		if s.writeEvent(body) == nil {
 			// Leave no deadline behind for the next request on this connection.
@@ -222,7 +222,7 @@ func encodeResponse(resp *mrtr.Response, dst []byte, log *slog.Logger) []byte {
 		return b
 	}
 	log.Error("streamablehttp: encoding a response failed", "id", resp.ID.String(), "err", err)
-	*resp = mrtr.Response{ID: resp.ID, Error: mrtr.ErrInternal()}
+	*resp = mrtr.Response{ID: resp.ID, Error: internalError()}
 	b, _ = resp.AppendJSON(dst[:0])
 	return b
 }

@@ -31,6 +31,10 @@ func (*modern) claims(r *http.Request, msg *mrtr.Message) bool {
 // against the body, for requests only.
 func (m *modern) serve(w http.ResponseWriter, r *http.Request, x exchange) {
 	ctx := r.Context()
+	if x.msg.IsResponse() {
+		writeError(w, refuseResponse.status, x.msg.ID, refuseResponse.error(), m.log)
+		return
+	}
 	if x.msg.IsNotification() {
 		m.srv.Handle(ctx, &mrtr.Inbound{Message: x.msg, Principal: x.principal})
 		w.WriteHeader(http.StatusAccepted)
@@ -39,11 +43,11 @@ func (m *modern) serve(w http.ResponseWriter, r *http.Request, x exchange) {
 	// One allocation holds everything the request needs.
 	c := &modernCall{stream: stream{w: w, ctx: ctx, keepAlive: m.keepAlive, log: m.log}}
 	readMirror(r.Header, &c.mirror)
-	c.in = mrtr.Inbound{Message: x.msg, Principal: x.principal, Headers: &c.mirror, Emit: c.emit}
+	c.in = mrtr.Inbound{Message: x.msg, Principal: x.principal, Mirror: &c.mirror, Emit: c.emit}
 	resp := m.srv.Handle(ctx, &c.in)
 	if resp == nil {
 		m.log.Error("streamablehttp: the server returned no response to a request", "method", x.msg.Method, "id", x.msg.ID.String())
-		resp = &mrtr.Response{ID: x.msg.ID, Error: mrtr.ErrInternal()}
+		resp = &mrtr.Response{ID: x.msg.ID, Error: internalError()}
 	}
 	c.finish(resp)
 }

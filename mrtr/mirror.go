@@ -10,6 +10,88 @@ import (
 	"strings"
 )
 
+// This file holds the whole header-mirror rule of MCP 2026-07-28: a
+// transport that carries copies of body values beside the body (the
+// Streamable HTTP headers MCP-Protocol-Version, Mcp-Method, Mcp-Name and
+// Mcp-Param-*) decodes them into a Mirror, and the ladder compares each
+// with the body at its place (-32020 on any disagreement). A transport
+// without such copies (stdio) passes no Mirror, and none of this runs.
+
+// Mirror holds the decoded copies of body values that a transport carries.
+type Mirror struct {
+	// ProtocolVersion is the MCP-Protocol-Version header.
+	ProtocolVersion HeaderValue
+	// Method is the Mcp-Method header.
+	Method HeaderValue
+	// Name is the Mcp-Name header: the tool or prompt name, or the
+	// resource URI.
+	Name HeaderValue
+	// Params are the Mcp-Param-{Name} values, keyed by the lower-cased Name.
+	Params map[string]HeaderValue
+}
+
+// HeaderValue is one decoded header value.
+type HeaderValue struct {
+	// Value is the decoded value, usable when Present and not Invalid.
+	Value string
+	// Present reports whether the header was sent.
+	Present bool
+	// Invalid, when not empty, says why the raw value could not be decoded
+	// (bad characters, broken base64 form); the value is then unusable.
+	Invalid string
+}
+
+// checkVersionHeader compares the protocol version header with the
+// version the body claims (ladder step 3). A missing or malformed header
+// is a mismatch too.
+func checkVersionHeader(m *Mirror, version string, claimed bool) *Error {
+	if m == nil {
+		return nil
+	}
+	switch pv := m.ProtocolVersion; {
+	case !pv.Present:
+		return headerMismatch("MCP-Protocol-Version header is required")
+	case pv.Invalid != "":
+		return headerMismatch("MCP-Protocol-Version header is invalid: " + pv.Invalid)
+	case claimed && pv.Value != version:
+		return headerMismatch(fmt.Sprintf("MCP-Protocol-Version header value %s does not match body value %s", quoted(pv.Value), quoted(version)))
+	}
+	return nil
+}
+
+// checkMirror compares Mcp-Method, Mcp-Name (for methods that name a
+// target) and, for a tool, the Mcp-Param-* headers of its x-mcp-header
+// declarations with the body (ladder steps 7 and 9).
+func checkMirror(c *call, m *method) *Error {
+	h := c.in.Mirror
+	if h == nil {
+		return nil
+	}
+	switch v := h.Method; {
+	case !v.Present:
+		return headerMismatch("Mcp-Method header is required")
+	case v.Invalid != "":
+		return headerMismatch("Mcp-Method header is invalid: " + v.Invalid)
+	case v.Value != c.method:
+		return headerMismatch(fmt.Sprintf("Mcp-Method header value %s does not match body value %s", quoted(v.Value), quoted(c.method)))
+	}
+	if m.target == "" {
+		return nil
+	}
+	switch n := h.Name; {
+	case !n.Present:
+		return headerMismatch("Mcp-Name header is required for " + c.method)
+	case n.Invalid != "":
+		return headerMismatch("Mcp-Name header is invalid: " + n.Invalid)
+	case n.Value != c.target:
+		return headerMismatch(fmt.Sprintf("Mcp-Name header value %s does not match body value %s", quoted(n.Value), quoted(c.target)))
+	}
+	if c.ep.entry == nil {
+		return nil
+	}
+	return checkParamHeaders(c.ep.headers, c.p.Arguments, h.Params)
+}
+
 // paramHeader is one x-mcp-header declaration of a tool: the argument at
 // Path is mirrored in the Mcp-Param-{Name} header.
 type paramHeader struct {
@@ -130,58 +212,50 @@ func checkParamHeaders(decls []paramHeader, args json.RawMessage, headers map[st
 	}
 	for _, d := range decls {
 		h := headers[d.key]
-		raw, present, ambiguous := lookupPath(args, d.Path)
+		raw, present := lookupPath(args, d.Path)
 		header := "Mcp-Param-" + d.Name
-		if ambiguous {
-			return ErrHeaderMismatch(header + ": the arguments name " + strings.Join(d.Path, ".") + " more than once, ignoring case")
-		}
 		if !present {
 			if h.Present {
-				return ErrHeaderMismatch(header + " header is set but the argument is absent")
+				return headerMismatch(header + " header is set but the argument is absent")
 			}
 			continue
 		}
 		if !h.Present {
-			return ErrHeaderMismatch(header + " header is required")
+			return headerMismatch(header + " header is required")
 		}
 		if h.Invalid != "" {
-			return ErrHeaderMismatch(header + " header value is invalid: " + h.Invalid)
+			return headerMismatch(header + " header value is invalid: " + h.Invalid)
 		}
 		if !paramMatches(d.Type, raw, h.Value) {
-			return ErrHeaderMismatch(header + " header value does not match the argument")
+			return headerMismatch(header + " header value does not match the argument")
 		}
 	}
 	return nil
 }
 
-// lookupPath returns the value at path; null counts as absent. Member
-// names are matched ignoring case, as Go's JSON decoding binds them, and
-// a path element matching two members is ambiguous: the header would
-// vouch for one value while a handler might read the other.
-func lookupPath(args json.RawMessage, path []string) (raw json.RawMessage, present, ambiguous bool) {
+// lookupPath returns the value at path; null counts as absent. Names match
+// exactly: the strict door, which runs next, refuses arguments with two
+// names that Go's decoding would confuse, so the value found here is the
+// one a handler reads.
+func lookupPath(args json.RawMessage, path []string) (raw json.RawMessage, present bool) {
 	cur := args
 	for _, p := range path {
 		if isAbsent(cur) || cur[0] != '{' {
-			return nil, false, false
+			return nil, false
 		}
 		var found json.RawMessage
-		n := 0
 		_ = eachMember(cur, func(name string, v json.RawMessage) error {
-			if strings.EqualFold(name, p) {
+			if name == p {
 				found = v
-				n++
 			}
 			return nil
 		})
-		if n > 1 {
-			return nil, false, true
-		}
-		if n == 0 || isAbsent(found) {
-			return nil, false, false
+		if isAbsent(found) {
+			return nil, false
 		}
 		cur = found
 	}
-	return cur, true, false
+	return cur, true
 }
 
 func paramMatches(typ string, raw json.RawMessage, header string) bool {

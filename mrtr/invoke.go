@@ -1,0 +1,227 @@
+package mrtr
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/mrtrkit/mrtrkit/discover"
+)
+
+// emptyObject stands for absent arguments.
+var emptyObject = json.RawMessage(`{}`)
+
+func (s *Server) resolveTool(c *call) {
+	s.mu.RLock()
+	if t := s.tools.byKey[c.target]; t != nil {
+		c.ep = endpoint{entry: &t.entry, headers: t.headers}
+	}
+	s.mu.RUnlock()
+}
+
+func (s *Server) resolvePrompt(c *call) {
+	s.mu.RLock()
+	if p := s.prompts.byKey[c.target]; p != nil {
+		c.ep = endpoint{entry: &p.entry, prompt: &p.prompt}
+	}
+	s.mu.RUnlock()
+}
+
+func (s *Server) resolveResource(c *call) {
+	c.ep = s.findResource(c.target)
+}
+
+// findResource looks a URI up among resources, then templates in
+// registration order.
+func (s *Server) findResource(uri string) endpoint {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if r := s.resources.byKey[uri]; r != nil {
+		return endpoint{entry: &r.entry}
+	}
+	for _, name := range s.templates.names {
+		t := s.templates.byKey[name]
+		if vars, ok := t.tmpl.match(uri); ok {
+			return endpoint{entry: &t.entry, vars: vars}
+		}
+	}
+	return endpoint{}
+}
+
+// request starts the Request a handler sees.
+func (c *call) request() *Request {
+	return &Request{Method: c.method, Meta: c.meta, Principal: c.in.Principal, emit: c.in.Emit}
+}
+
+func (s *Server) callTool(ctx context.Context, c *call) (json.RawMessage, *Error) {
+	if c.target == "" {
+		return nil, InvalidParamsError("tools/call needs params.name, a non-empty string")
+	}
+	if c.ep.entry == nil {
+		return nil, unknownTool(c.target)
+	}
+	args := c.p.Arguments
+	switch {
+	case isAbsent(args):
+		args = emptyObject
+	case args[0] != '{':
+		return nil, InvalidParamsError("tools/call arguments must be an object")
+	default:
+		if err := strictArguments(args, false); err != nil {
+			return nil, err
+		}
+	}
+	req := c.request()
+	req.Name, req.Arguments = c.target, args
+	return s.invoke(ctx, c, req, args)
+}
+
+func (s *Server) getPrompt(ctx context.Context, c *call) (json.RawMessage, *Error) {
+	if c.target == "" {
+		return nil, InvalidParamsError("prompts/get needs params.name, a non-empty string")
+	}
+	if c.ep.entry == nil {
+		return nil, unknownPrompt(c.target)
+	}
+	req := c.request()
+	req.Name = c.target
+	args := c.p.Arguments
+	switch {
+	case isAbsent(args):
+		args = emptyObject
+	case args[0] != '{':
+		return nil, InvalidParamsError("prompts/get arguments must be an object of strings")
+	default:
+		if err := strictArguments(args, true); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(args, &req.PromptArguments); err != nil {
+			return nil, InvalidParamsError("prompts/get arguments must be an object of strings")
+		}
+	}
+	for _, a := range c.ep.prompt.Arguments {
+		if _, ok := req.PromptArguments[a.Name]; a.Required && !ok {
+			return nil, InvalidParamsError("Missing required argument: " + quoted(a.Name))
+		}
+	}
+	req.Arguments = args
+	return s.invoke(ctx, c, req, args)
+}
+
+func (s *Server) readResource(ctx context.Context, c *call) (json.RawMessage, *Error) {
+	if c.target == "" {
+		return nil, InvalidParamsError("resources/read needs params.uri, a non-empty string")
+	}
+	if c.ep.entry == nil {
+		return nil, ResourceNotFoundError(clip(c.target))
+	}
+	req := c.request()
+	req.URI, req.Vars, req.Arguments = c.target, c.ep.vars, varsJSON(c.ep.vars)
+	// The URI is the target, and the variables derive from it: a state
+	// is bound to the URI, with no arguments of its own.
+	return s.invoke(ctx, c, req, emptyObject)
+}
+
+// varsJSON renders a template's matched values as one JSON object, in
+// name order.
+func varsJSON(vars map[string]string) json.RawMessage {
+	if len(vars) == 0 {
+		return emptyObject
+	}
+	names := make([]string, 0, len(vars))
+	for k := range vars {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	b := []byte{'{'}
+	for i, k := range names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		b = appendJSONString(b, vars[k])
+	}
+	return append(b, '}')
+}
+
+// invoke runs a handler through the requestState pipeline: open and check
+// the presented state, decode the answers to what it asked, call the
+// handler, and gate, seal and render what it returns. args are the
+// arguments the state is bound to.
+func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.RawMessage) (json.RawMessage, *Error) {
+	asked := c.ep.asks
+	fromState := false
+	if !isAbsent(c.p.RequestState) {
+		claims, err := s.openState(c, args)
+		if err != nil {
+			return nil, err
+		}
+		fromState = true
+		req.Round, req.State, req.asked = claims.Round, claims.Payload, claims.Asked
+		asked = mergeAsked(c.ep.asks, claims.Asked)
+	}
+	if err := s.decodeResponses(c.p.InputResponses, asked, &req.Responses); err != nil {
+		return nil, err
+	}
+	if req.Responses.Len() > 0 {
+		fromState = true
+	}
+
+	res, herr := c.ep.handler.Handle(ctx, req)
+	if herr != nil {
+		var e *Error
+		if errors.As(herr, &e) {
+			return nil, e
+		}
+		if ctx.Err() != nil {
+			return nil, internalError()
+		}
+		return nil, s.internal("handler failed", herr, c)
+	}
+	if ir, ok := res.(*InputRequired); ok && ir != nil {
+		return s.inputRequired(c, ir, args, req.Round)
+	}
+	var (
+		method string
+		body   any
+		meta   Object
+		ok     bool
+	)
+	if res != nil {
+		method, body, meta, ok = res.wire()
+	}
+	if !ok || method != c.method {
+		return nil, s.internal("handler returned no result of its method", fmt.Errorf("%T is not a result of %s", res, c.method), c)
+	}
+	var hint *discover.Hint
+	if method == MethodResourcesRead {
+		h := s.hint(discover.CacheRead, c.in.Principal)
+		if fromState {
+			// A result reached through input rounds depends on answers
+			// the cache key does not capture.
+			h.TTLMs = 0
+		}
+		hint = &h
+	}
+	return s.render(ResultComplete, body, meta, hint)
+}
+
+// internal logs err with what the call was and returns the opaque
+// internal error. Values the caller sent are logged quoted and clipped.
+func (s *Server) internal(msg string, err error, c *call) *Error {
+	if c != nil {
+		s.log.Error("mrtr: "+msg, "method", c.method, "target", clip(c.target), "err", err)
+	} else {
+		s.log.Error("mrtr: "+msg, "err", err)
+	}
+	return internalError()
+}
+
+// appendJSONString appends s as a JSON string.
+func appendJSONString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s)
+	return append(b, q...)
+}

@@ -1,0 +1,183 @@
+package mrtr
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/mrtrkit/mrtrkit/state"
+)
+
+// params holds every params member any method uses, raw, so that one
+// pass over the params serves the whole validation ladder.
+type params struct {
+	Meta           json.RawMessage
+	Name           json.RawMessage
+	URI            json.RawMessage
+	Arguments      json.RawMessage
+	Cursor         json.RawMessage
+	InputResponses json.RawMessage
+	RequestState   json.RawMessage
+	Ref            json.RawMessage
+	Argument       json.RawMessage
+	Context        json.RawMessage
+	Notifications  json.RawMessage
+}
+
+// decode fills p from the params object, matching member names exactly.
+func (p *params) decode(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	return eachMember(b, func(name string, v json.RawMessage) error {
+		var slot *json.RawMessage
+		switch name {
+		case "_meta":
+			slot = &p.Meta
+		case "name":
+			slot = &p.Name
+		case "uri":
+			slot = &p.URI
+		case "arguments":
+			slot = &p.Arguments
+		case "cursor":
+			slot = &p.Cursor
+		case "inputResponses":
+			slot = &p.InputResponses
+		case "requestState":
+			slot = &p.RequestState
+		case "ref":
+			slot = &p.Ref
+		case "argument":
+			slot = &p.Argument
+		case "context":
+			slot = &p.Context
+		case "notifications":
+			slot = &p.Notifications
+		default:
+			return nil
+		}
+		if *slot != nil {
+			return errDuplicateMember
+		}
+		*slot = v
+		return nil
+	})
+}
+
+// call is one request on its way through the ladder.
+type call struct {
+	in     *Inbound
+	method string
+	p      params
+	meta   *Meta
+	target string   // the name or uri of a method with a target
+	ep     endpoint // what the target resolved to
+
+	digest   state.Digest // of the arguments, once computed
+	digested bool
+}
+
+// endpoint is the registry entry a call's target resolved to, with what
+// the lookup learned. entry is nil when nothing is registered under the
+// target.
+type endpoint struct {
+	*entry
+	headers []paramHeader     // a tool's x-mcp-header declarations
+	prompt  *Prompt           // a prompt's declaration
+	vars    map[string]string // the values a resource template matched
+}
+
+// Handle serves one message and returns the response to write: nil for a
+// notification, which has no response. A response message (which only
+// clients of the initialize era send) is refused with -32600.
+func (s *Server) Handle(ctx context.Context, in *Inbound) *Response {
+	msg := in.Message
+	switch {
+	case msg.IsResponse():
+		return &Response{ID: msg.ID, Error: invalidRequest("clients do not send responses in this protocol version")}
+	case msg.IsNotification():
+		return nil
+	}
+	result, err := s.serve(ctx, in)
+	if err != nil {
+		return &Response{ID: msg.ID, Error: err}
+	}
+	return &Response{ID: msg.ID, Result: result}
+}
+
+// serve runs the validation ladder, then the method. The order is that of
+// the package documentation; each step refuses with its own code.
+func (s *Server) serve(ctx context.Context, in *Inbound) (json.RawMessage, *Error) {
+	c := &call{in: in, method: in.Message.Method}
+	if err := c.p.decode(in.Message.Params); err != nil {
+		return nil, invalidRequest("params: " + err.Error())
+	}
+	// _meta is split once; its version claim is read before the rest is
+	// judged, because header and body must agree on the version before the
+	// version itself is: a bogus body version under a good header is a
+	// mismatch.
+	fields, metaErr := splitMeta(c.p.Meta)
+	version, claimed := versionOf(fields)
+	if c.method == "initialize" && !claimed {
+		return nil, s.initializeRefused(in.Message.Params)
+	}
+	if err := checkVersionHeader(in.Mirror, version, claimed); err != nil {
+		return nil, err
+	}
+	if claimed && !s.desc.Supports(version) {
+		return nil, unsupportedVersion(s.desc.ModernVersions(), version)
+	}
+	if metaErr != nil {
+		return nil, metaErr
+	}
+	meta, err := parseMeta(fields)
+	if err != nil {
+		return nil, err
+	}
+	if meta.LogLevel != "" && s.desc.Capabilities.Logging == nil {
+		meta.LogLevel = "" // the server does not log: the opt-in means nothing
+	}
+	c.meta = meta
+	m := methods[c.method]
+	if m == nil || (m.served != nil && !m.served(s.advertised())) {
+		return nil, methodNotFound(c.method)
+	}
+	if m.target != "" {
+		if err := c.readTarget(m.target); err != nil {
+			return nil, err
+		}
+		if c.target != "" {
+			m.resolve(s, c)
+		}
+	}
+	if err := checkMirror(c, m); err != nil {
+		return nil, err
+	}
+	return m.serve(s, ctx, c)
+}
+
+// readTarget decodes the params member naming the call's target.
+func (c *call) readTarget(member string) *Error {
+	raw := c.p.Name
+	if member == "uri" {
+		raw = c.p.URI
+	}
+	if isAbsent(raw) {
+		return nil
+	}
+	if raw[0] != '"' || json.Unmarshal(raw, &c.target) != nil {
+		return InvalidParamsError(c.method + " params." + member + " must be a string")
+	}
+	return nil
+}
+
+// initializeRefused answers a client of the initialize era, which this
+// Server does not serve by itself (package mrtr/legacy does): -32022
+// naming the versions it speaks, so the user sees something to act on.
+func (s *Server) initializeRefused(raw json.RawMessage) *Error {
+	var legacy struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	_ = json.Unmarshal(raw, &legacy)
+	return unsupportedVersion(s.desc.ModernVersions(), legacy.ProtocolVersion)
+}

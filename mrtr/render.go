@@ -1,0 +1,108 @@
+package mrtr
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+
+	"github.com/mrtrkit/mrtrkit/discover"
+)
+
+// render is the one result encoder: every result the Server sends,
+// server/discover included, goes through it. It encodes body (a JSON
+// object) with resultType first, then the cache hint when the result is
+// cacheable, then _meta: the server's identity merged with the handler's
+// own _meta.
+func (s *Server) render(resultType string, body any, meta Object, hint *discover.Hint) (json.RawMessage, *Error) {
+	var b []byte
+	if raw, ok := body.(json.RawMessage); ok {
+		b = raw
+	} else {
+		var err error
+		if b, err = json.Marshal(body); err != nil {
+			return nil, s.internal("encoding a result failed", err, nil)
+		}
+	}
+	out := make([]byte, 0, len(b)+len(s.infoMeta)+64)
+	out = append(out, `{"resultType":"`...)
+	out = append(out, resultType...)
+	out = append(out, '"')
+	if len(b) > 2 {
+		out = append(out, ',')
+		out = append(out, b[1:len(b)-1]...)
+	}
+	if hint != nil {
+		out = append(out, `,"ttlMs":`...)
+		out = strconv.AppendInt(out, hint.TTLMs, 10)
+		out = append(out, `,"cacheScope":"`...)
+		out = append(out, hint.CacheScope...)
+		out = append(out, '"')
+	}
+	if _, ok := meta[MetaServerInfo]; ok {
+		// The server's identity is the framework's; copy rather than
+		// change the handler's map, which may be shared.
+		cp := make(Object, len(meta))
+		for k, v := range meta {
+			if k != MetaServerInfo {
+				cp[k] = v
+			}
+		}
+		meta = cp
+	}
+	if len(meta) > 0 || s.infoMeta != nil {
+		out = append(out, `,"_meta":{`...)
+		out = append(out, s.infoMeta...)
+		if len(meta) > 0 {
+			mb, err := json.Marshal(meta)
+			if err != nil {
+				return nil, s.internal("encoding a result's _meta failed", err, nil)
+			}
+			if s.infoMeta != nil {
+				out = append(out, ',')
+			}
+			out = append(out, mb[1:len(mb)-1]...)
+		}
+		out = append(out, '}')
+	}
+	return append(out, '}'), nil
+}
+
+// hint is the cache hint of a result of kind k served to principal. With
+// no scope configured, a result served to an authenticated principal is
+// private: it may depend on who asked.
+func (s *Server) hint(k discover.CacheKind, principal string) discover.Hint {
+	h := s.desc.Cache.Hint(k)
+	if s.desc.Cache.Scope == "" && principal != "" {
+		h.CacheScope = discover.Private
+	}
+	return h
+}
+
+// discoverResult is the body of server/discover.
+type discoverResult struct {
+	SupportedVersions []string              `json:"supportedVersions"`
+	Capabilities      discover.Capabilities `json:"capabilities"`
+	Instructions      string                `json:"instructions,omitempty"`
+}
+
+// renderDiscover renders server/discover for the given capabilities and
+// principal.
+func (s *Server) renderDiscover(caps ServerCapabilities, principal string) (json.RawMessage, *Error) {
+	h := s.hint(discover.CacheDiscover, principal)
+	return s.render(ResultComplete, &discoverResult{
+		SupportedVersions: s.desc.SupportedVersions(),
+		Capabilities:      caps,
+		Instructions:      s.desc.Instructions,
+	}, nil, &h)
+}
+
+func (s *Server) serveDiscover(_ context.Context, c *call) (json.RawMessage, *Error) {
+	if c.in.Principal == "" {
+		// The anonymous answer depends only on the registries: it is
+		// rendered when they change.
+		if b := s.discovered.Load(); b != nil {
+			return *b, nil
+		}
+	}
+	return s.renderDiscover(*s.advertised(), c.in.Principal)
+}

@@ -1,0 +1,162 @@
+package mrtr
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mrtrkit/mrtrkit/state"
+)
+
+// This file is the round pipeline: opening a presented requestState,
+// decoding the answers to what it asked, and sealing the next round. The
+// Server's round limit is enforced here and only here: once when a state
+// is opened, once when one is sealed.
+
+// binding is what a state for this call is bound to. The argument digest
+// is computed at most once per request, and only once a presented state
+// has proved authentic or a new one is sealed.
+func (s *Server) binding(c *call, args json.RawMessage) (state.Binding, *Error) {
+	if !c.digested {
+		d, err := state.DigestJSON(args)
+		if err != nil {
+			return state.Binding{}, InvalidParamsError("Invalid arguments: they have no canonical form")
+		}
+		c.digest, c.digested = d, true
+	}
+	return state.Binding{Principal: c.in.Principal, Audience: s.audience, Method: c.method, Target: c.target, ArgsDigest: c.digest}, nil
+}
+
+// openState verifies a presented requestState against this call: the
+// token is authenticated first (a forged one costs no work on the
+// arguments), then its round is held to the limit, then its binding is
+// checked. Every failure is the same client-facing error; the reason goes
+// to the log.
+func (s *Server) openState(c *call, args json.RawMessage) (state.Claims, *Error) {
+	refuse := func(reason string) (state.Claims, *Error) {
+		s.log.Info("mrtr: requestState refused", "reason", reason, "method", c.method, "target", clip(c.target))
+		return state.Claims{}, InvalidStateError(reason == state.ReasonExpired.String())
+	}
+	raw := c.p.RequestState
+	var token string
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && !bytes.ContainsAny(raw[1:n-1], "\\\"") {
+		token = string(raw[1 : n-1])
+	} else if json.Unmarshal(raw, &token) != nil {
+		return refuse("not_a_string")
+	}
+	claims, err := s.codec.Open(token)
+	if err != nil {
+		reason, _ := state.ReasonOf(err)
+		return refuse(reason.String())
+	}
+	if claims.Round > s.maxRounds {
+		return refuse("round_limit")
+	}
+	want, perr := s.binding(c, args)
+	if perr != nil {
+		return state.Claims{}, perr
+	}
+	if err := claims.Verify(want); err != nil {
+		reason, _ := state.ReasonOf(err)
+		return refuse(reason.String())
+	}
+	return claims, nil
+}
+
+// mergeAsked returns the keys a call may be answered on: the static asks
+// of its registration and those its sealed state recorded.
+func mergeAsked(static map[string]kind, sealed map[string]byte) map[string]kind {
+	out := make(map[string]kind, len(static)+len(sealed))
+	for k, v := range static {
+		out[k] = v
+	}
+	for k, v := range sealed {
+		out[k] = kind(v)
+	}
+	return out
+}
+
+// decodeResponses decodes the answers to the asked keys by the kind each
+// was asked as. Answers to keys not asked are ignored.
+func (s *Server) decodeResponses(raw json.RawMessage, asked map[string]kind, out *Responses) *Error {
+	if isAbsent(raw) {
+		return nil
+	}
+	if raw[0] != '{' {
+		return InvalidParamsError("inputResponses must be an object")
+	}
+	total := 0
+	var perr *Error
+	err := eachMember(raw, func(key string, v json.RawMessage) error {
+		total++
+		k, ok := asked[key]
+		if !ok || isAbsent(v) {
+			return nil
+		}
+		if out.has(key) {
+			perr = InvalidParamsError(fmt.Sprintf("Invalid input response %s: answered twice", quoted(key)))
+			return perr
+		}
+		ans, err := decodeAnswer(k, v)
+		if err != nil {
+			perr = InvalidParamsError(fmt.Sprintf("Invalid input response %s: %v", quoted(key), err))
+			perr.Data = map[string]string{"key": clip(key)}
+			return perr
+		}
+		out.put(key, ans)
+		return nil
+	})
+	if perr != nil {
+		return perr
+	}
+	if err != nil {
+		return InvalidParamsError("inputResponses must be an object")
+	}
+	if total > out.Len() {
+		s.log.Debug("mrtr: ignored input responses to keys that were not asked", "count", total-out.Len())
+	}
+	return nil
+}
+
+// inputRequired gates, seals and renders an input-required result.
+func (s *Server) inputRequired(c *call, r *InputRequired, args json.RawMessage, round int) (json.RawMessage, *Error) {
+	// What the handler embeds is validated first: a malformed request is a
+	// server bug whatever the client declared.
+	asked := make(map[string]byte, len(r.Requests))
+	wire := make(map[string]inputRequestWire, len(r.Requests))
+	for key, ir := range r.Requests {
+		if key == "" || len(key) > state.MaxAskedKeyLen {
+			return nil, s.internal("handler asked with a bad key", fmt.Errorf("input request keys are 1 to %d bytes", state.MaxAskedKeyLen), c)
+		}
+		if err := validateInputRequest(ir); err != nil {
+			return nil, s.internal("handler asked a malformed question", fmt.Errorf("request %q: %w", key, err), c)
+		}
+		asked[key] = byte(ir.inputKind())
+		wire[key] = wireInputRequest(ir)
+	}
+	if err := gateCapabilities(r.Requests, c.meta.ClientCapabilities); err != nil {
+		return nil, err
+	}
+	next := round + 1
+	if next > s.maxRounds {
+		return nil, s.internal("handler asked past the round limit", fmt.Errorf("round %d; the limit is %d", next, s.maxRounds), c)
+	}
+	b, perr := s.binding(c, args)
+	if perr != nil {
+		return nil, perr
+	}
+	token, err := s.codec.Seal(state.Claims{
+		Principal: b.Principal, Audience: b.Audience, Method: b.Method,
+		Target: b.Target, ArgsDigest: b.ArgsDigest, Round: next, Asked: asked, Payload: r.State,
+	})
+	if err != nil {
+		return nil, s.internal("sealing requestState failed", err, c)
+	}
+	// inputRequests is always present, {} for a load-shedding round: some
+	// clients retry a state-only answer only when they see the map.
+	body := struct {
+		InputRequests map[string]inputRequestWire `json:"inputRequests"`
+		RequestState  string                      `json:"requestState"`
+	}{wire, token}
+	return s.render(ResultInputRequired, &body, nil, nil)
+}

@@ -1,0 +1,699 @@
+package mrtr
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// This file holds mrtrkit's two JSON readers: the exact-name member
+// splitter that every layer of the ladder uses on the envelope, and the
+// strict door every argument object passes before a handler or the state
+// pipeline sees it.
+
+// errDuplicateMember reports an object with the same member name twice.
+// Duplicates are refused rather than resolved: two parsers that resolve
+// them differently would see two different requests.
+var errDuplicateMember = errors.New("duplicate member name")
+
+var (
+	errNotObject = errors.New("not an object")
+	errMalformed = errors.New("malformed JSON object")
+)
+
+// eachMember calls fn with the exact (unescaped) name and the raw value of
+// each member of the JSON object b, in order. Unlike decoding into a
+// struct, names are matched exactly, as JSON-RPC and MCP require. b should
+// be valid JSON (callers check it with json.Valid); malformed input is an
+// error, never a panic.
+func eachMember(b []byte, fn func(name string, value json.RawMessage) error) error {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return errNotObject
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return nil
+	}
+	for i < len(b) {
+		if b[i] != '"' {
+			return errMalformed
+		}
+		end := skipString(b, i)
+		if end < 0 {
+			return errMalformed
+		}
+		name, err := memberName(b[i:end])
+		if err != nil {
+			return err
+		}
+		i = skipSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return errMalformed
+		}
+		i = skipSpace(b, i+1)
+		vend := skipValue(b, i)
+		if vend <= i {
+			return errMalformed
+		}
+		if err := fn(name, json.RawMessage(b[i:vend])); err != nil {
+			return err
+		}
+		i = skipSpace(b, vend)
+		switch {
+		case i >= len(b):
+			return errMalformed
+		case b[i] == '}':
+			return nil
+		case b[i] != ',':
+			return errMalformed
+		}
+		i = skipSpace(b, i+1)
+	}
+	return errMalformed
+}
+
+// members collects the members of object b into a map, refusing duplicates.
+func members(b []byte) (map[string]json.RawMessage, error) {
+	m := make(map[string]json.RawMessage, 8)
+	err := eachMember(b, func(name string, v json.RawMessage) error {
+		if _, dup := m[name]; dup {
+			return errDuplicateMember
+		}
+		m[name] = v
+		return nil
+	})
+	return m, err
+}
+
+func memberName(quoted []byte) (string, error) {
+	if len(quoted) < 2 {
+		return "", errMalformed
+	}
+	for _, c := range quoted[1 : len(quoted)-1] {
+		// Escapes, and non-ASCII bytes that may be invalid UTF-8, are
+		// decoded exactly as encoding/json decodes them.
+		if c == '\\' || c >= 0x80 {
+			var s string
+			err := json.Unmarshal(quoted, &s)
+			return s, err
+		}
+	}
+	return string(quoted[1 : len(quoted)-1]), nil
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// skipString returns the index just past the string starting at b[i], or
+// -1 when it is not terminated.
+func skipString(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// skipValue returns the index just past the value starting at b[i], or -1
+// when it is not terminated.
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				end := skipString(b, j)
+				if end < 0 {
+					return -1
+				}
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(b) {
+		switch b[j] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return j
+		}
+		j++
+	}
+	return j
+}
+
+// Limits of the strict door.
+const (
+	// maxArgumentDepth bounds the nesting of objects and arrays in
+	// arguments.
+	maxArgumentDepth = 100
+	// maxNumberLength bounds the characters of one number literal in
+	// arguments: the exact-double check then costs a small constant per
+	// literal. The longest shortest-form double is 24 characters.
+	maxNumberLength = 40
+	// maxQuoted bounds what an error message quotes of a member name.
+	maxQuoted = 32
+	// pairwiseNames is how many members an object may have before its
+	// names are checked through a set rather than pairwise.
+	pairwiseNames = 12
+)
+
+// strictArguments is the one door every argument object passes (the
+// arguments of tools/call and prompts/get) before a handler or the state
+// pipeline sees it. In one pass, in time linear in its size, it refuses:
+//
+//   - two member names of one object that are equal under the case
+//     folding encoding/json uses to bind names to struct fields (Unicode
+//     simple folding, so "ſ" equals "s" and the Kelvin sign equals "k"):
+//     a handler decoding into a struct would bind one of them and the
+//     argument digest would pin neither;
+//   - numbers that are not, as values, exactly the shortest decimal of an
+//     IEEE 754 double (9007199254740993 is not; 1, 1.0 and 1e0 are), or
+//     that are longer than 40 characters: the digest canonicalizes
+//     numbers as doubles, so it could not tell two such values apart;
+//   - strings that are not valid Unicode (invalid UTF-8, lone surrogate
+//     escapes), which decoders repair differently;
+//   - nesting deeper than 100 levels.
+//
+// With stringValues, every member of the top-level object must also be a
+// string (prompt arguments). The error message names the offending
+// member by path, quoting at most a short prefix of each name; the path is
+// built only when there is an error to report.
+func strictArguments(raw json.RawMessage, stringValues bool) *Error {
+	if err := strictJSON(raw, "arguments", stringValues); err != nil {
+		return InvalidParamsError("Invalid arguments: " + err.Message)
+	}
+	return nil
+}
+
+// strictJSON applies the strict door's rules to any untrusted JSON value
+// (root names it in the error message, whose text is only the problem).
+func strictJSON(raw json.RawMessage, root string, stringValues bool) *Error {
+	d := door{b: raw, root: root, stringValues: stringValues}
+	d.path = d.pathBuf[:0]
+	end := d.value(skipSpace(raw, 0), 0)
+	if d.fail == "" && skipSpace(raw, end) != len(raw) {
+		d.fail = "is not one JSON value"
+	}
+	if d.fail != "" {
+		return InvalidParamsError(d.where() + " " + d.fail)
+	}
+	return nil
+}
+
+// door walks one argument value. The first problem found stops the walk.
+type door struct {
+	b            []byte
+	root         string
+	stringValues bool
+	fail         string // what is wrong; "" while all is well
+	path         []pathElem
+	pathBuf      [16]pathElem
+	names        [pairwiseNames][]byte // names of the object being walked, pairwise phase
+}
+
+// pathElem is one step of the path to the value being walked: a member
+// name (as it appears in the body, quotes included) or an array index.
+type pathElem struct {
+	name  []byte
+	index int
+}
+
+func (d *door) bad(reason string) int {
+	if d.fail == "" {
+		d.fail = reason
+	}
+	return len(d.b)
+}
+
+// where renders the path of the failure, as arguments.a.b[2].
+func (d *door) where() string {
+	var b strings.Builder
+	b.WriteString(d.root)
+	for _, e := range d.path {
+		if e.name == nil {
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(e.index))
+			b.WriteByte(']')
+			continue
+		}
+		b.WriteByte('.')
+		b.WriteString(quoteName(e.name))
+	}
+	return b.String()
+}
+
+// quoteName renders a raw member name for an error message: as is when it
+// is a short plain identifier, else quoted and cut to a short prefix.
+func quoteName(quoted []byte) string {
+	name, err := memberName(quoted)
+	if err != nil {
+		name = string(quoted)
+	}
+	plain := len(name) > 0 && len(name) <= maxQuoted
+	for i := 0; plain && i < len(name); i++ {
+		c := name[i]
+		plain = c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	}
+	if plain {
+		return name
+	}
+	cut := ""
+	if len(name) > maxQuoted {
+		n := maxQuoted
+		for n > 0 && !utf8.RuneStart(name[n]) {
+			n--
+		}
+		name, cut = name[:n], "..."
+	}
+	return strconv.Quote(name) + cut
+}
+
+// value walks the value at b[i] and returns the index just past it.
+func (d *door) value(i, depth int) int {
+	if i >= len(d.b) {
+		return d.bad("is truncated")
+	}
+	switch c := d.b[i]; {
+	case c == '{':
+		if depth >= maxArgumentDepth {
+			return d.bad("is nested more than " + strconv.Itoa(maxArgumentDepth) + " levels deep")
+		}
+		return d.object(i, depth)
+	case c == '[':
+		if depth >= maxArgumentDepth {
+			return d.bad("is nested more than " + strconv.Itoa(maxArgumentDepth) + " levels deep")
+		}
+		return d.array(i, depth)
+	case c == '"':
+		end, _ := d.str(i)
+		return end
+	case c == '-' || c >= '0' && c <= '9':
+		return d.number(i)
+	case c == 't':
+		return d.literal(i, "true")
+	case c == 'f':
+		return d.literal(i, "false")
+	case c == 'n':
+		return d.literal(i, "null")
+	}
+	return d.bad("is not valid JSON")
+}
+
+func (d *door) literal(i int, lit string) int {
+	if !bytes.HasPrefix(d.b[i:], []byte(lit)) {
+		return d.bad("is not valid JSON")
+	}
+	return i + len(lit)
+}
+
+func (d *door) object(i, depth int) int {
+	i = skipSpace(d.b, i+1)
+	if i < len(d.b) && d.b[i] == '}' {
+		return i + 1
+	}
+	top := depth == 0
+	var set map[string]struct{} // folded names, once the object outgrows pairwise checks
+	n := 0
+	d.path = append(d.path, pathElem{})
+	slot := len(d.path) - 1
+	for {
+		if i >= len(d.b) || d.b[i] != '"' {
+			return d.bad("is not valid JSON")
+		}
+		end, escaped := d.str(i)
+		if d.fail != "" {
+			return end
+		}
+		name := d.b[i:end]
+		d.path[slot] = pathElem{name: name}
+		if d.fold(name, escaped, n, &set) {
+			return d.bad("repeats a member name: names that differ only in case are one name to Go's JSON decoding")
+		}
+		n++
+		i = skipSpace(d.b, end)
+		if i >= len(d.b) || d.b[i] != ':' {
+			return d.bad("is not valid JSON")
+		}
+		i = skipSpace(d.b, i+1)
+		if top && d.stringValues && (i >= len(d.b) || d.b[i] != '"') {
+			return d.bad("must be a string")
+		}
+		i = skipSpace(d.b, d.value(i, depth+1))
+		if d.fail != "" {
+			return i
+		}
+		switch {
+		case i >= len(d.b):
+			return d.bad("is truncated")
+		case d.b[i] == '}':
+			d.path = d.path[:slot]
+			return i + 1
+		case d.b[i] != ',':
+			return d.bad("is not valid JSON")
+		}
+		i = skipSpace(d.b, i+1)
+	}
+}
+
+// fold records name (the n-th member of the object) and reports whether
+// an earlier member of the same object has a name equal to it under
+// simple case folding. Small objects compare pairwise; larger ones keep a
+// set of folded names.
+func (d *door) fold(quoted []byte, escaped bool, n int, set *map[string]struct{}) bool {
+	name := quoted[1 : len(quoted)-1]
+	if escaped {
+		s, err := memberName(quoted)
+		if err != nil {
+			return false // d.str has already refused it
+		}
+		name = []byte(s)
+	}
+	if n < pairwiseNames {
+		for _, prev := range d.names[:n] {
+			if bytes.EqualFold(prev, name) {
+				return true
+			}
+		}
+		d.names[n] = name
+		if n < pairwiseNames-1 {
+			return false
+		}
+		// The last pairwise name: move everything into the set.
+		*set = make(map[string]struct{}, 2*pairwiseNames)
+		for _, prev := range d.names[:n+1] {
+			(*set)[string(appendFolded(nil, prev))] = struct{}{}
+		}
+		return false
+	}
+	var buf [64]byte
+	key := appendFolded(buf[:0], name)
+	if _, dup := (*set)[string(key)]; dup {
+		return true
+	}
+	(*set)[string(key)] = struct{}{}
+	return false
+}
+
+// appendFolded appends the case-folded form of name: two names fold alike
+// exactly when bytes.EqualFold reports them equal, which is how
+// encoding/json matches member names to struct fields.
+func appendFolded(out, name []byte) []byte {
+	for i := 0; i < len(name); {
+		if c := name[i]; c < utf8.RuneSelf {
+			if 'a' <= c && c <= 'z' {
+				c -= 'a' - 'A'
+			}
+			out = append(out, c)
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(name[i:])
+		// The smallest rune of r's simple-folding orbit stands for all.
+		for {
+			r2 := unicode.SimpleFold(r)
+			if r2 <= r {
+				r = r2
+				break
+			}
+			r = r2
+		}
+		out = utf8.AppendRune(out, r)
+		i += n
+	}
+	return out
+}
+
+func (d *door) array(i, depth int) int {
+	i = skipSpace(d.b, i+1)
+	if i < len(d.b) && d.b[i] == ']' {
+		return i + 1
+	}
+	d.path = append(d.path, pathElem{})
+	slot := len(d.path) - 1
+	for k := 0; ; k++ {
+		d.path[slot] = pathElem{index: k}
+		i = skipSpace(d.b, d.value(i, depth+1))
+		if d.fail != "" {
+			return i
+		}
+		switch {
+		case i >= len(d.b):
+			return d.bad("is truncated")
+		case d.b[i] == ']':
+			d.path = d.path[:slot]
+			return i + 1
+		case d.b[i] != ',':
+			return d.bad("is not valid JSON")
+		}
+		i = skipSpace(d.b, i+1)
+	}
+}
+
+// str checks the string at b[i] and returns the index just past it and
+// whether it holds escapes. The text must be valid UTF-8 and its escapes
+// must not leave a surrogate unpaired.
+func (d *door) str(i int) (int, bool) {
+	b := d.b
+	escaped := false
+	for j := i + 1; j < len(b); {
+		c := b[j]
+		switch {
+		case c == '"':
+			return j + 1, escaped
+		case c == '\\':
+			escaped = true
+			if j+1 >= len(b) {
+				return d.bad("is truncated"), false
+			}
+			if b[j+1] != 'u' {
+				j += 2
+				continue
+			}
+			r, ok := hex4(b, j+2)
+			if !ok {
+				return d.bad("is not valid JSON"), false
+			}
+			j += 6
+			switch {
+			case r >= 0xDC00 && r <= 0xDFFF:
+				return d.bad("holds an unpaired surrogate escape"), false
+			case r >= 0xD800 && r <= 0xDBFF:
+				if j+1 >= len(b) || b[j] != '\\' || b[j+1] != 'u' {
+					return d.bad("holds an unpaired surrogate escape"), false
+				}
+				lo, ok := hex4(b, j+2)
+				if !ok || lo < 0xDC00 || lo > 0xDFFF {
+					return d.bad("holds an unpaired surrogate escape"), false
+				}
+				j += 6
+			}
+		case c < 0x20:
+			return d.bad("is not valid JSON"), false
+		case c < utf8.RuneSelf:
+			j++
+		default:
+			r, n := utf8.DecodeRune(b[j:])
+			if r == utf8.RuneError && n == 1 {
+				return d.bad("is not valid UTF-8"), false
+			}
+			j += n
+		}
+	}
+	return d.bad("is truncated"), false
+}
+
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+func (d *door) number(i int) int {
+	j := i
+	for j < len(d.b) {
+		c := d.b[j]
+		if c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' {
+			j++
+			continue
+		}
+		break
+	}
+	lit := d.b[i:j]
+	if len(lit) > maxNumberLength {
+		return d.bad("is a number literal longer than " + strconv.Itoa(maxNumberLength) + " characters; send it as a string")
+	}
+	if !exactDouble(lit) {
+		return d.bad("is a number with no exact IEEE 754 double form; send it as a string")
+	}
+	return j
+}
+
+// exactDouble reports whether the number literal lit (at most
+// maxNumberLength bytes) is, as a value, exactly the shortest decimal of
+// the double it parses to. Its cost is bounded by the literal's length.
+func exactDouble(lit []byte) bool {
+	if smallInteger(lit) {
+		return true
+	}
+	// ParseFloat does not keep its argument: viewing the bytes as a
+	// string saves an allocation per literal.
+	f, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(lit), len(lit)), 64)
+	if err != nil {
+		return false
+	}
+	var buf [32]byte
+	return sameDecimal(lit, strconv.AppendFloat(buf[:0], f, 'e', -1, 64))
+}
+
+// smallInteger reports whether lit is an integer of at most 15 digits,
+// which every double represents exactly.
+func smallInteger(lit []byte) bool {
+	digits := lit
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 15 {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// decimal is a number literal as sign, significant digits (no leading or
+// trailing zeros; empty for zero) and the power of ten of the last digit.
+type decimal struct {
+	neg    bool
+	digits [maxNumberLength]byte
+	n      int
+	exp    int
+}
+
+// parseDecimal reads a number literal of at most maxNumberLength bytes.
+// It reports false for anything that is not a JSON number or whose
+// exponent is out of any double's reach.
+func parseDecimal(lit []byte, d *decimal) bool {
+	i := 0
+	if i < len(lit) && lit[i] == '-' {
+		d.neg = true
+		i++
+	}
+	frac := 0 // digits seen after the point
+	point := false
+	for ; i < len(lit); i++ {
+		c := lit[i]
+		switch {
+		case c >= '0' && c <= '9':
+			if point {
+				frac++
+			}
+			if c == '0' && d.n == 0 {
+				continue // a leading zero
+			}
+			d.digits[d.n] = c
+			d.n++
+		case c == '.' && !point:
+			point = true
+		default:
+			goto exponent
+		}
+	}
+exponent:
+	exp := 0
+	if i < len(lit) {
+		if lit[i] != 'e' && lit[i] != 'E' {
+			return false
+		}
+		i++
+		neg := false
+		if i < len(lit) && (lit[i] == '+' || lit[i] == '-') {
+			neg = lit[i] == '-'
+			i++
+		}
+		if i == len(lit) {
+			return false
+		}
+		for ; i < len(lit); i++ {
+			c := lit[i]
+			if c < '0' || c > '9' {
+				return false
+			}
+			if exp > 100000 {
+				continue // far beyond any double; the value decides below
+			}
+			exp = exp*10 + int(c-'0')
+		}
+		if neg {
+			exp = -exp
+		}
+	}
+	d.exp = exp - frac
+	for d.n > 0 && d.digits[d.n-1] == '0' {
+		d.n--
+		d.exp++
+	}
+	return true
+}
+
+// sameDecimal reports whether two number literals have the same value.
+func sameDecimal(a, b []byte) bool {
+	var x, y decimal
+	if !parseDecimal(a, &x) || !parseDecimal(b, &y) {
+		return false
+	}
+	if x.n == 0 || y.n == 0 {
+		return x.n == y.n // zero, whatever its sign
+	}
+	return x.neg == y.neg && x.exp == y.exp && x.n == y.n && x.digits == y.digits
+}

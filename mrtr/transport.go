@@ -1,0 +1,244 @@
+package mrtr
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+)
+
+// This file is what a transport needs; handler authors never use it. See
+// "Writing a transport" in the package documentation.
+
+// Inbound is one parsed message a transport hands to Server.Handle.
+type Inbound struct {
+	// Message is the parsed request or notification (see ParseMessage).
+	Message *Message
+	// Principal is who the transport authenticated; "" when anonymous.
+	// It comes from the transport's authenticator, never from clientInfo.
+	Principal string
+	// Mirror holds the values the transport carries beside the body (the
+	// MCP-Protocol-Version, Mcp-Method, Mcp-Name and Mcp-Param-* headers on
+	// Streamable HTTP), already decoded. Nil for a transport without them,
+	// such as stdio: then no header checks are made.
+	Mirror *Mirror
+	// Emit delivers one encoded server-to-client notification related to
+	// this request (progress, log, listen notifications). Nil when the
+	// transport cannot deliver notifications.
+	Emit func(notification []byte) error
+}
+
+// ID is a JSON-RPC request id: a string or an integer, kept verbatim so
+// that it is echoed exactly. The zero ID means "none" (a notification, or
+// an id that could not be read).
+type ID struct{ raw json.RawMessage }
+
+// IsZero reports whether the id is absent.
+func (id ID) IsZero() bool { return len(id.raw) == 0 }
+
+// String returns the id's JSON text, such as 7 or "a7", or "" when absent.
+func (id ID) String() string { return string(id.raw) }
+
+// MarshalJSON renders the id verbatim, or null when absent.
+func (id ID) MarshalJSON() ([]byte, error) {
+	if id.IsZero() {
+		return []byte("null"), nil
+	}
+	return id.raw, nil
+}
+
+// validID reports whether raw is a JSON string or an integer.
+func validID(raw json.RawMessage) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	if raw[0] == '"' {
+		var s string
+		return json.Unmarshal(raw, &s) == nil
+	}
+	_, err := strconv.ParseInt(string(raw), 10, 64)
+	return err == nil
+}
+
+// Message is one JSON-RPC message as received: a request, a notification
+// or (from a client of the initialize era answering the server) a
+// response.
+type Message struct {
+	// ID is the request id; zero for a notification.
+	ID ID
+	// Method is the JSON-RPC method, such as "tools/call"; "" for a
+	// response.
+	Method string
+	// Params is the params object verbatim; nil when absent or null.
+	Params json.RawMessage
+	// Result is the result of a response, verbatim; nil otherwise.
+	Result json.RawMessage
+	// Error is the error object of a response, verbatim; nil otherwise.
+	Error json.RawMessage
+}
+
+// IsNotification reports whether the message is a notification: a method
+// and no id.
+func (m *Message) IsNotification() bool { return m.Method != "" && m.ID.IsZero() }
+
+// IsResponse reports whether the message is a response: a result or an
+// error and no method. Clients of MCP 2026-07-28 never send one; clients
+// of the initialize era answer the server's requests with them.
+func (m *Message) IsResponse() bool { return m.Method == "" }
+
+// ParseMessage parses exactly one JSON-RPC message: a request, a
+// notification or a response (callers serving MCP 2026-07-28 refuse the
+// last, as Server.Handle does). Member names are matched exactly and
+// duplicates are refused. On failure it returns the error to answer with
+// and, when it could be read, the request id to echo. The message shares
+// memory with body (Params and the values handlers see are slices of it),
+// so body must not be reused while the message is in use.
+func ParseMessage(body []byte) (*Message, ID, *Error) {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return nil, ID{}, parseError("empty body")
+	}
+	if !json.Valid(body) {
+		return nil, ID{}, parseError("body is not valid JSON")
+	}
+	switch body[0] {
+	case '[':
+		return nil, ID{}, invalidRequest("batches are not supported; send one message per request")
+	case '{':
+	default:
+		return nil, ID{}, invalidRequest("message must be a JSON object")
+	}
+	var env struct {
+		JSONRPC, ID, Method, Params, Result, Error json.RawMessage
+	}
+	var hasID bool
+	err := eachMember(body, func(name string, v json.RawMessage) error {
+		var slot *json.RawMessage
+		switch name {
+		case "jsonrpc":
+			slot = &env.JSONRPC
+		case "id":
+			slot, hasID = &env.ID, true
+		case "method":
+			slot = &env.Method
+		case "params":
+			slot = &env.Params
+		case "result":
+			slot = &env.Result
+		case "error":
+			slot = &env.Error
+		default:
+			return nil
+		}
+		if *slot != nil {
+			return errDuplicateMember
+		}
+		*slot = v
+		return nil
+	})
+	if err != nil {
+		return nil, ID{}, invalidRequest(err.Error())
+	}
+	var id ID
+	if hasID && validID(env.ID) {
+		id = ID{raw: append(json.RawMessage(nil), env.ID...)}
+	}
+	if !bytes.Equal(env.JSONRPC, []byte(`"2.0"`)) {
+		return nil, id, invalidRequest(`jsonrpc must be "2.0"`)
+	}
+	if env.Method == nil && (env.Result != nil || env.Error != nil) {
+		return parseResponse(id, hasID, env.Result, env.Error)
+	}
+	if env.Result != nil || env.Error != nil {
+		return nil, id, invalidRequest("a message has either a method or a result or error")
+	}
+	if hasID && id.IsZero() {
+		return nil, ID{}, invalidRequest("id must be a string or an integer")
+	}
+	var method string
+	if env.Method == nil || json.Unmarshal(env.Method, &method) != nil || method == "" {
+		return nil, id, invalidRequest("method must be a non-empty string")
+	}
+	if env.Params != nil && !isAbsent(env.Params) && env.Params[0] != '{' {
+		return nil, id, invalidRequest("params must be an object")
+	}
+	if isAbsent(env.Params) {
+		env.Params = nil
+	}
+	return &Message{ID: id, Method: method, Params: env.Params}, id, nil
+}
+
+// parseResponse checks a response: exactly one of result (an object) and
+// error (an object with an integer code and a string message), and an id,
+// which only an error response may leave null.
+func parseResponse(id ID, hasID bool, result, errObj json.RawMessage) (*Message, ID, *Error) {
+	if result != nil && errObj != nil {
+		return nil, id, invalidRequest("a response has either a result or an error")
+	}
+	if id.IsZero() && (result != nil || !hasID) {
+		return nil, ID{}, invalidRequest("a response needs the id of the request it answers")
+	}
+	if result != nil {
+		if result[0] != '{' {
+			return nil, id, invalidRequest("result must be an object")
+		}
+		return &Message{ID: id, Result: result}, id, nil
+	}
+	var e struct {
+		Code    *int64  `json:"code"`
+		Message *string `json:"message"`
+	}
+	if errObj[0] != '{' || json.Unmarshal(errObj, &e) != nil || e.Code == nil || e.Message == nil {
+		return nil, id, invalidRequest("error must be an object with an integer code and a string message")
+	}
+	return &Message{ID: id, Error: errObj}, id, nil
+}
+
+// Response is the JSON-RPC response to one request: a result or an error.
+type Response struct {
+	// ID is the id of the request answered; zero when it could not be read.
+	ID ID
+	// Result is the encoded result object, when Error is nil.
+	Result json.RawMessage
+	// Error is the error answered instead of a result; nil on success.
+	Error *Error
+}
+
+// MarshalJSON renders the response object.
+func (r *Response) MarshalJSON() ([]byte, error) {
+	return r.AppendJSON(nil)
+}
+
+// AppendJSON appends the response object to b.
+func (r *Response) AppendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"jsonrpc":"2.0"`...)
+	if !r.ID.IsZero() {
+		b = append(b, `,"id":`...)
+		b = append(b, r.ID.raw...)
+	}
+	if r.Error != nil {
+		eb, err := json.Marshal(r.Error)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, `,"error":`...)
+		b = append(b, eb...)
+	} else {
+		b = append(b, `,"result":`...)
+		b = append(b, r.Result...)
+	}
+	return append(b, '}'), nil
+}
+
+// encodeNotification renders a server-to-client notification.
+func encodeNotification(method string, params any) ([]byte, error) {
+	p, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, len(p)+len(method)+40)
+	b = append(b, `{"jsonrpc":"2.0","method":`...)
+	b = strconv.AppendQuote(b, method)
+	b = append(b, `,"params":`...)
+	b = append(b, p...)
+	return append(b, '}'), nil
+}

@@ -1,0 +1,60 @@
+package streamablehttp
+
+import (
+	"net/http"
+
+	"github.com/mrtrkit/mrtrkit/mrtr"
+)
+
+// This file is the transport's whole mapping of answers to HTTP statuses.
+
+// statusOf returns the status that carries a response whose error is e
+// (nil for a result): 200 for a result and for an error about the
+// method's params or its execution, which travels in-band; for an error
+// about the request as a whole (mrtr.Error.Envelope), 404 for -32601 and
+// 400 for the rest.
+func statusOf(e *mrtr.Error) int {
+	switch {
+	case e == nil || !e.Envelope():
+		return http.StatusOK
+	case e.Code == mrtr.CodeMethodNotFound:
+		return http.StatusNotFound
+	}
+	return http.StatusBadRequest
+}
+
+// The transport's own refusals, before a message reaches the server: each
+// is a -32600 JSON-RPC error with the status that names the problem.
+var (
+	refuseForbidden     = refusal{http.StatusForbidden, "Forbidden"}
+	refuseMethod        = refusal{http.StatusMethodNotAllowed, "Method not allowed"}
+	refuseUnauthorized  = refusal{http.StatusUnauthorized, "Unauthorized"}
+	refuseTooLarge      = refusal{http.StatusRequestEntityTooLarge, "Request body too large"}
+	refuseUnreadable    = refusal{http.StatusBadRequest, "Invalid request: the body could not be read"}
+	refuseMediaType     = refusal{http.StatusUnsupportedMediaType, "Unsupported media type: Content-Type must be application/json"}
+	refuseNotAcceptable = refusal{http.StatusNotAcceptable, "Not acceptable: Accept must allow both application/json and text/event-stream"}
+	refuseNotFound      = refusal{http.StatusNotFound, "Not found: no MCP endpoint at this path"}
+	refuseUnclaimed     = refusal{http.StatusBadRequest, "Invalid request: no protocol version served here handles this request"}
+	refuseResponse      = refusal{http.StatusBadRequest, "Invalid request: clients do not send responses in this protocol version"}
+)
+
+// refusal is one of the transport's refusals.
+type refusal struct {
+	status  int
+	message string
+}
+
+// with returns the refusal with detail added to its message.
+func (r refusal) with(detail string) refusal {
+	r.message += ": " + detail
+	return r
+}
+
+func (r refusal) error() *mrtr.Error {
+	return mrtr.NewError(mrtr.CodeInvalidRequest, r.message, nil)
+}
+
+// internalError is the opaque -32603.
+func internalError() *mrtr.Error {
+	return mrtr.NewError(mrtr.CodeInternalError, "Internal error", nil)
+}

@@ -140,9 +140,9 @@ func varsJSON(vars map[string]string) json.RawMessage {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, k)
+		b = appendString(b, k)
 		b = append(b, ':')
-		b = appendJSONString(b, vars[k])
+		b = appendString(b, vars[k])
 	}
 	return append(b, '}')
 }
@@ -218,10 +218,4 @@ func (s *Server) internal(msg string, err error, c *call) *Error {
 		s.log.Error("mrtr: "+msg, "err", err)
 	}
 	return internalError()
-}
-
-// appendJSONString appends s as a JSON string.
-func appendJSONString(b []byte, s string) []byte {
-	q, _ := json.Marshal(s)
-	return append(b, q...)
 }

@@ -23,12 +23,27 @@ type params struct {
 	Notifications  json.RawMessage
 }
 
-// decode fills p from the params object, matching member names exactly.
-func (p *params) decode(b []byte) error {
-	if len(b) == 0 {
+// read fills p from the params of msg, matching member names exactly. It
+// uses the members ParseMessage found, and splits Params itself for a
+// Message built some other way.
+func (p *params) read(msg *Message) error {
+	if msg.splitOK {
+		for _, m := range msg.split {
+			if err := p.set(string(m.name), m.value); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
-	return eachMember(b, func(name string, v json.RawMessage) error {
+	if len(msg.Params) == 0 {
+		return nil
+	}
+	return eachMember(msg.Params, p.set)
+}
+
+// set records the params member name.
+func (p *params) set(name string, v json.RawMessage) error {
+	{
 		var slot *json.RawMessage
 		switch name {
 		case "_meta":
@@ -61,7 +76,7 @@ func (p *params) decode(b []byte) error {
 		}
 		*slot = v
 		return nil
-	})
+	}
 }
 
 // call is one request on its way through the ladder.
@@ -109,7 +124,7 @@ func (s *Server) Handle(ctx context.Context, in *Inbound) *Response {
 // the package documentation; each step refuses with its own code.
 func (s *Server) serve(ctx context.Context, in *Inbound) (json.RawMessage, *Error) {
 	c := &call{in: in, method: in.Message.Method}
-	if err := c.p.decode(in.Message.Params); err != nil {
+	if err := c.p.read(in.Message); err != nil {
 		return nil, invalidRequest("params: " + err.Error())
 	}
 	// _meta is split once; its version claim is read before the rest is

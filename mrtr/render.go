@@ -14,22 +14,34 @@ import (
 // cacheable, then _meta: the server's identity merged with the handler's
 // own _meta.
 func (s *Server) render(resultType string, body any, meta Object, hint *discover.Hint) (json.RawMessage, *Error) {
-	var b []byte
-	if raw, ok := body.(json.RawMessage); ok {
-		b = raw
-	} else {
+	var out []byte
+	if m, ok := body.(memberAppender); ok {
+		out = make([]byte, 0, 256+len(s.infoMeta))
+		out = append(out, `{"resultType":"`...)
+		out = append(out, resultType...)
+		out = append(out, `",`...)
 		var err error
-		if b, err = json.Marshal(body); err != nil {
+		if out, err = m.appendMembers(out); err != nil {
 			return nil, s.internal("encoding a result failed", err, nil)
 		}
-	}
-	out := make([]byte, 0, len(b)+len(s.infoMeta)+64)
-	out = append(out, `{"resultType":"`...)
-	out = append(out, resultType...)
-	out = append(out, '"')
-	if len(b) > 2 {
-		out = append(out, ',')
-		out = append(out, b[1:len(b)-1]...)
+	} else {
+		var b []byte
+		if raw, ok := body.(json.RawMessage); ok {
+			b = raw
+		} else {
+			var err error
+			if b, err = json.Marshal(body); err != nil {
+				return nil, s.internal("encoding a result failed", err, nil)
+			}
+		}
+		out = make([]byte, 0, len(b)+len(s.infoMeta)+64)
+		out = append(out, `{"resultType":"`...)
+		out = append(out, resultType...)
+		out = append(out, '"')
+		if len(b) > 2 {
+			out = append(out, ',')
+			out = append(out, b[1:len(b)-1]...)
+		}
 	}
 	if hint != nil {
 		out = append(out, `,"ttlMs":`...)

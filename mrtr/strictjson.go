@@ -108,6 +108,9 @@ func memberName(quoted []byte) (string, error) {
 }
 
 func skipSpace(b []byte, i int) int {
+	if i < len(b) && b[i] > ' ' {
+		return i // the common case in compact JSON
+	}
 	for i < len(b) {
 		switch b[i] {
 		case ' ', '\t', '\n', '\r':
@@ -187,7 +190,7 @@ const (
 	maxQuoted = 32
 	// pairwiseNames is how many members an object may have before its
 	// names are checked through a set rather than pairwise.
-	pairwiseNames = 12
+	pairwiseNames = 8
 )
 
 // strictArguments is the one door every argument object passes (the
@@ -241,7 +244,6 @@ type door struct {
 	fail         string // what is wrong; "" while all is well
 	path         []pathElem
 	pathBuf      [16]pathElem
-	names        [pairwiseNames][]byte // names of the object being walked, pairwise phase
 }
 
 // pathElem is one step of the path to the value being walked: a member
@@ -345,7 +347,8 @@ func (d *door) object(i, depth int) int {
 		return i + 1
 	}
 	top := depth == 0
-	var set map[string]struct{} // folded names, once the object outgrows pairwise checks
+	var names [pairwiseNames][]byte // this object's names, while few
+	var set map[string]struct{}     // its folded names, once it outgrows pairwise checks
 	n := 0
 	d.path = append(d.path, pathElem{})
 	slot := len(d.path) - 1
@@ -359,7 +362,7 @@ func (d *door) object(i, depth int) int {
 		}
 		name := d.b[i:end]
 		d.path[slot] = pathElem{name: name}
-		if d.fold(name, escaped, n, &set) {
+		if fold(&names, name, escaped, n, &set) {
 			return d.bad("repeats a member name: names that differ only in case are one name to Go's JSON decoding")
 		}
 		n++
@@ -392,28 +395,28 @@ func (d *door) object(i, depth int) int {
 // an earlier member of the same object has a name equal to it under
 // simple case folding. Small objects compare pairwise; larger ones keep a
 // set of folded names.
-func (d *door) fold(quoted []byte, escaped bool, n int, set *map[string]struct{}) bool {
+func fold(names *[pairwiseNames][]byte, quoted []byte, escaped bool, n int, set *map[string]struct{}) bool {
 	name := quoted[1 : len(quoted)-1]
 	if escaped {
 		s, err := memberName(quoted)
 		if err != nil {
-			return false // d.str has already refused it
+			return false // the string check has already refused it
 		}
 		name = []byte(s)
 	}
 	if n < pairwiseNames {
-		for _, prev := range d.names[:n] {
+		for _, prev := range names[:n] {
 			if bytes.EqualFold(prev, name) {
 				return true
 			}
 		}
-		d.names[n] = name
+		names[n] = name
 		if n < pairwiseNames-1 {
 			return false
 		}
 		// The last pairwise name: move everything into the set.
 		*set = make(map[string]struct{}, 2*pairwiseNames)
-		for _, prev := range d.names[:n+1] {
+		for _, prev := range names[:n+1] {
 			(*set)[string(appendFolded(nil, prev))] = struct{}{}
 		}
 		return false
@@ -580,6 +583,9 @@ func (d *door) number(i int) int {
 // maxNumberLength bytes) is, as a value, exactly the shortest decimal of
 // the double it parses to. Its cost is bounded by the literal's length.
 func exactDouble(lit []byte) bool {
+	if len(lit) > maxNumberLength {
+		return false
+	}
 	if smallInteger(lit) {
 		return true
 	}
@@ -695,5 +701,278 @@ func sameDecimal(a, b []byte) bool {
 	if x.n == 0 || y.n == 0 {
 		return x.n == y.n // zero, whatever its sign
 	}
-	return x.neg == y.neg && x.exp == y.exp && x.n == y.n && x.digits == y.digits
+	return x.neg == y.neg && x.exp == y.exp && x.n == y.n && bytes.Equal(x.digits[:x.n], y.digits[:y.n])
+}
+
+// maxValidDepth bounds the nesting validJSON accepts, as encoding/json
+// bounds its own.
+const maxValidDepth = 10000
+
+// validJSON reports whether b is exactly one JSON value (RFC 8259),
+// surrounded by optional whitespace: the check every message passes
+// before anything reads it. It accepts what json.Valid accepts, except
+// nesting deeper than maxValidDepth, and runs several times faster, which
+// matters for a body of megabytes that will be refused anyway.
+func validJSON(b []byte) bool {
+	v := syntax{b: b}
+	v.space()
+	if !v.value(0) {
+		return false
+	}
+	v.space()
+	return v.i == len(b)
+}
+
+type syntax struct {
+	b []byte
+	i int
+}
+
+func (v *syntax) space() {
+	if v.i < len(v.b) && v.b[v.i] > ' ' {
+		return // the common case in compact JSON
+	}
+	for v.i < len(v.b) {
+		switch v.b[v.i] {
+		case ' ', '\t', '\n', '\r':
+			v.i++
+		default:
+			return
+		}
+	}
+}
+
+func (v *syntax) value(depth int) bool {
+	if v.i >= len(v.b) {
+		return false
+	}
+	switch c := v.b[v.i]; {
+	case c == '{':
+		if depth >= maxValidDepth {
+			return false
+		}
+		v.i++
+		v.space()
+		if v.i < len(v.b) && v.b[v.i] == '}' {
+			v.i++
+			return true
+		}
+		for {
+			if v.i >= len(v.b) || v.b[v.i] != '"' || !v.str() {
+				return false
+			}
+			v.space()
+			if v.i >= len(v.b) || v.b[v.i] != ':' {
+				return false
+			}
+			v.i++
+			v.space()
+			if !v.value(depth + 1) {
+				return false
+			}
+			v.space()
+			if v.i >= len(v.b) {
+				return false
+			}
+			switch v.b[v.i] {
+			case ',':
+				v.i++
+				v.space()
+			case '}':
+				v.i++
+				return true
+			default:
+				return false
+			}
+		}
+	case c == '[':
+		if depth >= maxValidDepth {
+			return false
+		}
+		v.i++
+		v.space()
+		if v.i < len(v.b) && v.b[v.i] == ']' {
+			v.i++
+			return true
+		}
+		for {
+			if !v.value(depth + 1) {
+				return false
+			}
+			v.space()
+			if v.i >= len(v.b) {
+				return false
+			}
+			switch v.b[v.i] {
+			case ',':
+				v.i++
+				v.space()
+			case ']':
+				v.i++
+				return true
+			default:
+				return false
+			}
+		}
+	case c == '"':
+		return v.str()
+	case c == '-' || c >= '0' && c <= '9':
+		return v.number()
+	case c == 't':
+		return v.literal("true")
+	case c == 'f':
+		return v.literal("false")
+	case c == 'n':
+		return v.literal("null")
+	}
+	return false
+}
+
+func (v *syntax) literal(lit string) bool {
+	if !bytes.HasPrefix(v.b[v.i:], []byte(lit)) {
+		return false
+	}
+	v.i += len(lit)
+	return true
+}
+
+// str checks the string at v.i: no control characters, valid escapes.
+// Like encoding/json it does not judge the bytes as UTF-8.
+func (v *syntax) str() bool {
+	b := v.b
+	for j := v.i + 1; j < len(b); {
+		c := b[j]
+		switch {
+		case c == '"':
+			v.i = j + 1
+			return true
+		case c == '\\':
+			if j+1 >= len(b) {
+				return false
+			}
+			switch b[j+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				j += 2
+			case 'u':
+				if _, ok := hex4(b, j+2); !ok {
+					return false
+				}
+				j += 6
+			default:
+				return false
+			}
+		case c < 0x20:
+			return false
+		default:
+			j++
+		}
+	}
+	return false
+}
+
+func (v *syntax) number() bool {
+	b, i := v.b, v.i
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	default:
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return false
+		}
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return false
+		}
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	}
+	v.i = i
+	return true
+}
+
+// members validates the object at v.i and calls fn with the exact
+// (unescaped) name and the raw value of each of its members, in order, leaving v.i just past
+// the object. When sub returns a function for a member's name and that
+// member's value is an object, the value's own members are validated and
+// handed to that function in the same pass. It returns errMalformed for
+// anything that is not valid JSON, and the first error fn returns.
+func (v *syntax) members(depth int, fn func(name []byte, value json.RawMessage) error, sub func(name []byte) func([]byte, json.RawMessage) error) error {
+	if depth >= maxValidDepth || v.i >= len(v.b) || v.b[v.i] != '{' {
+		return errMalformed
+	}
+	v.i++
+	v.space()
+	if v.i < len(v.b) && v.b[v.i] == '}' {
+		v.i++
+		return nil
+	}
+	for {
+		start := v.i
+		if v.i >= len(v.b) || v.b[v.i] != '"' || !v.str() {
+			return errMalformed
+		}
+		name := v.b[start+1 : v.i-1]
+		if bytes.IndexByte(name, '\\') >= 0 || !utf8.Valid(name) {
+			s, err := memberName(v.b[start:v.i])
+			if err != nil {
+				return errMalformed
+			}
+			name = []byte(s)
+		}
+		v.space()
+		if v.i >= len(v.b) || v.b[v.i] != ':' {
+			return errMalformed
+		}
+		v.i++
+		v.space()
+		vstart := v.i
+		var inner func([]byte, json.RawMessage) error
+		if sub != nil && v.i < len(v.b) && v.b[v.i] == '{' {
+			inner = sub(name)
+		}
+		if inner != nil {
+			if err := v.members(depth+1, inner, nil); err != nil {
+				return err
+			}
+		} else if !v.value(depth + 1) {
+			return errMalformed
+		}
+		if err := fn(name, json.RawMessage(v.b[vstart:v.i])); err != nil {
+			return err
+		}
+		v.space()
+		if v.i >= len(v.b) {
+			return errMalformed
+		}
+		switch v.b[v.i] {
+		case ',':
+			v.i++
+			v.space()
+		case '}':
+			v.i++
+			return nil
+		default:
+			return errMalformed
+		}
+	}
 }

@@ -74,6 +74,11 @@ type Message struct {
 	Result json.RawMessage
 	// Error is the error object of a response, verbatim; nil otherwise.
 	Error json.RawMessage
+
+	// split holds the members of Params, found by ParseMessage in its one
+	// pass over the body; splitOK says they are there.
+	split   []member
+	splitOK bool
 }
 
 // IsNotification reports whether the message is a notification: a method
@@ -97,23 +102,32 @@ func ParseMessage(body []byte) (*Message, ID, *Error) {
 	if len(body) == 0 {
 		return nil, ID{}, parseError("empty body")
 	}
-	if !json.Valid(body) {
-		return nil, ID{}, parseError("body is not valid JSON")
-	}
 	switch body[0] {
 	case '[':
+		if !validJSON(body) {
+			return nil, ID{}, parseError("body is not valid JSON")
+		}
 		return nil, ID{}, invalidRequest("batches are not supported; send one message per request")
 	case '{':
 	default:
+		if !validJSON(body) {
+			return nil, ID{}, parseError("body is not valid JSON")
+		}
 		return nil, ID{}, invalidRequest("message must be a JSON object")
 	}
+	// One pass validates the body, splits the envelope and, when params is
+	// an object, splits its members too, so that no later step walks the
+	// body again to find them.
 	var env struct {
 		JSONRPC, ID, Method, Params, Result, Error json.RawMessage
 	}
 	var hasID bool
-	err := eachMember(body, func(name string, v json.RawMessage) error {
+	var split []member
+	var dup bool
+	v := syntax{b: body}
+	err := v.members(0, func(name []byte, val json.RawMessage) error {
 		var slot *json.RawMessage
-		switch name {
+		switch string(name) {
 		case "jsonrpc":
 			slot = &env.JSONRPC
 		case "id":
@@ -130,13 +144,28 @@ func ParseMessage(body []byte) (*Message, ID, *Error) {
 			return nil
 		}
 		if *slot != nil {
-			return errDuplicateMember
+			dup = true
 		}
-		*slot = v
+		*slot = val
 		return nil
+	}, func(name []byte) func([]byte, json.RawMessage) error {
+		if string(name) != "params" || split != nil {
+			return nil
+		}
+		split = make([]member, 0, 4)
+		return func(n []byte, val json.RawMessage) error {
+			split = append(split, member{n, val})
+			return nil
+		}
 	})
-	if err != nil {
-		return nil, ID{}, invalidRequest(err.Error())
+	if err == nil {
+		v.space()
+	}
+	if err != nil || v.i != len(body) {
+		return nil, ID{}, parseError("body is not valid JSON")
+	}
+	if dup {
+		return nil, ID{}, invalidRequest(errDuplicateMember.Error())
 	}
 	var id ID
 	if hasID && validID(env.ID) {
@@ -162,9 +191,15 @@ func ParseMessage(body []byte) (*Message, ID, *Error) {
 		return nil, id, invalidRequest("params must be an object")
 	}
 	if isAbsent(env.Params) {
-		env.Params = nil
+		env.Params, split = nil, nil
 	}
-	return &Message{ID: id, Method: method, Params: env.Params}, id, nil
+	return &Message{ID: id, Method: method, Params: env.Params, split: split, splitOK: split != nil}, id, nil
+}
+
+// member is one member of an object, by exact name.
+type member struct {
+	name  []byte
+	value json.RawMessage
 }
 
 // parseResponse checks a response: exactly one of result (an object) and

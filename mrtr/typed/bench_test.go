@@ -3,11 +3,31 @@ package typed_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
+	"github.com/mrtrkit/mrtrkit/internal/testkit"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/typed"
 )
+
+// The benchmark's tool: the shape of a typical one-shot tool, with
+// validate tags on its input.
+type benchIn struct {
+	Audience string  `json:"audience" jsonschema:"the audience" validate:"min=2"`
+	MaxWords int     `json:"max_words,omitempty" validate:"omitempty,gte=1,lte=50"`
+	Tone     *string `json:"tone,omitempty" validate:"omitempty,oneof=warm formal"`
+}
+
+type benchOut struct {
+	Greeting string `json:"greeting"`
+	Words    int    `json:"words"`
+}
+
+func benchGreet(_ context.Context, _ *mrtr.Request, in benchIn) (benchOut, error) {
+	g := "Hello, " + in.Audience + "!"
+	return benchOut{Greeting: g, Words: len(strings.Fields(g))}, nil
+}
 
 // benchCall measures one tools/call through Server.Handle, parse included.
 func benchCall(b *testing.B, srv *mrtr.Server) {
@@ -29,13 +49,13 @@ func benchCall(b *testing.B, srv *mrtr.Server) {
 // BenchmarkPlainHandler is the baseline: a hand-written mrtr.Handler doing
 // the same work without schemas or checks.
 func BenchmarkPlainHandler(b *testing.B) {
-	srv, _ := newServer(b)
+	srv := testkit.Server(b, testkit.Desc("bench", "1"), mrtr.WithCodec(testkit.Codec(b)))
 	err := srv.AddTool(mrtr.Tool{Name: "greet"}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
-		var in GreetIn
-		if err := req.BindArguments(&in); err != nil {
-			return mrtr.ToolError(err.Error()), nil
+		var in benchIn
+		if err := json.Unmarshal(req.Arguments, &in); err != nil {
+			return mrtr.ErrorResult(err.Error()), nil
 		}
-		out, _ := greet(ctx, req, in)
+		out, _ := benchGreet(ctx, req, in)
 		b, _ := json.Marshal(out)
 		return &mrtr.CallToolResult{Content: []mrtr.Content{mrtr.Text(string(b))}, StructuredContent: json.RawMessage(b)}, nil
 	}))
@@ -45,11 +65,11 @@ func BenchmarkPlainHandler(b *testing.B) {
 	benchCall(b, srv)
 }
 
-// BenchmarkTypedTool adds argument checks in all layers and output
-// validation.
+// BenchmarkTypedTool is the same tool through typed.AddTool: argument
+// checks in every layer, then the output rendered.
 func BenchmarkTypedTool(b *testing.B) {
-	srv, _ := newServer(b)
-	if err := typed.AddTool(srv, mrtr.Tool{Name: "greet"}, greet); err != nil {
+	srv := testkit.Server(b, testkit.Desc("bench", "1"), mrtr.WithCodec(testkit.Codec(b)))
+	if err := typed.AddTool(srv, mrtr.Tool{Name: "greet"}, typed.Func(benchGreet)); err != nil {
 		b.Fatal(err)
 	}
 	benchCall(b, srv)

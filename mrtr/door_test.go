@@ -1,0 +1,218 @@
+package mrtr_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mrtrkit/mrtrkit/discover"
+	"github.com/mrtrkit/mrtrkit/internal/testkit"
+	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
+)
+
+// doorServer has a tool that asks a confirmation before it reads
+// {"cents": n}, the shape of the fold-equal attack: a state sealed while
+// the user confirmed one amount must never open for arguments that a Go
+// handler decodes as another.
+func doorServer(t testing.TB) (*mrtr.Server, *int) {
+	t.Helper()
+	srv := testkit.Server(t, discover.Description{Server: discover.Implementation{Name: "door", Version: "1"}},
+		mrtr.WithCodec(testkit.Codec(t)), mrtr.WithLogger(testkit.Logger(&testkit.LogBuffer{}, 0)))
+	charged := new(int)
+	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "pay"}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		var in struct{ Cents int }
+		if err := json.Unmarshal(req.Arguments, &in); err != nil {
+			return nil, err
+		}
+		if ans, ok := req.Responses.Elicitation("confirm"); !ok || !ans.Accepted() {
+			return mrtr.Ask("confirm", &mrtr.ElicitRequest{Message: "Pay?", RequestedSchema: &mrtr.ElicitSchema{Type: "object", Properties: map[string]json.RawMessage{}}}), nil
+		}
+		*charged = in.Cents
+		return mrtr.TextResult("paid"), nil
+	})))
+	require.NoError(t, srv.AddPrompt(mrtr.Prompt{Name: "p"}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		return &mrtr.GetPromptResult{}, nil
+	})))
+	return srv, charged
+}
+
+const elicitCaps = `{"elicitation":{}}`
+
+// callPay sends one tools/call of pay with the given raw arguments and,
+// when state is not "", that requestState and an accepted confirmation.
+func callPay(t *testing.T, srv *mrtr.Server, args string, state string) (json.RawMessage, *mrtr.Error) {
+	t.Helper()
+	params := map[string]any{"name": "pay", "arguments": json.RawMessage(args)}
+	if state != "" {
+		params["requestState"] = state
+		params["inputResponses"] = map[string]any{"confirm": map[string]any{"action": "accept"}}
+	}
+	return mrtrtest.Send(context.Background(), srv, "", mrtrtest.NewRequest(mrtr.MethodToolsCall, params).WithCapabilities(elicitCaps))
+}
+
+func stateOf(t *testing.T, res json.RawMessage) string {
+	t.Helper()
+	var ir struct {
+		ResultType   string `json:"resultType"`
+		RequestState string `json:"requestState"`
+	}
+	require.NoError(t, json.Unmarshal(res, &ir))
+	require.Equal(t, mrtr.ResultInputRequired, ir.ResultType)
+	return ir.RequestState
+}
+
+func TestFoldEqualNamesNeverReachTheStatePath(t *testing.T) {
+	for name, args := range map[string]string{
+		"long s (U+017F)": `{"cents":5,"centſ":100000}`,
+		"Kelvin sign":     "{\"k\":5,\"\u212a\":100000,\"cents\":5}",
+		"ASCII case":      `{"cents":5,"CENTS":100000}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv, charged := doorServer(t)
+			// The first round is refused: no state is ever sealed for
+			// arguments a decoder could read two ways.
+			_, err := callPay(t, srv, args, "")
+			require.NotNil(t, err)
+			assert.Equal(t, mrtr.CodeInvalidParams, err.Code)
+			assert.Contains(t, err.Message, "repeats a member name")
+
+			// A genuine state sealed for {"cents":5} does not open for the
+			// same arguments plus a fold-equal twin, in either order.
+			res, err := callPay(t, srv, `{"cents":5}`, "")
+			require.Nil(t, err)
+			tok := stateOf(t, res)
+			for _, retry := range []string{args, reorder(args)} {
+				_, err = callPay(t, srv, retry, tok)
+				require.NotNil(t, err, retry)
+				assert.Equal(t, mrtr.CodeInvalidParams, err.Code)
+				assert.Contains(t, err.Message, "Invalid arguments", "the door refuses before the state is looked at")
+			}
+			assert.Zero(t, *charged, "no handler ran past the door")
+
+			// The genuine retry pays what was confirmed.
+			_, err = callPay(t, srv, `{"cents":5}`, tok)
+			require.Nil(t, err)
+			assert.Equal(t, 5, *charged)
+		})
+	}
+}
+
+// reorder swaps the first two members of a flat object.
+func reorder(args string) string {
+	var m []json.RawMessage
+	parts := strings.SplitN(strings.Trim(args, "{}"), ",", 3)
+	for _, p := range parts {
+		m = append(m, json.RawMessage(p))
+	}
+	m[0], m[1] = m[1], m[0]
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, p := range m {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(p)
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+func TestDoorRefusesInexactNumbersOnEveryCall(t *testing.T) {
+	srv, _ := doorServer(t)
+	_, err := callPay(t, srv, `{"cents":9007199254740993}`, "")
+	require.NotNil(t, err)
+	assert.Contains(t, err.Message, "arguments.cents is a number with no exact IEEE 754 double form")
+	_, err = callPay(t, srv, `{"cents":5,"rate":1e0,"share":0.1}`, "")
+	assert.Nil(t, err, "1e0 is exactly 1 and 0.1 is the shortest form of its double")
+}
+
+func TestDoorGuardsPromptArguments(t *testing.T) {
+	srv, _ := doorServer(t)
+	for args, want := range map[string]string{
+		`{"a":"x","A":"y"}`: "repeats a member name",
+		`{"a":1}`:           "arguments.a must be a string",
+		`{"a":"\ud800"}`:    "unpaired surrogate",
+	} {
+		_, err := mrtrtest.Send(context.Background(), srv, "", mrtrtest.NewRequest(mrtr.MethodPromptsGet,
+			map[string]any{"name": "p", "arguments": json.RawMessage(args)}))
+		require.NotNil(t, err, args)
+		assert.Equal(t, mrtr.CodeInvalidParams, err.Code, args)
+		assert.Contains(t, err.Message, want, args)
+	}
+}
+
+// abusiveBodies are arguments built to make a check cost more than the
+// request's size: a 4 MiB number literal; a 64 KiB member name before a
+// 200,000-element array; a 4 MiB array of small objects, each with its own
+// set of names.
+func abusiveBodies() map[string]string {
+	const size = 4 << 20
+	var arr bytes.Buffer
+	arr.WriteString(`{"` + strings.Repeat("a", 64<<10) + `":[`)
+	for i := 0; i < 200000; i++ {
+		if i > 0 {
+			arr.WriteByte(',')
+		}
+		arr.WriteByte('0')
+	}
+	arr.WriteString("]}")
+	var objs bytes.Buffer
+	objs.WriteString(`{"a":[`)
+	for objs.Len() < size-300 {
+		objs.WriteString(`{"x":1,"y":2},`)
+	}
+	objs.WriteString(`{}]}`)
+	return map[string]string{
+		"long number":       `{"n":0.` + strings.Repeat("7", size-200) + `3}`,
+		"long name + array": arr.String(),
+		"many objects":      objs.String(),
+	}
+}
+
+// abusiveRequest is a tools/call of pay with args and a requestState that
+// is not a token.
+func abusiveRequest(args string) []byte {
+	return mrtrtest.NewRequest(mrtr.MethodToolsCall, map[string]any{
+		"name": "pay", "arguments": json.RawMessage(args), "requestState": "x",
+	}).Body()
+}
+
+func TestAbusiveArgumentsAreRefusedCheaply(t *testing.T) {
+	srv, charged := doorServer(t)
+	for name, args := range abusiveBodies() {
+		msg, _, perr := mrtr.ParseMessage(abusiveRequest(args))
+		require.Nil(t, perr, name)
+		resp := srv.Handle(context.Background(), &mrtr.Inbound{Message: msg})
+		require.NotNil(t, resp.Error, name)
+		assert.Equal(t, mrtr.CodeInvalidParams, resp.Error.Code, name)
+		assert.Less(t, len(resp.Error.Message), 200, "%s: the message quotes a short prefix at most", name)
+	}
+	assert.Zero(t, *charged)
+}
+
+// BenchmarkAbusiveArguments measures the server CPU a request of each
+// abusive shape costs, with a bogus requestState, parse included.
+func BenchmarkAbusiveArguments(b *testing.B) {
+	srv, _ := doorServer(b)
+	for name, args := range abusiveBodies() {
+		body := abusiveRequest(args)
+		b.Run(strings.ReplaceAll(name, " ", "_"), func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				msg, _, perr := mrtr.ParseMessage(body)
+				if perr != nil {
+					b.Fatal(perr)
+				}
+				if resp := srv.Handle(context.Background(), &mrtr.Inbound{Message: msg}); resp.Error == nil {
+					b.Fatal("accepted")
+				}
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package mrtr_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/mrtrkit/mrtrkit/mrtr"
@@ -29,10 +30,10 @@ func BenchmarkToolsCall(b *testing.B) {
 	fx := newFixture(b, mrtr.WithLogger(discardLogger))
 	fx.addTool("add", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
 		var args struct{ A, B int }
-		if err := req.BindArguments(&args); err != nil {
+		if err := json.Unmarshal(req.Arguments, &args); err != nil {
 			return nil, err
 		}
-		return textResult("sum"), nil
+		return mrtr.TextResult("sum"), nil
 	})
 	body := []byte(request("tools/call", obj{"_meta": meta(capsNone), "name": "add", "arguments": obj{"a": 1, "b": 2}}))
 	buf := make([]byte, 0, 1024)
@@ -52,7 +53,7 @@ func BenchmarkMRTRRound(b *testing.B) {
 			return mrtr.Ask("name", nameForm("What is your name?")), nil
 		}
 		name, _ := ans.Content["name"].(string)
-		return textResult("Hello, " + name), nil
+		return mrtr.TextResult("Hello, " + name), nil
 	})
 	_, tok := fx.call("tools/call", obj{"_meta": meta(capsElicit), "name": "greet", "arguments": obj{"lang": "en"}}).inputRequired(b)
 	body := []byte(request("tools/call", obj{

@@ -1,6 +1,7 @@
 package mrtr_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -20,7 +21,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 func noopTool(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
-	return textResult("ok"), nil
+	return mrtr.TextResult("ok"), nil
 }
 
 func TestDiscoverEmptyServer(t *testing.T) {
@@ -91,24 +92,35 @@ func TestDiscoverOmitServerInfo(t *testing.T) {
 	assert.NotContains(t, f.call("tools/call", obj{"name": "t"}).complete(t), "_meta")
 }
 
-// TestDiscoverGolden compares the full discover rendering with
-// testdata/discover.golden.json (go test -run TestDiscoverGolden -update
-// rewrites it).
+// TestDiscoverGolden compares the server/discover result, byte for byte
+// up to indentation, with testdata/discover.golden.json (go test -run
+// TestDiscoverGolden -update rewrites it). mrtr renders server/discover
+// itself, like every other result: resultType first, then the body, the
+// cache hint and _meta. The description and the registries both feed the
+// capabilities.
 func TestDiscoverGolden(t *testing.T) {
 	desc := testDesc()
 	desc.Server.Title = "Test Server"
 	desc.Instructions = "Ask for the weather."
+	desc.LegacyVersions = []string{"2025-11-25"}
 	desc.Capabilities.Logging = &discover.Empty{}
+	desc.Capabilities.Tools = &discover.ListChanged{ListChanged: true}
+	desc.Capabilities.Resources = &discover.ResourcesCapability{Subscribe: true}
+	desc.Capabilities.Extensions = map[string]map[string]any{"io.example/ext": nil}
+	desc.Cache.Discover = 90 * time.Second
 	f := newFixtureDesc(t, desc)
 	f.addTool("weather", noopTool)
+	require.NoError(t, f.srv.AddPrompt(mrtr.Prompt{Name: "forecast"}, mrtr.HandlerFunc(noopTool)))
 	require.NoError(t, f.srv.AddResource(mrtr.Resource{URI: "file:///readme", Name: "readme"}, mrtr.HandlerFunc(noopTool)))
+	f.srv.SetCompletionHandler(mrtr.CompletionHandlerFunc(func(context.Context, *mrtr.CompleteRequest) (*mrtr.Completion, error) {
+		return nil, nil
+	}))
 	r := f.call("server/discover", obj{"_meta": meta(capsNone)})
 	r.complete(t)
-	var pretty any
-	require.NoError(t, json.Unmarshal(r.ResultRaw, &pretty))
-	got, err := json.MarshalIndent(pretty, "", "  ")
-	require.NoError(t, err)
-	got = append(got, '\n')
+	assertNoDuplicateKeys(t, r.ResultRaw)
+	var indented bytes.Buffer
+	require.NoError(t, json.Indent(&indented, r.ResultRaw, "", "  "))
+	got := append(indented.Bytes(), '\n')
 	path := filepath.Join("testdata", "discover.golden.json")
 	if *update {
 		require.NoError(t, os.WriteFile(path, got, 0o644))
@@ -116,6 +128,15 @@ func TestDiscoverGolden(t *testing.T) {
 	want, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Equal(t, string(want), string(got))
+
+	// An authenticated caller gets the same answer, private.
+	r = f.call("server/discover", obj{"_meta": meta(capsNone)}, asPrincipal("alice"))
+	res := r.complete(t)
+	assert.Equal(t, "private", res["cacheScope"])
+	var golden obj
+	require.NoError(t, json.Unmarshal(want, &golden))
+	golden["cacheScope"] = "private"
+	assert.Equal(t, golden, res)
 }
 
 func TestCapabilityGatedMethods(t *testing.T) {
@@ -124,8 +145,9 @@ func TestCapabilityGatedMethods(t *testing.T) {
 	for _, method := range []string{"tools/list", "tools/call", "prompts/list", "prompts/get", "resources/list", "resources/read", "resources/templates/list", "completion/complete"} {
 		t.Run(method, func(t *testing.T) {
 			r := f.call(method, m)
-			r.fail(t, mrtr.CodeMethodNotFound)
-			assert.Equal(t, 404, r.Status)
+			e := r.fail(t, mrtr.CodeMethodNotFound)
+			assert.True(t, r.Envelope)
+			assert.Equal(t, "Method not found: "+method, e.Message)
 		})
 	}
 	// server/discover needs nothing.
@@ -166,7 +188,7 @@ func TestCompletion(t *testing.T) {
 		case "none":
 			return nil, nil
 		case "fail":
-			return nil, mrtr.ErrInvalidParams("no such argument", nil)
+			return nil, mrtr.InvalidParamsError("no such argument")
 		case "boom":
 			return nil, assert.AnError
 		}
@@ -227,7 +249,7 @@ func TestCompletion(t *testing.T) {
 			tt.edit(p)
 			r := f.call("completion/complete", p)
 			r.fail(t, mrtr.CodeInvalidParams)
-			assert.Equal(t, 200, r.Status)
+			assert.False(t, r.Envelope)
 		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
 	"github.com/mrtrkit/mrtrkit/state"
 )
 
@@ -36,6 +37,103 @@ func newExampleServer(caps discover.Capabilities) *mrtr.Server {
 	return srv
 }
 
+// A tool with an input schema. The handler decodes its arguments with
+// encoding/json: they have passed the strict door, so they decode into
+// exactly what was sent. A problem the model can fix is an ErrorResult; a
+// number with no exact double form never reaches the handler.
+func ExampleServer_AddTool() {
+	srv := newExampleServer(discover.Capabilities{})
+
+	err := srv.AddTool(mrtr.Tool{
+		Name:        "divide",
+		Description: "Divides a by b.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}`),
+	}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		var in struct{ A, B float64 }
+		if err := json.Unmarshal(req.Arguments, &in); err != nil {
+			return mrtr.ErrorResult("arguments: " + err.Error()), nil
+		}
+		if in.B == 0 {
+			return mrtr.ErrorResult("b must not be zero"), nil
+		}
+		return mrtr.TextResult(fmt.Sprint(in.A / in.B)), nil
+	}))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	client := mrtrtest.NewClient(srv)
+	for _, args := range []string{`{"a":7,"b":2}`, `{"a":7,"b":0}`, `{"a":9007199254740993,"b":1}`} {
+		res, err := client.CallTool(context.Background(), "divide", json.RawMessage(args))
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Printf("%s (isError %v)\n", res.Text(), res.IsError)
+	}
+	// Output:
+	// 3.5 (isError false)
+	// b must not be zero (isError true)
+	// mcp error -32602: Invalid arguments: arguments.a is a number with no exact IEEE 754 double form; send it as a string
+}
+
+// The transport surface: a transport parses each message with
+// ParseMessage, hands it to Handle with the principal it authenticated,
+// and writes the Response back (none for a notification). It maps errors
+// to its wire itself: Streamable HTTP answers an envelope error with 404
+// for -32601 and 400 for the rest, everything else with 200.
+func ExampleServer_Handle() {
+	srv := newExampleServer(discover.Capabilities{})
+	err := srv.AddTool(mrtr.Tool{Name: "echo"}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		return mrtr.TextResult(string(req.Arguments)), nil
+	}))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	status := func(e *mrtr.Error) int {
+		switch {
+		case e == nil || !e.Envelope():
+			return 200
+		case e.Code == mrtr.CodeMethodNotFound:
+			return 404
+		}
+		return 400
+	}
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + exampleMeta + `,"name":"echo","arguments":{"text":"hi"}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{` + exampleMeta + `,"name":"nope"}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/frobnicate","params":{` + exampleMeta + `}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
+		`[{"jsonrpc":"2.0","id":5,"method":"tools/list"}]`,
+	} {
+		var resp *mrtr.Response
+		msg, id, perr := mrtr.ParseMessage([]byte(body))
+		if perr != nil {
+			resp = &mrtr.Response{ID: id, Error: perr}
+		} else {
+			resp = srv.Handle(context.Background(), &mrtr.Inbound{Message: msg, Principal: ""})
+		}
+		if resp == nil {
+			fmt.Println("202 (notification, no response)")
+			continue
+		}
+		out, err := resp.AppendJSON(nil)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(status(resp.Error), string(out))
+	}
+	// Output:
+	// 200 {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"{\"text\":\"hi\"}"}]}}
+	// 200 {"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Unknown tool: nope"}}
+	// 404 {"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"Method not found: tools/frobnicate"}}
+	// 400 {"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"Invalid _meta: params._meta is required"}}
+	// 202 (notification, no response)
+	// 400 {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request: batches are not supported; send one message per request"}}
+}
+
 // A resource with a fixed URI and a resource template, each read with
 // resources/read. The values matched by the template's {id} reach the
 // handler in Request.Vars.
@@ -56,7 +154,7 @@ func ExampleServer_AddResource() {
 	note := mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
 		text, ok := notes[req.Vars["id"]]
 		if !ok {
-			return nil, mrtr.ErrResourceNotFound(req.URI)
+			return nil, mrtr.ResourceNotFoundError(req.URI)
 		}
 		return &mrtr.ReadResourceResult{Contents: []mrtr.ResourceContents{
 			mrtr.TextResource(req.URI, "text/plain", text),
@@ -67,27 +165,14 @@ func ExampleServer_AddResource() {
 		log.Fatal(err)
 	}
 
-	// read serves one resources/read as a transport would.
+	client := mrtrtest.NewClient(srv)
 	read := func(uri string) {
-		body := `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{` + exampleMeta + `,"uri":"` + uri + `"}}`
-		msg, _, perr := mrtr.ParseMessage([]byte(body))
-		if perr != nil {
-			log.Fatal(perr)
-		}
-		resp := srv.Handle(context.Background(), &mrtr.Inbound{Message: msg})
-		if resp.Error != nil {
-			fmt.Printf("%s: %v\n", uri, resp.Error)
+		res, err := client.ReadResource(context.Background(), uri)
+		if err != nil {
+			fmt.Printf("%s: %v\n", uri, err)
 			return
 		}
-		var result struct {
-			Contents []struct {
-				Text string `json:"text"`
-			} `json:"contents"`
-		}
-		if err := json.Unmarshal(resp.Result, &result); err != nil {
-			log.Fatal(err)
-		}
-		fmt.Printf("%s: %s\n", uri, result.Contents[0].Text)
+		fmt.Printf("%s: %s\n", uri, *res.Contents[0].Text)
 	}
 	read("notes://readme")
 	read("notes://2")
@@ -123,24 +208,21 @@ func ExampleServer_AddPrompt() {
 		log.Fatal(err)
 	}
 
-	// get serves one prompts/get as a transport would.
-	get := func(arguments string) {
-		body := `{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{` + exampleMeta + `,"name":"review","arguments":` + arguments + `}}`
-		msg, _, perr := mrtr.ParseMessage([]byte(body))
-		if perr != nil {
-			log.Fatal(perr)
-		}
-		resp := srv.Handle(context.Background(), &mrtr.Inbound{Message: msg})
-		if resp.Error != nil {
-			fmt.Println(resp.Error)
+	client := mrtrtest.NewClient(srv)
+	get := func(arguments map[string]string) {
+		res, err := client.GetPrompt(context.Background(), "review", arguments)
+		if err != nil {
+			fmt.Println(err)
 			return
 		}
-		fmt.Println(string(resp.Result))
+		for _, m := range res.Messages {
+			fmt.Printf("%s: %s\n", m.Role, m.Content.Text)
+		}
 	}
-	get(`{"language":"Go","focus":"error handling"}`)
-	get(`{"focus":"naming"}`)
+	get(map[string]string{"language": "Go", "focus": "error handling"})
+	get(map[string]string{"focus": "naming"})
 	// Output:
-	// {"resultType":"complete","messages":[{"role":"user","content":{"type":"text","text":"Review this Go code. Look at error handling first."}}]}
+	// user: Review this Go code. Look at error handling first.
 	// mcp error -32602: Missing required argument: language
 }
 

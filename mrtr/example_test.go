@@ -1,22 +1,25 @@
 package mrtr_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"log"
-	"sort"
 
 	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
 	"github.com/mrtrkit/mrtrkit/state"
 )
 
-// A server with one tool that asks for the user's name through elicitation
-// and greets them on the retry.
+// A tool that asks the user for their name and greets them on the retry,
+// tested in process with mrtrtest: the client answers the elicitation
+// round, and the call goes through the server's real pipeline (sealed
+// requestState, capability gate, strict door).
 func Example() {
-	ring, err := state.NewKeyRing(state.Key{ID: "k1", Secret: bytes.Repeat([]byte{7}, 32)})
+	// A real server loads its requestState keys from configuration (see
+	// package state); without WithCodec it makes a random key and warns.
+	ring, err := state.GenerateKeyRing()
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -42,64 +45,27 @@ func Example() {
 			}), nil
 		}
 		if !ans.Accepted() {
-			return mrtr.ToolError("The user did not give a name."), nil
+			return mrtr.ErrorResult("The user did not give a name."), nil
 		}
-		return &mrtr.CallToolResult{Content: []mrtr.Content{mrtr.Text(fmt.Sprintf("Hello, %s!", ans.Content["name"]))}}, nil
+		return mrtr.TextResult(fmt.Sprintf("Hello, %v!", ans.Content["name"])), nil
 	})
 	if err := srv.AddTool(mrtr.Tool{Name: "greet", Description: "Greets the user by name"}, greet); err != nil {
 		log.Fatal(err)
 	}
 
-	// send serves one request body as a transport would and decodes the result.
-	send := func(body string) map[string]json.RawMessage {
-		msg, _, perr := mrtr.ParseMessage([]byte(body))
-		if perr != nil {
-			log.Fatal(perr)
-		}
-		resp := srv.Handle(context.Background(), &mrtr.Inbound{Message: msg})
-		if resp.Error != nil {
-			log.Fatal(resp.Error)
-		}
-		var result map[string]json.RawMessage
-		if err := json.Unmarshal(resp.Result, &result); err != nil {
-			log.Fatal(err)
-		}
-		return result
+	client := mrtrtest.NewClient(srv, mrtrtest.OnElicitation(func(ctx context.Context, r *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
+		fmt.Println("asked:", r.Message)
+		return &mrtr.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+	}))
+	res, err := client.CallTool(context.Background(), "greet", nil)
+	if err != nil {
+		log.Fatal(err)
 	}
-	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}`
-
-	// Round 1: the server asks for input.
-	first := send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + meta + `,"name":"greet","arguments":{}}}`)
-	var asks map[string]struct {
-		Method string `json:"method"`
-	}
-	var requestState string
-	_ = json.Unmarshal(first["inputRequests"], &asks)
-	_ = json.Unmarshal(first["requestState"], &requestState)
-	keys := make([]string, 0, len(asks))
-	for k := range asks {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	fmt.Println("round 1:", string(first["resultType"]))
-	for _, k := range keys {
-		fmt.Printf("  %s -> %s\n", k, asks[k].Method)
-	}
-
-	// Round 2: the client retries with the answer and the requestState.
-	stateJSON, _ := json.Marshal(requestState)
-	second := send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{` + meta + `,"name":"greet","arguments":{},` +
-		`"inputResponses":{"name":{"action":"accept","content":{"name":"Ada"}}},"requestState":` + string(stateJSON) + `}}`)
-	var content []struct {
-		Text string `json:"text"`
-	}
-	_ = json.Unmarshal(second["content"], &content)
-	fmt.Println("round 2:", string(second["resultType"]))
-	fmt.Println(" ", content[0].Text)
+	fmt.Println(res.Text())
+	fmt.Println("rounds:", res.Rounds, res.Asked)
 
 	// Output:
-	// round 1: "input_required"
-	//   name -> elicitation/create
-	// round 2: "complete"
-	//   Hello, Ada!
+	// asked: What is your name?
+	// Hello, Ada!
+	// rounds: 1 [[name]]
 }

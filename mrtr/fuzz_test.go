@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
@@ -21,6 +24,8 @@ func FuzzParseMessage(f *testing.F) {
 		`{"jsonrpc":"2.0","id":null,"method":"m"}`,
 		`{"jsonrpc":"2.0","id":1.5,"method":"m"}`,
 		`{"jsonrpc":"2.0","id":1,"result":{}}`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"m","params":[]}`,
 		`[{"jsonrpc":"2.0","id":1,"method":"m"}]`,
 		`{"jsonrpc":"2.0","id":1,"method":""}`,
@@ -31,6 +36,7 @@ func FuzzParseMessage(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
+	srv := newFixture(f, mrtr.WithLogger(discardLogger)).srv
 	f.Fuzz(func(t *testing.T, body []byte) {
 		msg, id, err := mrtr.ParseMessage(body)
 		if (msg == nil) == (err == nil) {
@@ -40,11 +46,11 @@ func FuzzParseMessage(f *testing.F) {
 			if err.Code != mrtr.CodeParseError && err.Code != mrtr.CodeInvalidRequest {
 				t.Fatalf("unexpected code %d", err.Code)
 			}
-			if mrtr.HTTPStatus(err) != 400 {
-				t.Fatalf("status %d for %d", mrtr.HTTPStatus(err), err.Code)
+			if !err.Envelope() {
+				t.Fatalf("a message that does not parse is not an envelope error: %d", err.Code)
 			}
-			if !id.IsZero() && !json.Valid(id.Raw()) {
-				t.Fatalf("echoed id is not JSON: %q", id.Raw())
+			if !id.IsZero() && !json.Valid([]byte(id.String())) {
+				t.Fatalf("echoed id is not JSON: %q", id.String())
 			}
 			b, merr := (&mrtr.Response{ID: id, Error: err}).AppendJSON(nil)
 			if merr != nil || !json.Valid(b) {
@@ -52,22 +58,43 @@ func FuzzParseMessage(f *testing.F) {
 			}
 			return
 		}
-		if msg.Method == "" {
-			t.Fatal("empty method")
-		}
-		if msg.Params != nil && (len(msg.Params) == 0 || msg.Params[0] != '{') {
-			t.Fatalf("params is not an object: %q", msg.Params)
+		if id.String() != msg.ID.String() {
+			t.Fatalf("returned id %q, message id %q", id.String(), msg.ID.String())
 		}
 		if !msg.ID.IsZero() {
 			var v any
-			if json.Unmarshal(msg.ID.Raw(), &v) != nil {
-				t.Fatalf("id is not JSON: %q", msg.ID.Raw())
+			if json.Unmarshal([]byte(msg.ID.String()), &v) != nil {
+				t.Fatalf("id is not JSON: %q", msg.ID.String())
 			}
 			switch v.(type) {
 			case string, float64:
 			default:
-				t.Fatalf("id is neither a string nor a number: %q", msg.ID.Raw())
+				t.Fatalf("id is neither a string nor a number: %q", msg.ID.String())
 			}
+		}
+		if msg.IsResponse() {
+			// A response (from a client of the initialize era): exactly one
+			// of result and error, and Handle refuses it.
+			if msg.Method != "" || msg.Params != nil || (msg.Result == nil) == (msg.Error == nil) {
+				t.Fatalf("malformed response message: %+v", msg)
+			}
+			if msg.Result != nil && (msg.Result[0] != '{' || msg.ID.IsZero()) {
+				t.Fatalf("result response without an object result or an id: %+v", msg)
+			}
+			resp := srv.Handle(context.Background(), &mrtr.Inbound{Message: msg})
+			if resp == nil || resp.Error == nil || resp.Error.Code != mrtr.CodeInvalidRequest || resp.ID.String() != msg.ID.String() {
+				t.Fatalf("a response message was not refused with -32600: %+v", resp)
+			}
+			return
+		}
+		if msg.Method == "" {
+			t.Fatal("empty method")
+		}
+		if msg.Result != nil || msg.Error != nil {
+			t.Fatalf("a request with a result or an error: %+v", msg)
+		}
+		if msg.Params != nil && (len(msg.Params) == 0 || msg.Params[0] != '{') {
+			t.Fatalf("params is not an object: %q", msg.Params)
 		}
 		b, merr := (&mrtr.Response{ID: msg.ID, Result: json.RawMessage(`{}`)}).AppendJSON(nil)
 		if merr != nil || !json.Valid(b) {
@@ -75,6 +102,23 @@ func FuzzParseMessage(f *testing.F) {
 		}
 	})
 }
+
+// messageID returns the id of a request with the JSON id text raw, as
+// ParseMessage reads it: handler tests that build a Message by hand need
+// one, since a Message without an id is a notification.
+func messageID(tb testing.TB, raw string) mrtr.ID {
+	tb.Helper()
+	msg, _, err := mrtr.ParseMessage([]byte(`{"jsonrpc":"2.0","id":` + raw + `,"method":"m"}`))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return msg.ID
+}
+
+// codeUndecodable is the error code the fuzz handlers answer with when
+// arguments that passed the strict door do not decode: checkResponse fails
+// on it.
+const codeUndecodable mrtr.Code = -1
 
 // fuzzServer serves a tool, a prompt, a resource template and completions;
 // the tool asks for a name in round 0 and mirrors "region".
@@ -93,9 +137,12 @@ func fuzzServer(t testing.TB) *fixture {
 		case "resources/read":
 			return &mrtr.ReadResourceResult{}, nil
 		}
+		// What passed the strict door decodes with encoding/json.
 		var args map[string]any
-		_ = req.BindArguments(&args)
-		return textResult("ok"), nil
+		if err := json.Unmarshal(req.Arguments, &args); err != nil {
+			return nil, mrtr.NewError(codeUndecodable, "arguments passed the door but do not decode: "+err.Error(), nil)
+		}
+		return mrtr.TextResult("ok"), nil
 	})
 	schema := `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"integer","x-mcp-header":"N"}}}`
 	if err := fx.srv.AddTool(mrtr.Tool{Name: "t", InputSchema: json.RawMessage(schema)}, h, mrtr.StaticAsks(nil)); err != nil {
@@ -138,10 +185,31 @@ func checkResponse(t *testing.T, resp *mrtr.Response) {
 	if (env.Result == nil) == (env.Error == nil) {
 		t.Fatalf("exactly one of result and error expected: %s", b)
 	}
-	switch st := resp.Status(); st {
-	case 200, 400, 404:
-	default:
-		t.Fatalf("status %d: %s", st, b)
+	if e := resp.Error; e != nil {
+		if e.Code == codeUndecodable {
+			t.Fatalf("%s", e.Message)
+		}
+		// Envelope errors are the ladder's envelope codes and -32602 for
+		// _meta; every other error travels in-band.
+		switch e.Code {
+		case mrtr.CodeParseError, mrtr.CodeInvalidRequest, mrtr.CodeMethodNotFound, mrtr.CodeHeaderMismatch, mrtr.CodeMissingCapability, mrtr.CodeUnsupportedVersion:
+			if !e.Envelope() {
+				t.Fatalf("%d is not an envelope error: %s", e.Code, b)
+			}
+		case mrtr.CodeInvalidParams:
+			if e.Envelope() != strings.HasPrefix(e.Message, "Invalid _meta: ") {
+				t.Fatalf("-32602 envelope=%v: %s", e.Envelope(), b)
+			}
+		default:
+			if e.Envelope() {
+				t.Fatalf("%d is an envelope error: %s", e.Code, b)
+			}
+		}
+		// Values the caller sent are quoted: no control character or line
+		// break reaches a message.
+		if !utf8.ValidString(e.Message) || strings.IndexFunc(e.Message, unicode.IsControl) >= 0 {
+			t.Fatalf("message with a raw control character or invalid UTF-8: %q", e.Message)
+		}
 	}
 	if env.Result != nil {
 		rt := string(env.Result["resultType"])
@@ -186,8 +254,9 @@ func FuzzHandle(f *testing.F) {
 		}
 		f.Add(uint8(0), true, []byte(seed))
 	}
+	id := messageID(f, "1")
 	f.Fuzz(func(t *testing.T, method uint8, headers bool, params []byte) {
-		msg := &mrtr.Message{ID: mrtr.IntID(1), Method: fuzzMethods[int(method)%len(fuzzMethods)]}
+		msg := &mrtr.Message{ID: id, Method: fuzzMethods[int(method)%len(fuzzMethods)]}
 		if len(params) > 0 {
 			msg.Params = params
 		}
@@ -195,7 +264,7 @@ func FuzzHandle(f *testing.F) {
 		if headers {
 			mr := mirror(msg.Method, "t")
 			mr.Params = map[string]mrtr.HeaderValue{"region": hv("eu"), "n": hv("1")}
-			in.Headers = mr
+			in.Mirror = mr
 		}
 		checkResponse(t, fx.srv.Handle(context.Background(), in))
 
@@ -223,13 +292,13 @@ func FuzzDecodeAnswer(f *testing.F) {
 			switch k {
 			case "s", "f", "u", "r":
 			default:
-				return nil, mrtr.ErrInvalidParams("unasked key reached the handler: "+k, nil)
+				return nil, mrtr.NewError(mrtr.CodeInternalError, "unasked key reached the handler: "+k, nil)
 			}
 		}
 		if s, ok := req.Responses.Sampling("s"); ok {
 			_ = s.Text()
 		}
-		return textResult("ok"), nil
+		return mrtr.TextResult("ok"), nil
 	})); err != nil {
 		f.Fatal(err)
 	}
@@ -247,12 +316,13 @@ func FuzzDecodeAnswer(f *testing.F) {
 		}
 	}
 	prefix := `{"_meta":` + string(mustJSON(meta(capsEverything))) + `,"name":"ask","requestState":"` + tok + `","inputResponses":{"`
+	id := messageID(f, "1")
 	f.Fuzz(func(t *testing.T, key uint8, answer []byte) {
 		k := fuzzKeys[int(key)%len(fuzzKeys)]
 		params := []byte(prefix + k + `":`)
 		params = append(params, answer...)
 		params = append(params, "}}"...)
-		resp := fx.srv.Handle(context.Background(), &mrtr.Inbound{Message: &mrtr.Message{ID: mrtr.IntID(1), Method: "tools/call", Params: params}})
+		resp := fx.srv.Handle(context.Background(), &mrtr.Inbound{Message: &mrtr.Message{ID: id, Method: "tools/call", Params: params}})
 		checkResponse(t, resp)
 		if resp.Error != nil {
 			switch resp.Error.Code {

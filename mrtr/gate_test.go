@@ -86,7 +86,7 @@ func TestCapabilityGate(t *testing.T) {
 				return
 			}
 			e := r.fail(t, mrtr.CodeMissingCapability)
-			assert.Equal(t, 400, r.Status)
+			assert.True(t, r.Envelope, "-32021 is about the request as a whole")
 			var data struct {
 				Required json.RawMessage `json:"requiredCapabilities"`
 			}
@@ -114,7 +114,7 @@ func TestHandlerAdaptingToCapabilitiesIsNotGated(t *testing.T) {
 		case caps.FormElicitation():
 			return mrtr.Ask("e", nameForm("name?")), nil
 		}
-		return mrtr.ToolError("this tool needs sampling or elicitation"), nil
+		return mrtr.ErrorResult("this tool needs sampling or elicitation"), nil
 	})
 	res, _ := f.call("tools/call", obj{"_meta": meta(capsSampling), "name": "t"}).inputRequired(t)
 	assert.Equal(t, []string{"s"}, keysOf(res["inputRequests"]))
@@ -218,8 +218,8 @@ func TestInvalidEmbeddedRequests(t *testing.T) {
 			e := r.fail(t, mrtr.CodeInternalError)
 			assert.Equal(t, "Internal error", e.Message)
 			assert.Nil(t, e.Data)
-			assert.Equal(t, 200, r.Status)
-			assert.True(t, f.logHas("input request", `request \"k\"`), "log: %s", f.logs.String())
+			assert.False(t, r.Envelope)
+			assert.True(t, f.logHas("level=ERROR", "handler asked a malformed question", `request \"k\"`), "log: %s", f.logs.String())
 		})
 	}
 }
@@ -277,13 +277,15 @@ func TestHandlerResultTypes(t *testing.T) {
 		{"tool returns nil", "tools/call", nil, nil, mrtr.CodeInternalError, "Internal error"},
 		{"tool returns typed nil", "tools/call", (*mrtr.CallToolResult)(nil), nil, mrtr.CodeInternalError, "Internal error"},
 		{"tool returns typed nil input required", "tools/call", (*mrtr.InputRequired)(nil), nil, mrtr.CodeInternalError, "Internal error"},
-		{"prompt returns tool result", "prompts/get", textResult("x"), nil, mrtr.CodeInternalError, "Internal error"},
-		{"resource returns tool result", "resources/read", textResult("x"), nil, mrtr.CodeInternalError, "Internal error"},
+		{"prompt returns tool result", "prompts/get", mrtr.TextResult("x"), nil, mrtr.CodeInternalError, "Internal error"},
+		{"resource returns tool result", "resources/read", mrtr.TextResult("x"), nil, mrtr.CodeInternalError, "Internal error"},
 		{"plain error", "tools/call", nil, errors.New("database password is hunter2"), mrtr.CodeInternalError, "Internal error"},
-		{"plain error beside a result", "tools/call", textResult("x"), errors.New("secret"), mrtr.CodeInternalError, "Internal error"},
-		{"protocol error passes through", "tools/call", nil, mrtr.ErrInvalidParams("bad city", map[string]string{"field": "city"}), mrtr.CodeInvalidParams, "bad city"},
-		{"wrapped protocol error passes through", "tools/call", nil, fmt.Errorf("lookup: %w", mrtr.ErrResourceNotFound("file:///x")), mrtr.CodeInvalidParams, "Resource not found"},
-		{"tool result", "tools/call", textResult("x"), nil, 0, ""},
+		{"plain error beside a result", "tools/call", mrtr.TextResult("x"), errors.New("secret"), mrtr.CodeInternalError, "Internal error"},
+		{"protocol error passes through", "tools/call", nil, mrtr.NewError(mrtr.CodeInvalidParams, "bad city", map[string]string{"field": "city"}), mrtr.CodeInvalidParams, "bad city"},
+		{"wrapped protocol error passes through", "tools/call", nil, fmt.Errorf("lookup: %w", mrtr.ResourceNotFoundError("file:///x")), mrtr.CodeInvalidParams, "Resource not found"},
+		{"handler's own code passes through", "tools/call", nil, mrtr.NewError(-32001, "quota exceeded", nil), -32001, "quota exceeded"},
+		{"invalid state from a handler", "tools/call", nil, mrtr.InvalidStateError(false), mrtr.CodeInvalidParams, "Invalid or expired requestState"},
+		{"tool result", "tools/call", mrtr.TextResult("x"), nil, 0, ""},
 		{"prompt result", "prompts/get", &mrtr.GetPromptResult{}, nil, 0, ""},
 		{"read result", "resources/read", &mrtr.ReadResourceResult{}, nil, 0, ""},
 	}
@@ -308,6 +310,7 @@ func TestHandlerResultTypes(t *testing.T) {
 			if tt.code == mrtr.CodeInternalError {
 				assert.Nil(t, e.Data)
 				assert.NotContains(t, r.Raw, "hunter2")
+				assert.True(t, f.logHas("level=ERROR", "method="+tt.method), "the detail goes to the log: %s", f.logs.String())
 			}
 		})
 	}
@@ -316,7 +319,7 @@ func TestHandlerResultTypes(t *testing.T) {
 func TestHandlerErrorDataPassesThrough(t *testing.T) {
 	f := newFixture(t)
 	f.addTool("t", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
-		return nil, mrtr.ErrInvalidParams("bad city", map[string]string{"field": "city"})
+		return nil, mrtr.NewError(mrtr.CodeInvalidParams, "bad city", map[string]string{"field": "city"})
 	})
 	e := f.call("tools/call", obj{"name": "t"}).fail(t, mrtr.CodeInvalidParams)
 	assert.JSONEq(t, `{"field":"city"}`, string(e.Data))
@@ -333,8 +336,14 @@ func TestCancelledContextIsNotLogged(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	r := decodeResponse(t, f.srv.Handle(ctx, &mrtr.Inbound{Message: msg}))
-	r.fail(t, mrtr.CodeInternalError)
-	assert.NotContains(t, f.logs.String(), "handler for")
+	e := r.fail(t, mrtr.CodeInternalError)
+	assert.Equal(t, "Internal error", e.Message)
+	assert.NotContains(t, f.logs.String(), "level=ERROR", "a call the client abandoned is not a server failure")
+
+	// The same error from a live context is a failure, and logged.
+	f.addTool("u", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) { return nil, context.Canceled })
+	f.call("tools/call", obj{"name": "u"}).fail(t, mrtr.CodeInternalError)
+	assert.True(t, f.logHas("level=ERROR", "handler failed", "target=u"), "log: %s", f.logs.String())
 }
 
 func TestEmptyOrNilAskKey(t *testing.T) {
@@ -358,7 +367,7 @@ func TestLoadSheddingInputRequired(t *testing.T) {
 		if req.Round == 0 {
 			return &mrtr.InputRequired{State: []byte("busy")}, nil
 		}
-		return textResult(string(req.State)), nil
+		return mrtr.TextResult(string(req.State)), nil
 	})
 	res, tok := f.call("tools/call", obj{"name": "t"}).inputRequired(t)
 	assert.NotContains(t, res, "ttlMs")

@@ -83,7 +83,7 @@ var (
 type inOpt func(*mrtr.Inbound)
 
 func asPrincipal(p string) inOpt           { return func(in *mrtr.Inbound) { in.Principal = p } }
-func withHeaders(m *mrtr.Mirror) inOpt     { return func(in *mrtr.Inbound) { in.Headers = m } }
+func withMirror(m *mrtr.Mirror) inOpt      { return func(in *mrtr.Inbound) { in.Mirror = m } }
 func withEmit(fn func([]byte) error) inOpt { return func(in *mrtr.Inbound) { in.Emit = fn } }
 
 // request renders a JSON-RPC request with id 1. When params has no _meta
@@ -109,10 +109,13 @@ func request(method string, params obj) string {
 
 // reply is a decoded response.
 type reply struct {
-	Status int
-	Raw    string
-	ID     json.RawMessage
-	Result obj
+	// Envelope reports whether the error is about the request as a whole
+	// ((*mrtr.Error).Envelope): a transport answers it outside the normal
+	// result channel (Streamable HTTP: 4xx). False for a result.
+	Envelope bool
+	Raw      string
+	ID       json.RawMessage
+	Result   obj
 	// ResultRaw is the result exactly as rendered.
 	ResultRaw json.RawMessage
 	Error     *wireError
@@ -164,7 +167,7 @@ func decodeResponse(t testing.TB, resp *mrtr.Response) reply {
 	require.NoError(t, json.Unmarshal(b, &env))
 	require.Equal(t, "2.0", env.JSONRPC)
 	require.True(t, (env.Result == nil) != (env.Error == nil), "exactly one of result and error: %s", b)
-	r := reply{Status: resp.Status(), Raw: string(b), ID: env.ID, Error: env.Error, ResultRaw: env.Result}
+	r := reply{Envelope: resp.Error != nil && resp.Error.Envelope(), Raw: string(b), ID: env.ID, Error: env.Error, ResultRaw: env.Result}
 	if env.Result != nil {
 		require.NoError(t, json.Unmarshal(env.Result, &r.Result))
 	}
@@ -175,7 +178,6 @@ func decodeResponse(t testing.TB, resp *mrtr.Response) reply {
 func (r reply) ok(t testing.TB) obj {
 	t.Helper()
 	require.Nil(t, r.Error, "unexpected error response: %s", r.Raw)
-	require.Equal(t, 200, r.Status)
 	return r.Result
 }
 
@@ -223,7 +225,7 @@ func requireInvalidState(t testing.TB, r reply, reason string) {
 	e := r.fail(t, mrtr.CodeInvalidParams)
 	require.Equal(t, "Invalid or expired requestState", e.Message)
 	require.JSONEq(t, `{"reason":"`+reason+`"}`, string(e.Data))
-	require.Equal(t, 200, r.Status)
+	require.False(t, r.Envelope, "a requestState refusal is answered in-band")
 }
 
 // toolText returns the text of the first content block of a tools/call
@@ -235,11 +237,6 @@ func toolText(t testing.TB, res obj) string {
 	block := content[0].(map[string]any)
 	require.Equal(t, "text", block["type"])
 	return block["text"].(string)
-}
-
-// textResult is a complete tools/call result with one text block.
-func textResult(s string) *mrtr.CallToolResult {
-	return &mrtr.CallToolResult{Content: []mrtr.Content{mrtr.Text(s)}}
 }
 
 // nameForm is a form elicitation asking for a name.

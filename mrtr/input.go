@@ -469,7 +469,7 @@ func checkBlocks(blocks []SamplingContent) error {
 		switch c.Type {
 		case "image", "audio":
 			if !strings.HasPrefix(c.MIMEType, c.Type+"/") {
-				return fmt.Errorf("content[%d]: %s content needs a %s/* mimeType, not %q", i, c.Type, c.Type, c.MIMEType)
+				return fmt.Errorf("content[%d]: %s content needs a %s/* mimeType, not %s", i, c.Type, c.Type, quoted(c.MIMEType))
 			}
 			if !canonicalBase64(c.Data) {
 				return fmt.Errorf("content[%d]: data is not canonical base64", i)

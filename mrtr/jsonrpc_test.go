@@ -1,6 +1,7 @@
 package mrtr_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -86,9 +87,19 @@ func TestParseMessageRejects(t *testing.T) {
 		{name: "exponent id", body: `{"jsonrpc":"2.0","id":1e3,"method":"m"}`, code: mrtr.CodeInvalidRequest},
 		{name: "boolean id", body: `{"jsonrpc":"2.0","id":true,"method":"m"}`, code: mrtr.CodeInvalidRequest},
 		{name: "object id", body: `{"jsonrpc":"2.0","id":{},"method":"m"}`, code: mrtr.CodeInvalidRequest},
-		{name: "posted result", body: `{"jsonrpc":"2.0","id":3,"result":{}}`, code: mrtr.CodeInvalidRequest, wantID: `3`},
-		{name: "posted null result", body: `{"jsonrpc":"2.0","id":3,"result":null}`, code: mrtr.CodeInvalidRequest, wantID: `3`},
-		{name: "posted error", body: `{"jsonrpc":"2.0","id":"e","error":{"code":-1,"message":"x"}}`, code: mrtr.CodeInvalidRequest, wantID: `"e"`},
+		{name: "null result", body: `{"jsonrpc":"2.0","id":3,"result":null}`, code: mrtr.CodeInvalidRequest, wantID: `3`},
+		{name: "array result", body: `{"jsonrpc":"2.0","id":3,"result":[]}`, code: mrtr.CodeInvalidRequest, wantID: `3`},
+		{name: "result without id", body: `{"jsonrpc":"2.0","result":{}}`, code: mrtr.CodeInvalidRequest},
+		{name: "result with null id", body: `{"jsonrpc":"2.0","id":null,"result":{}}`, code: mrtr.CodeInvalidRequest},
+		{name: "error without id", body: `{"jsonrpc":"2.0","error":{"code":-1,"message":"x"}}`, code: mrtr.CodeInvalidRequest},
+		{name: "result and error", body: `{"jsonrpc":"2.0","id":3,"result":{},"error":{"code":-1,"message":"x"}}`, code: mrtr.CodeInvalidRequest, wantID: `3`},
+		{name: "method and result", body: `{"jsonrpc":"2.0","id":3,"method":"m","result":{}}`, code: mrtr.CodeInvalidRequest, wantID: `3`},
+		{name: "error without code", body: `{"jsonrpc":"2.0","id":3,"error":{"message":"x"}}`, code: mrtr.CodeInvalidRequest, wantID: `3`},
+		{name: "error with a float code", body: `{"jsonrpc":"2.0","id":3,"error":{"code":1.5,"message":"x"}}`, code: mrtr.CodeInvalidRequest, wantID: `3`},
+		{name: "error without message", body: `{"jsonrpc":"2.0","id":3,"error":{"code":-1}}`, code: mrtr.CodeInvalidRequest, wantID: `3`},
+		{name: "error not an object", body: `{"jsonrpc":"2.0","id":3,"error":"x"}`, code: mrtr.CodeInvalidRequest, wantID: `3`},
+		{name: "duplicate method", body: `{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}`, code: mrtr.CodeInvalidRequest},
+		{name: "duplicate id", body: `{"jsonrpc":"2.0","id":1,"id":2,"method":"m"}`, code: mrtr.CodeInvalidRequest},
 		{name: "missing method", body: `{"jsonrpc":"2.0","id":1}`, code: mrtr.CodeInvalidRequest, wantID: `1`},
 		{name: "empty method", body: `{"jsonrpc":"2.0","id":1,"method":""}`, code: mrtr.CodeInvalidRequest, wantID: `1`},
 		{name: "null method", body: `{"jsonrpc":"2.0","id":1,"method":null}`, code: mrtr.CodeInvalidRequest, wantID: `1`},
@@ -104,7 +115,7 @@ func TestParseMessageRejects(t *testing.T) {
 			assert.Nil(t, msg)
 			assert.Equal(t, tt.code, err.Code)
 			assert.Equal(t, tt.wantID, id.String())
-			assert.Equal(t, 400, mrtr.HTTPStatus(err))
+			assert.True(t, err.Envelope(), "a message that does not parse is an envelope error")
 			// The error response is well formed and carries the id when known.
 			b, merr := (&mrtr.Response{ID: id, Error: err}).AppendJSON(nil)
 			require.NoError(t, merr)
@@ -118,31 +129,94 @@ func TestParseMessageRejects(t *testing.T) {
 	}
 }
 
-func TestIDConstructors(t *testing.T) {
-	assert.Equal(t, `"a\"b"`, mrtr.StringID(`a"b`).String())
-	assert.Equal(t, `-3`, mrtr.IntID(-3).String())
+// A client of the initialize era answers the server's requests with
+// responses: ParseMessage reads them (for transports that serve such
+// clients next to the Server), and Server.Handle refuses them.
+func TestParseMessageResponses(t *testing.T) {
+	f := newFixture(t)
+	tests := []struct {
+		name   string
+		body   string
+		wantID string
+		result string
+		error  string
+	}{
+		{name: "result", body: `{"jsonrpc":"2.0","id":3,"result":{"roots":[]}}`, wantID: `3`, result: `{"roots":[]}`},
+		{name: "empty result", body: `{"id":"r","result":{},"jsonrpc":"2.0"}`, wantID: `"r"`, result: `{}`},
+		{name: "error", body: `{"jsonrpc":"2.0","id":"e","error":{"code":-1,"message":"x"}}`, wantID: `"e"`, error: `{"code":-1,"message":"x"}`},
+		{name: "error with data", body: `{"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"no","data":[1]}}`, wantID: `4`, error: `{"code":-32601,"message":"no","data":[1]}`},
+		{name: "error with null id", body: `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`, error: `{"code":-32700,"message":"x"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msg, id, err := mrtr.ParseMessage([]byte(tt.body))
+			require.Nil(t, err)
+			require.NotNil(t, msg)
+			assert.True(t, msg.IsResponse())
+			assert.False(t, msg.IsNotification())
+			assert.Empty(t, msg.Method)
+			assert.Nil(t, msg.Params)
+			assert.Equal(t, tt.wantID, msg.ID.String())
+			assert.Equal(t, tt.wantID, id.String())
+			if tt.result != "" {
+				assert.Equal(t, tt.result, string(msg.Result))
+				assert.Nil(t, msg.Error)
+			} else {
+				assert.Equal(t, tt.error, string(msg.Error))
+				assert.Nil(t, msg.Result)
+			}
+
+			// Server.Handle refuses a response, echoing its id.
+			resp := f.srv.Handle(context.Background(), &mrtr.Inbound{Message: msg})
+			require.NotNil(t, resp, "a response gets an answer, it is not a notification")
+			require.NotNil(t, resp.Error)
+			assert.Equal(t, mrtr.CodeInvalidRequest, resp.Error.Code)
+			assert.True(t, resp.Error.Envelope())
+			assert.Equal(t, tt.wantID, resp.ID.String())
+		})
+	}
+
+	// Requests are neither responses nor, with an id, notifications.
+	msg, _, err := mrtr.ParseMessage([]byte(`{"jsonrpc":"2.0","id":1,"method":"m"}`))
+	require.Nil(t, err)
+	assert.False(t, msg.IsResponse())
+	assert.False(t, msg.IsNotification())
+}
+
+func TestID(t *testing.T) {
 	var zero mrtr.ID
 	assert.True(t, zero.IsZero())
+	assert.Equal(t, "", zero.String())
 	b, err := json.Marshal(zero)
 	require.NoError(t, err)
 	assert.Equal(t, `null`, string(b))
-	b, err = json.Marshal(mrtr.IntID(5))
-	require.NoError(t, err)
-	assert.Equal(t, `5`, string(b))
+
+	for _, raw := range []string{`5`, `-3`, `"a\"b"`, `"\u00e9"`, `9007199254740993`} {
+		id := messageID(t, raw)
+		assert.False(t, id.IsZero())
+		assert.Equal(t, raw, id.String(), "the id is kept verbatim")
+		b, err = json.Marshal(id)
+		require.NoError(t, err)
+		assert.Equal(t, raw, string(b))
+	}
 }
 
 func TestResponseEncoding(t *testing.T) {
-	r := &mrtr.Response{ID: mrtr.StringID("x"), Result: json.RawMessage(`{"a":1}`)}
+	r := &mrtr.Response{ID: messageID(t, `"x"`), Result: json.RawMessage(`{"a":1}`)}
 	b, err := json.Marshal(r)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"jsonrpc":"2.0","id":"x","result":{"a":1}}`, string(b))
-	assert.Equal(t, 200, r.Status())
 
-	r = &mrtr.Response{ID: mrtr.IntID(2), Error: mrtr.ErrMethodNotFound("nope")}
+	r = &mrtr.Response{ID: messageID(t, `2`), Error: mrtr.NewError(mrtr.CodeMethodNotFound, "Method not found: nope", nil)}
 	b, err = r.AppendJSON([]byte("prefix:"))
 	require.NoError(t, err)
 	assert.Equal(t, `prefix:{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found: nope"}}`, string(b))
-	assert.Equal(t, 404, r.Status())
+
+	// An error whose id could not be read has no id member.
+	r = &mrtr.Response{Error: mrtr.NewError(mrtr.CodeParseError, "Parse error: x", []int{1})}
+	b, err = r.AppendJSON(nil)
+	require.NoError(t, err)
+	assert.Equal(t, `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: x","data":[1]}}`, string(b))
 }
 
 func TestCodeStrings(t *testing.T) {
@@ -162,22 +236,49 @@ func TestCodeStrings(t *testing.T) {
 }
 
 func TestErrorConstructors(t *testing.T) {
-	e := mrtr.ErrUnsupportedVersion(nil, "x")
-	b, err := json.Marshal(e)
-	require.NoError(t, err)
-	assert.JSONEq(t, `{"code":-32022,"message":"Unsupported protocol version","data":{"supported":[],"requested":"x"}}`, string(b))
+	tests := []struct {
+		name string
+		err  *mrtr.Error
+		want string
+	}{
+		{"invalid params", mrtr.InvalidParamsError("bad city"), `{"code":-32602,"message":"bad city"}`},
+		{"new error with data", mrtr.NewError(mrtr.CodeInvalidParams, "bad city", map[string]string{"field": "city"}), `{"code":-32602,"message":"bad city","data":{"field":"city"}}`},
+		{"new error without data", mrtr.NewError(-32001, "quota", nil), `{"code":-32001,"message":"quota"}`},
+		{"resource not found", mrtr.ResourceNotFoundError("file:///a"), `{"code":-32602,"message":"Resource not found","data":{"uri":"file:///a"}}`},
+		{"invalid state", mrtr.InvalidStateError(false), `{"code":-32602,"message":"Invalid or expired requestState","data":{"reason":"invalid_request_state"}}`},
+		{"expired state", mrtr.InvalidStateError(true), `{"code":-32602,"message":"Invalid or expired requestState","data":{"reason":"expired_request_state"}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := json.Marshal(tt.err)
+			require.NoError(t, err)
+			assert.JSONEq(t, tt.want, string(b))
+			// Errors a handler builds travel in-band, like every -32602
+			// that is not about _meta.
+			assert.False(t, tt.err.Envelope())
+		})
+	}
+	assert.Equal(t, "mcp error -32603: Internal error", mrtr.NewError(mrtr.CodeInternalError, "Internal error", nil).Error())
 
-	e = mrtr.ErrResourceNotFound("file:///a")
-	b, err = json.Marshal(e)
-	require.NoError(t, err)
-	assert.JSONEq(t, `{"code":-32602,"message":"Resource not found","data":{"uri":"file:///a"}}`, string(b))
+	// A handler's error with a code of the envelope is one.
+	for _, code := range []mrtr.Code{mrtr.CodeParseError, mrtr.CodeInvalidRequest, mrtr.CodeMethodNotFound, mrtr.CodeHeaderMismatch, mrtr.CodeMissingCapability, mrtr.CodeUnsupportedVersion} {
+		assert.True(t, mrtr.NewError(code, "x", nil).Envelope(), "%v", code)
+	}
+	for _, code := range []mrtr.Code{mrtr.CodeInvalidParams, mrtr.CodeInternalError, -32001} {
+		assert.False(t, mrtr.NewError(code, "x", nil).Envelope(), "%v", code)
+	}
+}
 
-	assert.Equal(t, "mcp error -32603: Internal error", mrtr.ErrInternal().Error())
+func TestErrorsAsAndCodeOf(t *testing.T) {
+	wrapped := fmt.Errorf("outer: %w", mrtr.ResourceNotFoundError("file:///x"))
+	var e *mrtr.Error
+	require.True(t, errors.As(wrapped, &e))
+	assert.Equal(t, mrtr.CodeInvalidParams, e.Code)
+	assert.Equal(t, "Resource not found", e.Message)
+	assert.False(t, errors.As(errors.New("plain"), &e))
 
-	wrapped := fmt.Errorf("outer: %w", mrtr.ErrUnknownTool("t"))
-	got, ok := mrtr.AsError(wrapped)
-	require.True(t, ok)
-	assert.Equal(t, mrtr.CodeInvalidParams, got.Code)
-	_, ok = mrtr.AsError(errors.New("plain"))
-	assert.False(t, ok)
+	assert.Equal(t, mrtr.CodeInvalidParams, mrtr.CodeOf(wrapped))
+	assert.Equal(t, mrtr.Code(-32001), mrtr.CodeOf(mrtr.NewError(-32001, "x", nil)))
+	assert.Equal(t, mrtr.CodeInternalError, mrtr.CodeOf(errors.New("plain")), "as the Server answers it")
+	assert.Equal(t, mrtr.Code(0), mrtr.CodeOf(nil))
 }

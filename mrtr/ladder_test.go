@@ -3,7 +3,7 @@ package mrtr_test
 import (
 	"context"
 	"encoding/json"
-	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -19,7 +19,7 @@ func ladderFixture(t *testing.T) *fixture {
 	schema := `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"integer"}}}`
 	require.NoError(t, f.srv.AddTool(mrtr.Tool{Name: "echo", InputSchema: json.RawMessage(schema)},
 		mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
-			return textResult(string(req.Arguments)), nil
+			return mrtr.TextResult(string(req.Arguments)), nil
 		})))
 	return f
 }
@@ -54,81 +54,85 @@ func TestLadder(t *testing.T) {
 	}
 
 	tests := []struct {
-		name    string
-		method  string
-		params  obj
-		headers *mrtr.Mirror
-		code    mrtr.Code // 0: success
-		status  int
-		message string // substring of the error message, when set
+		name     string
+		method   string
+		params   obj
+		headers  *mrtr.Mirror
+		code     mrtr.Code // 0: success
+		envelope bool      // the error is about the request as a whole
+		message  string    // substring of the error message, when set
 	}{
 		// Without headers (stdio-like transports).
 		{name: "ok", method: "tools/call", params: call},
-		{name: "unsupported version", method: "tools/list", params: withMeta(metaWith(mrtr.MetaProtocolVersion, "2099-01-01"), nil), code: mrtr.CodeUnsupportedVersion, status: 400},
-		{name: "garbage version", method: "tools/list", params: withMeta(metaWith(mrtr.MetaProtocolVersion, "latest"), nil), code: mrtr.CodeUnsupportedVersion, status: 400},
-		{name: "version not a string", method: "tools/list", params: withMeta(metaWith(mrtr.MetaProtocolVersion, 20260728), nil), code: mrtr.CodeInvalidParams, status: 400},
-		{name: "no version", method: "tools/list", params: withMeta(metaWithout(mrtr.MetaProtocolVersion), nil), code: mrtr.CodeInvalidParams, status: 400},
-		{name: "no params", method: "tools/list", params: nil, code: mrtr.CodeInvalidParams, status: 400},
-		{name: "no _meta", method: "tools/list", params: obj{"_meta": nil}, code: mrtr.CodeInvalidParams, status: 400},
-		{name: "_meta not an object", method: "tools/list", params: obj{"_meta": []any{}}, code: mrtr.CodeInvalidParams, status: 400},
-		{name: "no capabilities", method: "tools/list", params: withMeta(metaWithout(mrtr.MetaClientCapabilities), nil), code: mrtr.CodeInvalidParams, status: 400},
-		{name: "null capabilities", method: "tools/list", params: withMeta(metaWith(mrtr.MetaClientCapabilities, nil), nil), code: mrtr.CodeInvalidParams, status: 400},
-		{name: "array capabilities", method: "tools/list", params: withMeta(metaWith(mrtr.MetaClientCapabilities, []any{}), nil), code: mrtr.CodeInvalidParams, status: 400},
-		{name: "capability of the wrong type", method: "tools/list", params: withMeta(metaWith(mrtr.MetaClientCapabilities, obj{"sampling": "yes"}), nil), code: mrtr.CodeInvalidParams, status: 400},
-		{name: "clientInfo without name", method: "tools/list", params: withMeta(metaWith(mrtr.MetaClientInfo, obj{"version": "1"}), nil), code: mrtr.CodeInvalidParams, status: 400},
-		{name: "bad log level", method: "tools/list", params: withMeta(metaWith(mrtr.MetaLogLevel, "verbose"), nil), code: mrtr.CodeInvalidParams, status: 400},
-		{name: "float progress token", method: "tools/list", params: withMeta(metaWith(mrtr.MetaProgressToken, 1.5), nil), code: mrtr.CodeInvalidParams, status: 400},
+		{name: "unsupported version", method: "tools/list", params: withMeta(metaWith(mrtr.MetaProtocolVersion, "2099-01-01"), nil), code: mrtr.CodeUnsupportedVersion, envelope: true},
+		{name: "garbage version", method: "tools/list", params: withMeta(metaWith(mrtr.MetaProtocolVersion, "latest"), nil), code: mrtr.CodeUnsupportedVersion, envelope: true},
+		{name: "version not a string", method: "tools/list", params: withMeta(metaWith(mrtr.MetaProtocolVersion, 20260728), nil), code: mrtr.CodeInvalidParams, envelope: true},
+		{name: "no version", method: "tools/list", params: withMeta(metaWithout(mrtr.MetaProtocolVersion), nil), code: mrtr.CodeInvalidParams, envelope: true},
+		{name: "no params", method: "tools/list", params: nil, code: mrtr.CodeInvalidParams, envelope: true},
+		{name: "no _meta", method: "tools/list", params: obj{"_meta": nil}, code: mrtr.CodeInvalidParams, envelope: true},
+		{name: "_meta not an object", method: "tools/list", params: obj{"_meta": []any{}}, code: mrtr.CodeInvalidParams, envelope: true},
+		{name: "no capabilities", method: "tools/list", params: withMeta(metaWithout(mrtr.MetaClientCapabilities), nil), code: mrtr.CodeInvalidParams, envelope: true},
+		{name: "null capabilities", method: "tools/list", params: withMeta(metaWith(mrtr.MetaClientCapabilities, nil), nil), code: mrtr.CodeInvalidParams, envelope: true},
+		{name: "array capabilities", method: "tools/list", params: withMeta(metaWith(mrtr.MetaClientCapabilities, []any{}), nil), code: mrtr.CodeInvalidParams, envelope: true},
+		{name: "capability of the wrong type", method: "tools/list", params: withMeta(metaWith(mrtr.MetaClientCapabilities, obj{"sampling": "yes"}), nil), code: mrtr.CodeInvalidParams, envelope: true},
+		{name: "clientInfo without name", method: "tools/list", params: withMeta(metaWith(mrtr.MetaClientInfo, obj{"version": "1"}), nil), code: mrtr.CodeInvalidParams, envelope: true},
+		{name: "bad log level", method: "tools/list", params: withMeta(metaWith(mrtr.MetaLogLevel, "verbose"), nil), code: mrtr.CodeInvalidParams, envelope: true},
+		{name: "float progress token", method: "tools/list", params: withMeta(metaWith(mrtr.MetaProgressToken, 1.5), nil), code: mrtr.CodeInvalidParams, envelope: true},
 		{name: "valid optional members", method: "tools/list", params: withMeta(metaWith(mrtr.MetaClientInfo, obj{"name": "c", "version": "1"}, mrtr.MetaLogLevel, "info", mrtr.MetaProgressToken, "p", "traceparent", "00-x"), nil)},
-		{name: "unknown method", method: "tools/frobnicate", params: obj{"_meta": good}, code: mrtr.CodeMethodNotFound, status: 404},
-		{name: "removed method initialize", method: "initialize", params: obj{"_meta": good}, code: mrtr.CodeMethodNotFound, status: 404},
-		{name: "removed method logging/setLevel", method: "logging/setLevel", params: obj{"_meta": good, "level": "info"}, code: mrtr.CodeMethodNotFound, status: 404},
-		{name: "unadvertised subscriptions/listen", method: "subscriptions/listen", params: obj{"_meta": good}, code: mrtr.CodeMethodNotFound, status: 404},
-		{name: "unadvertised prompts/list", method: "prompts/list", params: obj{"_meta": good}, code: mrtr.CodeMethodNotFound, status: 404},
-		{name: "unknown method with bad _meta is -32602 first", method: "nope/nope", params: obj{"_meta": metaWithout(mrtr.MetaClientCapabilities)}, code: mrtr.CodeInvalidParams, status: 400},
-		{name: "unknown method with bad version is -32022 first", method: "nope/nope", params: withMeta(metaWith(mrtr.MetaProtocolVersion, "2099-01-01"), nil), code: mrtr.CodeUnsupportedVersion, status: 400},
-		{name: "unknown tool is in-band", method: "tools/call", params: obj{"_meta": good, "name": "nope"}, code: mrtr.CodeInvalidParams, status: 200, message: "Unknown tool: nope"},
-		{name: "tool name not a string", method: "tools/call", params: obj{"_meta": good, "name": 5}, code: mrtr.CodeInvalidParams, status: 200},
-		{name: "arguments not an object", method: "tools/call", params: obj{"_meta": good, "name": "echo", "arguments": []any{1}}, code: mrtr.CodeInvalidParams, status: 200},
+		{name: "unknown method", method: "tools/frobnicate", params: obj{"_meta": good}, code: mrtr.CodeMethodNotFound, envelope: true},
+		{name: "removed method initialize", method: "initialize", params: obj{"_meta": good}, code: mrtr.CodeMethodNotFound, envelope: true},
+		{name: "removed method logging/setLevel", method: "logging/setLevel", params: obj{"_meta": good, "level": "info"}, code: mrtr.CodeMethodNotFound, envelope: true},
+		{name: "unadvertised subscriptions/listen", method: "subscriptions/listen", params: obj{"_meta": good}, code: mrtr.CodeMethodNotFound, envelope: true},
+		{name: "unadvertised prompts/list", method: "prompts/list", params: obj{"_meta": good}, code: mrtr.CodeMethodNotFound, envelope: true},
+		{name: "unknown method with bad _meta is -32602 first", method: "nope/nope", params: obj{"_meta": metaWithout(mrtr.MetaClientCapabilities)}, code: mrtr.CodeInvalidParams, envelope: true},
+		{name: "unknown method with bad version is -32022 first", method: "nope/nope", params: withMeta(metaWith(mrtr.MetaProtocolVersion, "2099-01-01"), nil), code: mrtr.CodeUnsupportedVersion, envelope: true},
+		{name: "unknown tool is in-band", method: "tools/call", params: obj{"_meta": good, "name": "nope"}, code: mrtr.CodeInvalidParams, message: "Unknown tool: nope"},
+		{name: "tool name not a string", method: "tools/call", params: obj{"_meta": good, "name": 5}, code: mrtr.CodeInvalidParams},
+		{name: "arguments not an object", method: "tools/call", params: obj{"_meta": good, "name": "echo", "arguments": []any{1}}, code: mrtr.CodeInvalidParams},
 
 		// With headers (Streamable HTTP).
 		{name: "headers ok", method: "tools/call", params: call, headers: callMirror(nil)},
-		{name: "version header missing", method: "tools/call", params: call, headers: callMirror(func(m *mrtr.Mirror) { m.ProtocolVersion = mrtr.HeaderValue{} }), code: mrtr.CodeHeaderMismatch, status: 400},
+		{name: "version header missing", method: "tools/call", params: call, headers: callMirror(func(m *mrtr.Mirror) { m.ProtocolVersion = mrtr.HeaderValue{} }), code: mrtr.CodeHeaderMismatch, envelope: true},
 		{name: "version header invalid", method: "tools/call", params: call, headers: callMirror(func(m *mrtr.Mirror) {
 			m.ProtocolVersion = mrtr.HeaderValue{Present: true, Invalid: "control character"}
-		}), code: mrtr.CodeHeaderMismatch, status: 400},
-		{name: "bogus body version under a good header is a mismatch", method: "tools/list", params: withMeta(metaWith(mrtr.MetaProtocolVersion, "2099-01-01"), nil), headers: mirror("tools/list", ""), code: mrtr.CodeHeaderMismatch, status: 400},
+		}), code: mrtr.CodeHeaderMismatch, envelope: true},
+		{name: "bogus body version under a good header is a mismatch", method: "tools/list", params: withMeta(metaWith(mrtr.MetaProtocolVersion, "2099-01-01"), nil), headers: mirror("tools/list", ""), code: mrtr.CodeHeaderMismatch, envelope: true},
 		{name: "unsupported version in header and body", method: "tools/list", params: withMeta(metaWith(mrtr.MetaProtocolVersion, "2099-01-01"), nil), headers: func() *mrtr.Mirror {
 			m := mirror("tools/list", "")
 			m.ProtocolVersion = hv("2099-01-01")
 			return m
-		}(), code: mrtr.CodeUnsupportedVersion, status: 400},
-		{name: "no _meta under a good header", method: "tools/list", params: obj{"_meta": nil}, headers: mirror("tools/list", ""), code: mrtr.CodeInvalidParams, status: 400},
-		{name: "numeric body version under a good header", method: "tools/list", params: withMeta(metaWith(mrtr.MetaProtocolVersion, 1), nil), headers: mirror("tools/list", ""), code: mrtr.CodeInvalidParams, status: 400},
-		{name: "missing version header beats bad _meta", method: "tools/list", params: obj{"_meta": nil}, headers: &mrtr.Mirror{Method: hv("tools/list")}, code: mrtr.CodeHeaderMismatch, status: 400},
-		{name: "bad _meta beats Mcp-Method mismatch", method: "tools/list", params: obj{"_meta": metaWithout(mrtr.MetaClientCapabilities)}, headers: mirror("tools/call", ""), code: mrtr.CodeInvalidParams, status: 400},
-		{name: "unknown method beats Mcp-Method mismatch", method: "nope/nope", params: obj{"_meta": good}, headers: mirror("tools/list", ""), code: mrtr.CodeMethodNotFound, status: 404},
-		{name: "Mcp-Method missing", method: "tools/list", params: obj{"_meta": good}, headers: &mrtr.Mirror{ProtocolVersion: hv(version)}, code: mrtr.CodeHeaderMismatch, status: 400, message: "Mcp-Method"},
-		{name: "Mcp-Method mismatch", method: "tools/list", params: obj{"_meta": good}, headers: mirror("tools/call", ""), code: mrtr.CodeHeaderMismatch, status: 400, message: "Mcp-Method"},
+		}(), code: mrtr.CodeUnsupportedVersion, envelope: true},
+		{name: "no _meta under a good header", method: "tools/list", params: obj{"_meta": nil}, headers: mirror("tools/list", ""), code: mrtr.CodeInvalidParams, envelope: true},
+		{name: "numeric body version under a good header", method: "tools/list", params: withMeta(metaWith(mrtr.MetaProtocolVersion, 1), nil), headers: mirror("tools/list", ""), code: mrtr.CodeInvalidParams, envelope: true},
+		{name: "missing version header beats bad _meta", method: "tools/list", params: obj{"_meta": nil}, headers: &mrtr.Mirror{Method: hv("tools/list")}, code: mrtr.CodeHeaderMismatch, envelope: true},
+		{name: "bad _meta beats Mcp-Method mismatch", method: "tools/list", params: obj{"_meta": metaWithout(mrtr.MetaClientCapabilities)}, headers: mirror("tools/call", ""), code: mrtr.CodeInvalidParams, envelope: true},
+		{name: "unknown method beats Mcp-Method mismatch", method: "nope/nope", params: obj{"_meta": good}, headers: mirror("tools/list", ""), code: mrtr.CodeMethodNotFound, envelope: true},
+		{name: "Mcp-Method missing", method: "tools/list", params: obj{"_meta": good}, headers: &mrtr.Mirror{ProtocolVersion: hv(version)}, code: mrtr.CodeHeaderMismatch, envelope: true, message: "Mcp-Method"},
+		{name: "Mcp-Method mismatch", method: "tools/list", params: obj{"_meta": good}, headers: mirror("tools/call", ""), code: mrtr.CodeHeaderMismatch, envelope: true, message: "Mcp-Method"},
 		{name: "Mcp-Method invalid", method: "tools/list", params: obj{"_meta": good}, headers: func() *mrtr.Mirror {
 			m := mirror("tools/list", "")
 			m.Method.Invalid = "bad"
 			return m
-		}(), code: mrtr.CodeHeaderMismatch, status: 400},
+		}(), code: mrtr.CodeHeaderMismatch, envelope: true},
 		{name: "Mcp-Name not needed for tools/list", method: "tools/list", params: obj{"_meta": good}, headers: mirror("tools/list", "")},
-		{name: "Mcp-Name missing", method: "tools/call", params: call, headers: callMirror(func(m *mrtr.Mirror) { m.Name = mrtr.HeaderValue{} }), code: mrtr.CodeHeaderMismatch, status: 400, message: "Mcp-Name"},
-		{name: "Mcp-Name mismatch", method: "tools/call", params: call, headers: callMirror(func(m *mrtr.Mirror) { m.Name = hv("other") }), code: mrtr.CodeHeaderMismatch, status: 400, message: "Mcp-Name"},
-		{name: "Mcp-Name invalid", method: "tools/call", params: call, headers: callMirror(func(m *mrtr.Mirror) { m.Name.Invalid = "bad base64" }), code: mrtr.CodeHeaderMismatch, status: 400},
-		{name: "Mcp-Param missing", method: "tools/call", params: call, headers: callMirror(func(m *mrtr.Mirror) { m.Params = nil }), code: mrtr.CodeHeaderMismatch, status: 400, message: "Mcp-Param-Region"},
-		{name: "Mcp-Param mismatch", method: "tools/call", params: call, headers: callMirror(func(m *mrtr.Mirror) { m.Params["region"] = hv("us") }), code: mrtr.CodeHeaderMismatch, status: 400, message: "Mcp-Param-Region"},
-		{name: "Mcp-Name mismatch beats unknown tool", method: "tools/call", params: obj{"_meta": good, "name": "nope"}, headers: callMirror(nil), code: mrtr.CodeHeaderMismatch, status: 400},
-		{name: "unknown tool with agreeing headers is in-band", method: "tools/call", params: obj{"_meta": good, "name": "nope"}, headers: mirror("tools/call", "nope"), code: mrtr.CodeInvalidParams, status: 200},
-		{name: "Mcp-Param mismatch beats bad arguments", method: "tools/call", params: obj{"_meta": good, "name": "echo", "arguments": []any{}}, headers: callMirror(nil), code: mrtr.CodeHeaderMismatch, status: 400},
+		{name: "Mcp-Name missing", method: "tools/call", params: call, headers: callMirror(func(m *mrtr.Mirror) { m.Name = mrtr.HeaderValue{} }), code: mrtr.CodeHeaderMismatch, envelope: true, message: "Mcp-Name"},
+		{name: "Mcp-Name mismatch", method: "tools/call", params: call, headers: callMirror(func(m *mrtr.Mirror) { m.Name = hv("other") }), code: mrtr.CodeHeaderMismatch, envelope: true, message: "Mcp-Name"},
+		{name: "Mcp-Name invalid", method: "tools/call", params: call, headers: callMirror(func(m *mrtr.Mirror) { m.Name.Invalid = "bad base64" }), code: mrtr.CodeHeaderMismatch, envelope: true},
+		{name: "Mcp-Param missing", method: "tools/call", params: call, headers: callMirror(func(m *mrtr.Mirror) { m.Params = nil }), code: mrtr.CodeHeaderMismatch, envelope: true, message: "Mcp-Param-Region"},
+		{name: "Mcp-Param mismatch", method: "tools/call", params: call, headers: callMirror(func(m *mrtr.Mirror) { m.Params["region"] = hv("us") }), code: mrtr.CodeHeaderMismatch, envelope: true, message: "Mcp-Param-Region"},
+		{name: "Mcp-Name mismatch beats unknown tool", method: "tools/call", params: obj{"_meta": good, "name": "nope"}, headers: callMirror(nil), code: mrtr.CodeHeaderMismatch, envelope: true},
+		{name: "unknown tool with agreeing headers is in-band", method: "tools/call", params: obj{"_meta": good, "name": "nope"}, headers: mirror("tools/call", "nope"), code: mrtr.CodeInvalidParams},
+		{name: "Mcp-Param mismatch beats bad arguments", method: "tools/call", params: obj{"_meta": good, "name": "echo", "arguments": []any{}}, headers: callMirror(nil), code: mrtr.CodeHeaderMismatch, envelope: true},
+		{name: "Mcp-Param mismatch beats the strict door", method: "tools/call", params: obj{"_meta": good, "name": "echo", "arguments": rawJSON(`{"region":"us","n":9007199254740993}`)}, headers: callMirror(nil), code: mrtr.CodeHeaderMismatch, envelope: true},
+		{name: "strict door after agreeing headers is in-band", method: "tools/call", params: obj{"_meta": good, "name": "echo", "arguments": rawJSON(`{"region":"eu","n":9007199254740993}`)}, headers: callMirror(nil), code: mrtr.CodeInvalidParams, message: "Invalid arguments: arguments.n is a number with no exact IEEE 754 double form"},
+		{name: "strict door without headers", method: "tools/call", params: obj{"_meta": good, "name": "echo", "arguments": rawJSON(`{"region":"eu","Region":"eu"}`)}, code: mrtr.CodeInvalidParams, message: "Invalid arguments: arguments.Region repeats a member name"},
+		{name: "unknown tool beats the strict door", method: "tools/call", params: obj{"_meta": good, "name": "nope", "arguments": rawJSON(`{"a":1,"A":1}`)}, code: mrtr.CodeInvalidParams, message: "Unknown tool: nope"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var opts []inOpt
 			if tt.headers != nil {
-				opts = append(opts, withHeaders(tt.headers))
+				opts = append(opts, withMirror(tt.headers))
 			}
 			r := f.call(tt.method, tt.params, opts...)
 			if tt.code == 0 {
@@ -136,7 +140,7 @@ func TestLadder(t *testing.T) {
 				return
 			}
 			e := r.fail(t, tt.code)
-			assert.Equal(t, tt.status, r.Status, "status of %s", r.Raw)
+			assert.Equal(t, tt.envelope, r.Envelope, "envelope of %s", r.Raw)
 			if tt.message != "" {
 				assert.Contains(t, e.Message, tt.message)
 			}
@@ -184,40 +188,49 @@ func TestResponseEchoesID(t *testing.T) {
 	}
 }
 
-func TestHTTPStatus(t *testing.T) {
-	tests := []struct {
-		name string
-		err  *mrtr.Error
-		want int
-	}{
-		{"success", nil, http.StatusOK},
-		{"parse error", mrtr.ErrParse("x"), http.StatusBadRequest},
-		{"invalid request", mrtr.ErrInvalidRequest("x"), http.StatusBadRequest},
-		{"envelope -32602", mrtr.ErrInvalidMeta("x"), http.StatusBadRequest},
-		{"in-band -32602", mrtr.ErrInvalidParams("x", nil), http.StatusOK},
-		{"unknown tool", mrtr.ErrUnknownTool("t"), http.StatusOK},
-		{"unknown prompt", mrtr.ErrUnknownPrompt("p"), http.StatusOK},
-		{"resource not found", mrtr.ErrResourceNotFound("file:///x"), http.StatusOK},
-		{"invalid state", mrtr.ErrInvalidState(false), http.StatusOK},
-		{"expired state", mrtr.ErrInvalidState(true), http.StatusOK},
-		{"method not found", mrtr.ErrMethodNotFound("m"), http.StatusNotFound},
-		{"header mismatch", mrtr.ErrHeaderMismatch("x"), http.StatusBadRequest},
-		{"missing capability", mrtr.ErrMissingCapability(mrtr.ClientCapabilities{Roots: &mrtr.Object{}}), http.StatusBadRequest},
-		{"unsupported version", mrtr.ErrUnsupportedVersion([]string{version}, "x"), http.StatusBadRequest},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, mrtr.HTTPStatus(tt.err))
-			assert.Equal(t, tt.want, (&mrtr.Response{Error: tt.err, Result: json.RawMessage(`{}`)}).Status())
-		})
-	}
-}
+// Error messages repeat what the caller sent only as a short prefix: as
+// is when it is short visible ASCII, else Go-quoted (no control character
+// or line break reaches a message or a log line) and clipped to 64 bytes
+// at a rune boundary, marked "...".
+func TestCallerValuesAreQuotedAndClipped(t *testing.T) {
+	f := newFixture(t)
+	f.addTool("t", noopTool)
+	require.NoError(t, f.srv.AddPrompt(mrtr.Prompt{Name: "p"}, mrtr.HandlerFunc(noopTool)))
+	require.NoError(t, f.srv.AddResource(mrtr.Resource{URI: "file:///r", Name: "r"}, mrtr.HandlerFunc(noopTool)))
 
-func TestInvalidStateError(t *testing.T) {
-	b, err := json.Marshal(mrtr.ErrInvalidState(false))
-	require.NoError(t, err)
-	assert.JSONEq(t, `{"code":-32602,"message":"Invalid or expired requestState","data":{"reason":"invalid_request_state"}}`, string(b))
-	b, err = json.Marshal(mrtr.ErrInvalidState(true))
-	require.NoError(t, err)
-	assert.JSONEq(t, `{"code":-32602,"message":"Invalid or expired requestState","data":{"reason":"expired_request_state"}}`, string(b))
+	x64 := strings.Repeat("x", 64)
+	x63 := strings.Repeat("x", 63)
+	for _, tt := range []struct{ name, want string }{
+		{"nope", "Unknown tool: nope"},
+		{"a.b-c_D", "Unknown tool: a.b-c_D"},
+		{x64, "Unknown tool: " + x64},
+		{x64 + "y", `Unknown tool: "` + x64 + `..."`},
+		{x63 + "é", `Unknown tool: "` + x63 + `..."`}, // not cut inside the rune
+		{"a b", `Unknown tool: "a b"`},
+		{"line\nbreak\r", `Unknown tool: "line\nbreak\r"`},
+		{"bell\a", `Unknown tool: "bell\a"`},
+		{`a"b\c`, `Unknown tool: "a\"b\\c"`},
+		{"é", `Unknown tool: "é"`},
+		{"\u2028", `Unknown tool: "\u2028"`},
+	} {
+		e := f.call("tools/call", obj{"name": tt.name}).fail(t, mrtr.CodeInvalidParams)
+		assert.Equal(t, tt.want, e.Message, "%q", tt.name)
+	}
+	e := f.call("prompts/get", obj{"name": "a\tb"}).fail(t, mrtr.CodeInvalidParams)
+	assert.Equal(t, `Unknown prompt: "a\tb"`, e.Message)
+
+	// The method, and the Mcp-Method header compared with it.
+	r := f.call("tools/"+x64, obj{"_meta": meta(capsNone)})
+	e = r.fail(t, mrtr.CodeMethodNotFound)
+	assert.Equal(t, `Method not found: "tools/`+x63[:58]+`..."`, e.Message)
+	assert.True(t, r.Envelope)
+	e = f.call("tools/list", obj{"_meta": meta(capsNone)}, withMirror(mirror("tools/list\n"+x64, ""))).fail(t, mrtr.CodeHeaderMismatch)
+	assert.Equal(t, `Header mismatch: Mcp-Method header value "tools/list\n`+x63[:53]+`..." does not match body value tools/list`, e.Message)
+
+	// Values in data are clipped.
+	long := "file:///" + strings.Repeat("a", 100)
+	e = f.call("resources/read", obj{"uri": long}).fail(t, mrtr.CodeInvalidParams)
+	assert.Equal(t, obj{"uri": long[:64] + "..."}, e.dataJSON(t))
+	e = f.call("tools/list", obj{"_meta": meta(capsNone, mrtr.MetaProtocolVersion, "2099-"+x64)}).fail(t, mrtr.CodeUnsupportedVersion)
+	assert.Equal(t, obj{"supported": []any{version}, "requested": "2099-" + x63[:59] + "..."}, e.dataJSON(t))
 }

@@ -234,9 +234,11 @@ func checkParamHeaders(decls []paramHeader, args json.RawMessage, headers map[st
 }
 
 // lookupPath returns the value at path; null counts as absent. Names match
-// exactly: the strict door, which runs next, refuses arguments with two
-// names that Go's decoding would confuse, so the value found here is the
-// one a handler reads.
+// as Go's decoding matches them to struct fields, ignoring case under
+// Unicode simple folding: the header must vouch for the value a handler
+// reads, and {"REGION":"eu"} is read as region. The strict door, which
+// runs next, refuses arguments with two such names in one object, so at
+// most one member matches.
 func lookupPath(args json.RawMessage, path []string) (raw json.RawMessage, present bool) {
 	cur := args
 	for _, p := range path {
@@ -245,7 +247,7 @@ func lookupPath(args json.RawMessage, path []string) (raw json.RawMessage, prese
 		}
 		var found json.RawMessage
 		_ = eachMember(cur, func(name string, v json.RawMessage) error {
-			if name == p {
+			if strings.EqualFold(name, p) {
 				found = v
 			}
 			return nil

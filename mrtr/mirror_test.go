@@ -110,6 +110,7 @@ func TestParamHeaderChecks(t *testing.T) {
 		{"negative integer matches", obj{"count": -7}, map[string]mrtr.HeaderValue{"count": hv("-7")}, true},
 		{"fractional argument", obj{"count": 1.5}, map[string]mrtr.HeaderValue{"count": hv("1")}, false},
 		{"unsafe integer", rawJSON(`{"count":9007199254740993}`), map[string]mrtr.HeaderValue{"count": hv("9007199254740993")}, false},
+		{"case-variant duplicate of a mirrored argument", rawJSON(`{"region":"eu","REGION":"us"}`), map[string]mrtr.HeaderValue{"region": hv("eu")}, false},
 		{"integer argument is a string", obj{"count": "42"}, map[string]mrtr.HeaderValue{"count": hv("42")}, false},
 		{"integer missing", obj{"count": 1}, nil, false},
 		{"boolean true matches", obj{"dry": true}, map[string]mrtr.HeaderValue{"dry-run": hv("true")}, true},
@@ -127,6 +128,8 @@ func TestParamHeaderChecks(t *testing.T) {
 		{"all but one", obj{"region": "eu", "count": 3, "dry": true},
 			map[string]mrtr.HeaderValue{"region": hv("eu"), "count": hv("3")}, false},
 	}
+	// Without a Mirror, the strict door refuses these arguments.
+	doorRefuses := map[string]bool{"unsafe integer": true, "case-variant duplicate of a mirrored argument": true}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := mirror("tools/call", "deploy")
@@ -135,18 +138,22 @@ func TestParamHeaderChecks(t *testing.T) {
 			if tt.args != nil {
 				p["arguments"] = tt.args
 			}
-			r := f.call("tools/call", p, withHeaders(m))
+			r := f.call("tools/call", p, withMirror(m))
 			if tt.ok {
 				r.complete(t)
 				return
 			}
 			e := r.fail(t, mrtr.CodeHeaderMismatch)
-			assert.Equal(t, 400, r.Status)
+			assert.True(t, r.Envelope)
 			assert.Contains(t, e.Message, "Mcp-Param-")
 
-			// Without a Mirror (stdio) no header is checked.
-			if _, isArray := tt.args.([]any); !isArray {
-				res := f.call("tools/call", p)
+			// Without a Mirror (stdio) no header is checked; the strict
+			// door still is.
+			res := f.call("tools/call", p)
+			if doorRefuses[tt.name] {
+				e := res.fail(t, mrtr.CodeInvalidParams)
+				assert.Contains(t, e.Message, "Invalid arguments: arguments.")
+			} else {
 				assert.Nil(t, res.Error, "without headers: %s", res.Raw)
 			}
 		})
@@ -157,9 +164,9 @@ func TestParamHeaderNamedInError(t *testing.T) {
 	f := newFixture(t)
 	require.NoError(t, f.srv.AddTool(mrtr.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"Tenant-ID"}}}`)}, mrtr.HandlerFunc(noopTool)))
 	m := mirror("tools/call", "t")
-	e := f.call("tools/call", obj{"name": "t", "arguments": obj{"a": "x"}}, withHeaders(m)).fail(t, mrtr.CodeHeaderMismatch)
+	e := f.call("tools/call", obj{"name": "t", "arguments": obj{"a": "x"}}, withMirror(m)).fail(t, mrtr.CodeHeaderMismatch)
 	assert.Equal(t, "Header mismatch: Mcp-Param-Tenant-ID header is required", e.Message)
 	m.Params = map[string]mrtr.HeaderValue{"tenant-id": hv("y")}
-	e = f.call("tools/call", obj{"name": "t", "arguments": obj{"a": "x"}}, withHeaders(m)).fail(t, mrtr.CodeHeaderMismatch)
+	e = f.call("tools/call", obj{"name": "t", "arguments": obj{"a": "x"}}, withMirror(m)).fail(t, mrtr.CodeHeaderMismatch)
 	assert.Equal(t, "Header mismatch: Mcp-Param-Tenant-ID header value does not match the argument", e.Message)
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mrtrkit/mrtrkit/internal/testkit"
 	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
 	"github.com/mrtrkit/mrtrkit/state"
 )
 
@@ -51,7 +52,7 @@ func (w *wizard) Handle(ctx context.Context, req *mrtr.Request) (mrtr.Result, er
 	case 1:
 		ans, ok := req.Responses.Elicitation("step1")
 		if !ok || !ans.Accepted() {
-			return mrtr.ToolError("no name given"), nil
+			return mrtr.ErrorResult("no name given"), nil
 		}
 		name, _ := ans.Content["name"].(string)
 		return &mrtr.InputRequired{
@@ -61,9 +62,9 @@ func (w *wizard) Handle(ctx context.Context, req *mrtr.Request) (mrtr.Result, er
 	default:
 		ans, ok := req.Responses.Sampling("step2")
 		if !ok {
-			return mrtr.ToolError("no greeting"), nil
+			return mrtr.ErrorResult("no greeting"), nil
 		}
-		return textResult(ans.Text() + " [" + string(req.State) + "]"), nil
+		return mrtr.TextResult(ans.Text() + " [" + string(req.State) + "]"), nil
 	}
 }
 
@@ -157,6 +158,49 @@ func TestThreeRoundTool(t *testing.T) {
 	assert.Equal(t, seen{Round: 0, Keys: []string{}, Args: `{"lang":"en","n":1}`}, log[0])
 	assert.Equal(t, seen{Round: 1, State: "r0", Keys: []string{"step1"}, Args: `{"n":1.0,"lang":"en"}`}, log[1])
 	assert.Equal(t, seen{Round: 2, State: "r0|name=Ada", Keys: []string{"step2"}, Args: `{"lang":"en","n":1}`}, log[2])
+}
+
+// The same three rounds, answered by an in-process client.
+func TestThreeRoundToolThroughClient(t *testing.T) {
+	f, w := wizardFixture(t)
+	var asked []string
+	c := mrtrtest.NewClient(f.srv,
+		mrtrtest.WithPrincipal("alice"),
+		mrtrtest.OnElicitation(func(_ context.Context, r *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
+			asked = append(asked, r.Message)
+			return &mrtr.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+		}),
+		mrtrtest.OnSampling(func(_ context.Context, r *mrtr.SamplingRequest) (*mrtr.SamplingResult, error) {
+			asked = append(asked, r.Messages[0].Content[0].Text)
+			return &mrtr.SamplingResult{Role: mrtr.RoleAssistant, Model: "m", Content: []mrtr.SamplingContent{{Type: "text", Text: "Hello, Ada!"}}}, nil
+		}))
+	res, err := c.CallTool(context.Background(), "wizard", obj{"lang": "en"})
+	require.NoError(t, err)
+	assert.Equal(t, "Hello, Ada! [r0|name=Ada]", res.Text())
+	assert.False(t, res.IsError)
+	assert.Equal(t, 2, res.Rounds)
+	assert.Equal(t, [][]string{{"step1"}, {"step2"}}, res.Asked)
+	assert.Equal(t, []string{"What is your name?", "Greet Ada"}, asked)
+	log := w.seen()
+	require.Len(t, log, 3)
+	for i, s := range log {
+		assert.Equal(t, i, s.Round)
+		assert.Equal(t, "alice", s.Principal)
+		assert.Equal(t, `{"lang":"en"}`, s.Args)
+	}
+
+	// A client that cannot answer is told so, and the server is not
+	// asked again.
+	_, err = mrtrtest.NewClient(f.srv, mrtrtest.WithCapabilities(`{"elicitation":{},"sampling":{}}`)).CallTool(context.Background(), "wizard", nil)
+	assert.ErrorIs(t, err, mrtrtest.ErrUnanswered)
+	assert.EqualValues(t, 4, w.calls.Load())
+
+	// A client that declares nothing meets the capability gate.
+	_, err = mrtrtest.NewClient(f.srv).CallTool(context.Background(), "wizard", nil)
+	var e *mrtr.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, mrtr.CodeMissingCapability, e.Code)
+	assert.JSONEq(t, `{"requiredCapabilities":{"elicitation":{}}}`, string(mustJSON(e.Data)))
 }
 
 func TestStateIsSharedByReplicasWithTheSameKeys(t *testing.T) {
@@ -352,8 +396,12 @@ func TestRequestStateValidUntilExpiry(t *testing.T) {
 	assert.EqualValues(t, 2, w.calls.Load())
 }
 
+// kindSampling is the byte mrtr records in a sealed state for a key asked
+// as a sampling request (elicitation form 2, url 3, roots 4).
+const kindSampling byte = 1
+
 // sealFor seals a token for the wizard as the server would, with codec.
-func sealFor(t *testing.T, codec state.Codec, args string, round int, asked map[string]state.Kind, payload string) string {
+func sealFor(t *testing.T, codec state.Codec, args string, round int, asked map[string]byte, payload string) string {
 	t.Helper()
 	digest, err := state.DigestJSON([]byte(args))
 	require.NoError(t, err)
@@ -365,31 +413,48 @@ func sealFor(t *testing.T, codec state.Codec, args string, round int, asked map[
 	return tok
 }
 
+// The round limit is the Server's alone: a state sealed with the server's
+// keys opens up to WithMaxRounds and is refused past it, whatever round
+// the codec can carry.
 func TestRoundLimit(t *testing.T) {
 	clock := testkit.NewClock(testkit.Start)
-	generous, err := state.NewAEAD(testkit.Ring(t), state.WithClock(clock.Now), state.WithMaxRounds(50))
-	require.NoError(t, err)
-	asked := map[string]state.Kind{"step2": state.KindSampling}
+	codec := testkit.Codec(t, state.WithClock(clock.Now))
+	asked := map[string]byte{"step2": kindSampling}
 
 	f, w := wizardFixture(t, mrtr.WithMaxRounds(3))
 	// A token sealed by the server's own format is accepted up to the limit...
-	tok := sealFor(t, generous, `{}`, 3, asked, "x")
+	tok := sealFor(t, codec, `{}`, 3, asked, "x")
 	f.call("tools/call", wizardCall(obj{}, tok, obj{"step2": rawJSON(answerStep2)})).complete(t)
 	require.EqualValues(t, 1, w.calls.Load())
 	assert.Equal(t, 3, w.seen()[0].Round)
+	assert.Equal(t, []string{"step2"}, w.seen()[0].Keys, "the answer was decoded by the kind the state recorded")
 
 	// ...and refused past it, without running the handler.
-	tok = sealFor(t, generous, `{}`, 4, asked, "x")
+	tok = sealFor(t, codec, `{}`, 4, asked, "x")
 	r := f.call("tools/call", wizardCall(obj{}, tok, obj{"step2": rawJSON(answerStep2)}))
 	requireInvalidState(t, r, mrtr.ReasonInvalidRequestState)
 	assert.EqualValues(t, 1, w.calls.Load())
-	assert.True(t, f.logHas("reason=round_limit"))
+	assert.True(t, f.logHas("requestState refused", "reason=round_limit"))
 
-	// A round past the codec's own limit is refused too.
-	tok = sealFor(t, generous, `{}`, 11, asked, "x")
+	// The round is held to the limit once the token is authentic and
+	// before the arguments are digested: other arguments do not change
+	// the reason.
+	f.logs.Reset()
+	r = f.call("tools/call", wizardCall(obj{"other": true}, tok, obj{"step2": rawJSON(answerStep2)}))
+	requireInvalidState(t, r, mrtr.ReasonInvalidRequestState)
+	assert.True(t, f.logHas("requestState refused", "reason=round_limit"), "log: %s", f.logs.String())
+
+	// The default limit is DefaultMaxRounds: its last round opens, the
+	// next one does not.
 	g, wg := wizardFixture(t)
+	require.Equal(t, mrtr.DefaultMaxRounds, g.srv.MaxRounds())
+	tok = sealFor(t, codec, `{}`, mrtr.DefaultMaxRounds, asked, "x")
+	g.call("tools/call", wizardCall(obj{}, tok, obj{"step2": rawJSON(answerStep2)})).complete(t)
+	assert.EqualValues(t, 1, wg.calls.Load())
+	tok = sealFor(t, codec, `{}`, mrtr.DefaultMaxRounds+1, asked, "x")
 	requireInvalidState(t, g.call("tools/call", wizardCall(obj{}, tok, obj{"step2": rawJSON(answerStep2)})), mrtr.ReasonInvalidRequestState)
-	assert.EqualValues(t, 0, wg.calls.Load())
+	assert.EqualValues(t, 1, wg.calls.Load())
+	assert.True(t, g.logHas("requestState refused", "reason=round_limit"))
 }
 
 func TestHandlerAskingPastTheRoundLimit(t *testing.T) {
@@ -413,6 +478,11 @@ func TestHandlerAskingPastTheRoundLimit(t *testing.T) {
 func TestNewServerOptions(t *testing.T) {
 	_, err := mrtr.NewServer(testDesc(), mrtr.WithMaxRounds(0))
 	assert.Error(t, err)
+	_, err = mrtr.NewServer(testDesc(), mrtr.WithMaxRounds(state.MaxRound+1))
+	assert.Error(t, err, "a limit beyond what a requestState carries")
+	srv, err := mrtr.NewServer(testDesc(), mrtr.WithMaxRounds(1))
+	require.NoError(t, err)
+	assert.Equal(t, 1, srv.MaxRounds())
 	_, err = mrtr.NewServer(testDesc(), mrtr.WithPageSize(0))
 	assert.Error(t, err)
 	desc := testDesc()

@@ -46,7 +46,7 @@ func chatty(errs *[]error) mrtr.HandlerFunc {
 		for _, l := range []mrtr.LogLevel{mrtr.LevelDebug, mrtr.LevelInfo, mrtr.LevelNotice, mrtr.LevelWarning, mrtr.LevelError, mrtr.LevelCritical, mrtr.LevelAlert, mrtr.LevelEmergency} {
 			*errs = append(*errs, req.Log(l, "chatty", obj{"level": string(l)}))
 		}
-		return textResult("ok"), nil
+		return mrtr.TextResult("ok"), nil
 	}
 }
 
@@ -153,7 +153,7 @@ func TestMetaReachesHandler(t *testing.T) {
 	var got *mrtr.Meta
 	f.addTool("t", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
 		got = req.Meta
-		return textResult("ok"), nil
+		return mrtr.TextResult("ok"), nil
 	})
 	m := meta(obj{"sampling": obj{"context": obj{}}, "experimental": obj{"x": obj{"y": 1}}, "extensions": obj{"io.example/ext": obj{}}},
 		mrtr.MetaClientInfo, obj{"name": "client", "version": "2.0"},

@@ -2,7 +2,8 @@ package mrtr_test
 
 // Regression tests: each guards a defect that was found in review and
 // fixed (a case-variant key bypassing a check, a panic, a shared map
-// mutated, an incomplete -32021). Run them alone with
+// mutated, an incomplete -32021). Each note says what went wrong and
+// which function now prevents it. Run them alone with
 //
 //	go test -run 'TestRegression' ./mrtr/
 
@@ -10,6 +11,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -46,36 +49,34 @@ func handleRecovering(t *testing.T, srv *mrtr.Server, body string, opts ...inOpt
 	return decodeResponse(t, resp), false
 }
 
-// BUG (meta.go, versionFromMeta): the version probe decodes _meta into a
-// struct, and encoding/json matches struct tags case-insensitively with the
-// last matching member winning, while parseMeta reads the exact key from a
-// map. A _meta carrying the real key with an unsupported version followed
-// by a case variant with a supported one passes the header cross-check and
-// the version check, and the request is then served with the unsupported
-// version. Fix: look the version up by its exact key, e.g. decode _meta
-// into map[string]json.RawMessage once and read
-// MetaProtocolVersion from it in versionFromMeta too.
+// Regression: the version probe decoded _meta into a struct, whose tags
+// encoding/json matches ignoring case (the last match winning), while the
+// _meta parser read the exact key. A _meta with the real key naming an
+// unsupported version followed by a case variant naming a supported one
+// passed the header cross-check and the version check, and was served
+// with the unsupported version. Now splitMeta splits _meta once by exact
+// member name, and versionOf and parseMeta both read those members.
 func TestRegressionVersionCheckBypassedByCaseVariantKey(t *testing.T) {
 	const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{` +
 		`"io.modelcontextprotocol/clientCapabilities":{},` +
 		`"io.modelcontextprotocol/protocolVersion":"1999-01-01",` +
 		`"IO.MODELCONTEXTPROTOCOL/PROTOCOLVERSION":"2026-07-28"}}}`
-	for _, withMirror := range []bool{false, true} {
-		t.Run(fmt.Sprint("mirror=", withMirror), func(t *testing.T) {
+	for _, mirrored := range []bool{false, true} {
+		t.Run(fmt.Sprint("mirror=", mirrored), func(t *testing.T) {
 			f := newFixture(t)
 			var served string
 			f.addTool("t", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
 				served = req.Meta.ProtocolVersion
-				return textResult("ok"), nil
+				return mrtr.TextResult("ok"), nil
 			})
 			var opts []inOpt
-			if withMirror {
-				opts = append(opts, withHeaders(mirror("tools/call", "t")))
+			if mirrored {
+				opts = append(opts, withMirror(mirror("tools/call", "t")))
 			}
 			r := f.raw(body, opts...)
 			assert.Empty(t, served, "the handler ran for protocol version %q", served)
 			require.NotNil(t, r.Error, "a request declaring protocolVersion 1999-01-01 was served: %s", r.Raw)
-			if withMirror {
+			if mirrored {
 				// The header says 2026-07-28, the body 1999-01-01.
 				assert.Equal(t, int(mrtr.CodeHeaderMismatch), r.Error.Code)
 			} else {
@@ -85,14 +86,13 @@ func TestRegressionVersionCheckBypassedByCaseVariantKey(t *testing.T) {
 	}
 }
 
-// BUG (validate.go, gateCapabilities): a handler that embeds a typed nil
-// request, e.g. mrtr.Ask("k", (*mrtr.ElicitRequest)(nil)), makes Handle
-// panic with a nil pointer dereference: gateCapabilities reads v.Mode
-// (and, when sampling is declared, v.Tools) before validateInputRequest,
-// which has explicit nil checks meant to turn this handler bug into
-// -32603, gets to run. The interface nil check in inputRequired (ir == nil)
-// does not catch typed nils. Fix: skip nil pointers in gateCapabilities
-// (or run validateInputRequest before the gate).
+// Regression: a handler that embedded a typed nil request, such as
+// mrtr.Ask("k", (*mrtr.ElicitRequest)(nil)), made Handle panic: the
+// capability gate read v.Mode (and v.Tools) before the embedded requests
+// were validated, and an interface nil check does not catch a typed nil.
+// Now inputRequired runs validateInputRequest, which refuses nil
+// pointers, on every request before gateCapabilities sees any, and the
+// handler bug is answered with -32603.
 func TestRegressionTypedNilInputRequestPanics(t *testing.T) {
 	tests := []struct {
 		name string
@@ -117,12 +117,11 @@ func TestRegressionTypedNilInputRequestPanics(t *testing.T) {
 	}
 }
 
-// BUG (pipeline.go, methodExists / completion): methodExists accepts
-// completion/complete whenever the completions capability is advertised,
-// which the Description may do on its own; completion then calls
-// h.Complete on a nil CompletionHandler and Handle panics. Fix: treat
-// completion/complete as existing only when a handler is set (answer
-// -32601 otherwise), or answer an empty completion when h is nil.
+// Regression: completion/complete was served whenever the completions
+// capability was advertised, which the Description may do on its own,
+// and the call of a nil CompletionHandler made Handle panic. Now the
+// server's completion method answers an empty completion when no handler
+// is set.
 func TestRegressionCompletionAdvertisedWithoutHandlerPanics(t *testing.T) {
 	desc := testDesc()
 	desc.Capabilities.Completions = &discover.Empty{}
@@ -136,21 +135,15 @@ func TestRegressionCompletionAdvertisedWithoutHandlerPanics(t *testing.T) {
 	if panicked {
 		return
 	}
-	if r.Error != nil {
-		assert.Equal(t, int(mrtr.CodeMethodNotFound), r.Error.Code)
-	} else {
-		assert.Equal(t, obj{"values": []any{}}, r.Result["completion"])
-	}
+	res := r.complete(t)
+	assert.Equal(t, obj{"values": []any{}}, res["completion"])
 }
 
-// BUG (pipeline.go, render): render deletes MetaServerInfo from the _meta
-// map of the handler's result in place (delete(meta, MetaServerInfo)),
-// mutating memory the handler owns. A handler that returns a shared,
-// pre-built result loses the key after the first call, and when such a
-// result is served concurrently the deletes and the json.Marshal reads of
-// the same map race (fatal "concurrent map writes" / race detector
-// report). Fix: copy the map before removing the key, or skip the key
-// while encoding instead of deleting it.
+// Regression: the result encoder deleted MetaServerInfo from the _meta
+// map of the handler's result in place, mutating memory the handler owns:
+// a shared, pre-built result lost the key after the first call, and
+// concurrent calls raced on the map. Now render copies the map before it
+// drops the key.
 func TestRegressionRenderMutatesHandlerMeta(t *testing.T) {
 	shared := &mrtr.CallToolResult{
 		Content: []mrtr.Content{mrtr.Text("static")},
@@ -164,19 +157,28 @@ func TestRegressionRenderMutatesHandlerMeta(t *testing.T) {
 	f.call("tools/call", obj{"name": "t"}).complete(t)
 	assert.Len(t, shared.Meta, 2, "the handler's result was modified: %v", shared.Meta)
 	assert.Contains(t, shared.Meta, mrtr.MetaServerInfo)
+
+	// Served concurrently, the shared result is only read (the race
+	// detector would report a write).
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			_, _ = rawRound(f.srv, "", obj{"_meta": meta(capsNone), "name": "t"})
+		})
+	}
+	wg.Wait()
+	assert.Len(t, shared.Meta, 2)
 }
 
-// BUG (validate.go, gateCapabilities): when the client declared no
-// sampling at all, a sampling request that needs sampling.tools or
-// sampling.context yields requiredCapabilities {"sampling":{}} (the
-// `continue` skips the sub-capability checks). A client that follows that
-// answer and declares {"sampling":{}} is refused again with
-// {"sampling":{"tools":{}}}. The same happens for elicitation: a form and
-// a url request with no elicitation declared yield {"elicitation":{"url":{}}},
-// which declares url mode only and still does not allow the form request.
-// The function's own contract is to name every capability needed and not
-// declared. Fix: check tools/context even when caps.Sampling is nil, and
-// name form explicitly when url is also needed.
+// Regression: when the client declared no sampling at all, a sampling
+// request that needed sampling.tools or sampling.context yielded
+// requiredCapabilities {"sampling":{}}, and a client that declared just
+// that was refused again with {"sampling":{"tools":{}}}; a form and a url
+// elicitation with no elicitation declared yielded
+// {"elicitation":{"url":{}}}, which allows url mode only. Now
+// gateCapabilities checks the sub-capabilities whether or not the parent
+// was declared, and names form explicitly beside url, so that declaring
+// exactly what -32021 names is always enough.
 func TestRegressionRequiredCapabilitiesIncompleteWhenParentMissing(t *testing.T) {
 	thisServer := simpleSampling("x")
 	thisServer.IncludeContext = "thisServer"
@@ -208,15 +210,14 @@ func TestRegressionRequiredCapabilitiesIncompleteWhenParentMissing(t *testing.T)
 	}
 }
 
-// BUG (jsonrpc.go, ParseMessage): the envelope is decoded into a struct, so
-// member names match case-insensitively: {"JSONRPC":"2.0",...} passes the
-// version check and {"METHOD":"tools/list"} is taken as the method, although
-// JSON-RPC 2.0 member names are case-sensitive and these messages have no
-// "jsonrpc" / "method" member. The same decoding is used for params in
-// serve (a "NAME" member overrides "name"), for the _meta version probe
-// (see TestRegressionVersionCheckBypassedByCaseVariantKey) and for
-// ClientCapabilities ({"SAMPLING":{}} declares sampling). Fix: decode into
-// map[string]json.RawMessage and read the exact member names.
+// Regression: the envelope was decoded into a struct, so member names
+// matched ignoring case: {"JSONRPC":"2.0",...} passed the version check
+// and {"METHOD":"tools/list"} was taken as the method, although JSON-RPC
+// member names are case-sensitive. The same decoding read params (a
+// "NAME" member overrode "name"), the _meta version probe and
+// ClientCapabilities ({"SAMPLING":{}} declared sampling). Now
+// ParseMessage, params.decode and ClientCapabilities.UnmarshalJSON all
+// read members through eachMember, by exact name.
 func TestRegressionJSONRPCMemberNamesAreCaseSensitive(t *testing.T) {
 	for _, body := range []string{
 		`{"JSONRPC":"2.0","id":1,"method":"tools/list"}`,
@@ -239,46 +240,125 @@ func methodOf(m *mrtr.Message) string {
 	return m.Method
 }
 
-// BUG (xheader.go checkParamHeaders vs handler.go Request.BindArguments):
-// the Mcp-Param-* check reads the declared argument with an exact-name map
-// lookup, but BindArguments decodes with encoding/json, which matches
-// struct fields case-insensitively with the last member winning. Arguments
-// {"region":"us","REGION":"eu"} pass the check against
-// "Mcp-Param-Region: us" while the handler binds region = "eu", so an
-// intermediary that routed or authorised on the header was bypassed.
-// Fix: refuse (-32602) arguments whose member names collide ignoring case
-// (at least along declared header paths), or make BindArguments
-// case-sensitive.
+func TestRegressionParamsAndCapabilitiesAreCaseSensitive(t *testing.T) {
+	f := newFixture(t)
+	var served []string
+	f.addTool("t", func(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		served = append(served, req.Name)
+		if req.Capabilities().Sampling != nil {
+			return mrtr.Ask("s", simpleSampling("x")), nil
+		}
+		return mrtr.TextResult("ok"), nil
+	})
+	f.addTool("other", noopTool)
+
+	// "NAME" is not "name": the call names tool t.
+	f.call("tools/call", obj{"_meta": meta(capsNone), "name": "t", "NAME": "other"}).complete(t)
+	assert.Equal(t, []string{"t"}, served)
+
+	// {"SAMPLING":{}} declares nothing.
+	f.call("tools/call", obj{"_meta": meta(obj{"SAMPLING": obj{}}), "name": "t"}).complete(t)
+	f.call("tools/call", obj{"_meta": meta(obj{"sampling": obj{}}), "name": "t"}).inputRequired(t)
+
+	// A params member given twice is refused, not resolved by position.
+	r := f.raw(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"other","name":"t",` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
+	r.fail(t, mrtr.CodeInvalidRequest)
+	assert.True(t, r.Envelope)
+	assert.Len(t, served, 3)
+}
+
+// Regression: the Mcp-Param-* check read the declared argument with an
+// exact-name lookup, while handlers decoded the arguments with
+// encoding/json, which matches struct fields ignoring case with the last
+// member winning. Arguments {"region":"us","REGION":"eu"} passed the check
+// against "Mcp-Param-Region: us" while the handler bound region = "eu", so
+// an intermediary that routed or authorised on the header was bypassed.
+// Now checkParamHeaders matches names exactly and the strict door
+// (strictArguments), which runs right after it on every call, refuses two
+// names that Go's decoding folds together, with or without a Mirror.
 func TestRegressionParamHeaderBypassThroughCaseVariantArgument(t *testing.T) {
 	f := newFixture(t)
-	var bound string
+	var bound []string
 	schema := `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`
 	require.NoError(t, f.srv.AddTool(mrtr.Tool{Name: "deploy", InputSchema: json.RawMessage(schema)},
 		mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
 			var args struct {
 				Region string `json:"region"`
 			}
-			if err := req.BindArguments(&args); err != nil {
+			if err := json.Unmarshal(req.Arguments, &args); err != nil {
 				return nil, err
 			}
-			bound = args.Region
-			return textResult(args.Region), nil
+			bound = append(bound, args.Region)
+			return mrtr.TextResult(args.Region), nil
 		})))
 	m := mirror("tools/call", "deploy")
 	m.Params = map[string]mrtr.HeaderValue{"region": hv("us")}
-	r := f.call("tools/call", obj{"name": "deploy", "arguments": rawJSON(`{"region":"us","REGION":"eu"}`)}, withHeaders(m))
-	if r.Error == nil {
-		assert.Equal(t, "us", bound, "Mcp-Param-Region said us, the handler deployed to %q", bound)
+	for _, tt := range []struct{ args, path string }{
+		{`{"region":"us","REGION":"eu"}`, "arguments.REGION"},
+		{`{"REGION":"eu","region":"us"}`, "arguments.region"},
+		{`{"region":"us","Region":"eu"}`, "arguments.Region"},
+	} {
+		// With the header, the one Go's decoding keeps (the last) is
+		// compared first: a mismatch is -32020; a match leaves the
+		// arguments to the strict door. Either way no handler runs.
+		r := f.call("tools/call", obj{"name": "deploy", "arguments": rawJSON(tt.args)}, withMirror(m))
+		require.NotNil(t, r.Error, tt.args)
+		assert.Contains(t, []int{int(mrtr.CodeHeaderMismatch), int(mrtr.CodeInvalidParams)}, int(r.Error.Code), tt.args)
+		r = f.call("tools/call", obj{"name": "deploy", "arguments": rawJSON(tt.args)})
+		e := r.fail(t, mrtr.CodeInvalidParams)
+		assert.Equal(t, "Invalid arguments: "+tt.path+" repeats a member name: names that differ only in case are one name to Go's JSON decoding", e.Message)
+		assert.False(t, r.Envelope)
+	}
+	assert.Empty(t, bound, "the handler ran on ambiguous arguments")
+
+	// The exact name is what the header vouches for.
+	f.call("tools/call", obj{"name": "deploy", "arguments": obj{"region": "us"}}, withMirror(m)).complete(t)
+	assert.Equal(t, []string{"us"}, bound)
+}
+
+// A lone case variant of a mirrored argument ({"REGION":"eu"}) binds to
+// the declared field in Go's decoding, as the pair above would: the
+// Mcp-Param-* check must not let the handler read a value no header
+// vouched for. (Before the reshape, the check found the argument by
+// folded name and required the header.)
+func TestRegressionParamHeaderLoneCaseVariant(t *testing.T) {
+	f := newFixture(t)
+	var bound []string
+	schema := `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`
+	require.NoError(t, f.srv.AddTool(mrtr.Tool{Name: "deploy", InputSchema: json.RawMessage(schema)},
+		mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+			var args struct {
+				Region string `json:"region"`
+			}
+			if err := json.Unmarshal(req.Arguments, &args); err != nil {
+				return nil, err
+			}
+			bound = append(bound, args.Region)
+			return mrtr.TextResult(args.Region), nil
+		})))
+	for _, name := range []string{"REGION", "Region"} {
+		// No Mcp-Param-Region header: an intermediary saw no region.
+		r := f.call("tools/call", obj{"name": "deploy", "arguments": obj{name: "eu"}}, withMirror(mirror("tools/call", "deploy")))
+		if r.Error == nil {
+			assert.Empty(t, bound[len(bound)-1], "no Mcp-Param-Region header was sent, the handler deployed to %q (arguments {%q:\"eu\"})", bound[len(bound)-1], name)
+		}
+		// A header naming another region.
+		m := mirror("tools/call", "deploy")
+		m.Params = map[string]mrtr.HeaderValue{"region": hv("us")}
+		r = f.call("tools/call", obj{"name": "deploy", "arguments": obj{name: "eu"}}, withMirror(m))
+		if r.Error == nil {
+			assert.Equal(t, "us", bound[len(bound)-1], "Mcp-Param-Region said us, the handler deployed to %q (arguments {%q:\"eu\"})", bound[len(bound)-1], name)
+		}
 	}
 }
 
-// BUG (xheader.go, paramHeaders): the fast path
-// bytes.Contains(schema, `"x-mcp-header"`) looks at the raw schema text, so
-// a declaration whose key is written with a JSON escape
-// ("x-mcp-h\u0065ader") is neither validated nor enforced, although every
-// client decodes it as x-mcp-header (the schema is advertised verbatim in
-// tools/list). Fix: drop the fast path, or search for a form that
-// survives escaping (e.g. decode first, or check for "x-mcp-h" and "\\u").
+// Regression: the fast path of the x-mcp-header scan looked for the
+// keyword in the raw schema text, so a declaration whose key was written
+// with a JSON escape ("x-mcp-h\u0065ader") was neither validated nor
+// enforced, although every client decodes it as x-mcp-header (the schema
+// is advertised verbatim in tools/list). Now paramHeaders takes the full
+// walk whenever the schema holds an escape.
 func TestRegressionEscapedParamHeaderKeyIgnored(t *testing.T) {
 	f := newFixture(t)
 	bad := `{"type":"object","properties":{"a":{"type":"number","x-mcp-h\u0065ader":"A"}}}`
@@ -287,20 +367,21 @@ func TestRegressionEscapedParamHeaderKeyIgnored(t *testing.T) {
 
 	good := `{"type":"object","properties":{"a":{"type":"string","x-mcp-h\u0065ader":"A"}}}`
 	require.NoError(t, f.srv.AddTool(mrtr.Tool{Name: "good", InputSchema: json.RawMessage(good)}, mrtr.HandlerFunc(noopTool)))
-	r := f.call("tools/call", obj{"name": "good", "arguments": obj{"a": "x"}}, withHeaders(mirror("tools/call", "good")))
+	r := f.call("tools/call", obj{"name": "good", "arguments": obj{"a": "x"}}, withMirror(mirror("tools/call", "good")))
 	if assert.NotNil(t, r.Error, "missing Mcp-Param-A header was accepted") {
 		assert.Equal(t, int(mrtr.CodeHeaderMismatch), r.Error.Code)
 	}
 }
 
-// An initialize-era client (no _meta claim) learns which versions the
-// server speaks instead of reading a header complaint.
+// Regression: an initialize-era client (no _meta claim) read a header
+// complaint. Now initializeRefused answers -32022 naming the versions the
+// server speaks, before the header checks.
 func TestRegressionLegacyInitializeNamesSupportedVersions(t *testing.T) {
 	f := newFixture(t)
 	r := f.raw(`{"jsonrpc":"2.0","id":11,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
-		withHeaders(&mrtr.Mirror{}))
+		withMirror(&mrtr.Mirror{}))
 	e := r.fail(t, mrtr.CodeUnsupportedVersion)
-	assert.Equal(t, 400, r.Status)
+	assert.True(t, r.Envelope)
 	assert.JSONEq(t, `{"supported":["2026-07-28"],"requested":"2025-06-18"}`, string(e.Data))
 
 	// With a modern claim, initialize is a removed method.
@@ -308,49 +389,106 @@ func TestRegressionLegacyInitializeNamesSupportedVersions(t *testing.T) {
 	r.fail(t, mrtr.CodeMethodNotFound)
 }
 
-// A name that is not a string is a params error, not a header mismatch.
+// Regression: a name that is not a string was taken for a header
+// mismatch. Now readTarget refuses it as a params error (-32602, in-band)
+// before the Mcp-Name header is compared.
 func TestRegressionNonStringNameIsInvalidParams(t *testing.T) {
 	f := newFixture(t)
 	f.addTool("t", noopTool)
-	r := f.call("tools/call", obj{"name": 42}, withHeaders(mirror("tools/call", "42")))
+	r := f.call("tools/call", obj{"name": 42}, withMirror(mirror("tools/call", "42")))
 	e := r.fail(t, mrtr.CodeInvalidParams)
-	assert.Contains(t, e.Message, "params.name must be a string")
+	assert.Equal(t, "tools/call params.name must be a string", e.Message)
+	assert.False(t, r.Envelope)
 }
 
-// A sealed state must not open for arguments that decode differently:
-// case-variant member names (Go's decoding binds them ignoring case, last
-// wins) and integers that round to the same double are refused when a
-// state is sealed or opened.
+// Regression: a sealed state opened for arguments that decode
+// differently from those it was issued for: case-variant member names
+// (Go's decoding binds them ignoring case, the last one winning) and
+// numbers that round to the same double have one digest. Such arguments
+// were refused only on calls that carried or produced a requestState.
+// Now strictArguments refuses them on every tools/call and prompts/get,
+// before any handler or state work, so the digest pins what a handler
+// decodes.
 func TestRegressionDigestPinsWhatHandlersRead(t *testing.T) {
 	f := newFixture(t)
 	var paid []string
+	calls := 0
 	f.addTool("pay", func(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		calls++
 		var in struct {
 			Amount json.Number `json:"amount"`
 		}
-		if err := req.BindArguments(&in); err != nil {
+		if err := json.Unmarshal(req.Arguments, &in); err != nil {
 			return nil, err
 		}
 		if ans, ok := req.Responses.Elicitation("confirm"); ok && ans.Accepted() {
 			paid = append(paid, in.Amount.String())
-			return textResult("paid " + in.Amount.String()), nil
+			return mrtr.TextResult("paid " + in.Amount.String()), nil
 		}
 		return mrtr.Ask("confirm", nameForm("Pay "+in.Amount.String()+"?")), nil
 	})
+	// A tool that never asks: no state is sealed or opened for it.
+	f.addTool("plain", func(context.Context, *mrtr.Request) (mrtr.Result, error) {
+		calls++
+		return mrtr.TextResult("ok"), nil
+	})
 	caps := obj{"elicitation": obj{}}
 
-	for _, args := range []string{
-		`{"amount":5,"AMOUNT":1000}`,
-		`{"amount":9007199254740993}`,
-		`{"amount":0.10000000000000000001}`,
-		`{"nested":{"a":1,"A":2}}`,
-		`{"list":[{"x":1,"X":2}]}`,
+	const (
+		repeats  = " repeats a member name: names that differ only in case are one name to Go's JSON decoding"
+		inexact  = " is a number with no exact IEEE 754 double form; send it as a string"
+		tooLong  = " is a number literal longer than 40 characters; send it as a string"
+		badUTF8  = " is not valid UTF-8"
+		lone     = " holds an unpaired surrogate escape"
+		tooDeep  = " is nested more than 100 levels deep"
+		longZero = "1." + "000000000000000000000000000000000000000" // 41 characters
+	)
+	deep100 := `{"a":` + strings.Repeat("[", 99) + strings.Repeat("]", 99) + `}`
+	deep101 := `{"a":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`
+	for _, tt := range []struct{ args, message string }{
+		{`{"amount":5,"AMOUNT":1000}`, "arguments.AMOUNT" + repeats},
+		{`{"AMOUNT":1000,"amount":5}`, "arguments.amount" + repeats},
+		{`{"amount":5,"Amount":5}`, "arguments.Amount" + repeats},
+		{`{"nested":{"a":1,"A":2}}`, "arguments.nested.A" + repeats},
+		{`{"list":[{"x":1,"X":2}]}`, "arguments.list[0].X" + repeats},
+		// Go's folding is Unicode simple folding: the long s is an s, the
+		// Kelvin sign a k, whether sent raw or escaped.
+		{`{"sum":1,"ſum":2}`, `arguments."ſum"` + repeats},
+		{`{"sum":1,"\u017fum":2}`, `arguments."ſum"` + repeats},
+		{`{"k":1,"\u212a":2}`, `arguments."K"` + repeats},
+		{`{"amount":9007199254740993}`, "arguments.amount" + inexact},
+		{`{"amount":0.10000000000000000001}`, "arguments.amount" + inexact},
+		{`{"amount":1e400}`, "arguments.amount" + inexact},
+		{`{"amount":[1,2,18446744073709551617]}`, "arguments.amount[2]" + inexact},
+		{`{"amount":` + longZero + `}`, "arguments.amount" + tooLong},
+		{`{"memo":"\ud800"}`, "arguments.memo" + lone},
+		{`{"memo":"\udc00\ud800"}`, "arguments.memo" + lone},
+		{"{\"memo\":\"\xff\"}", "arguments.memo" + badUTF8},
+		{deep101, "arguments.a[0][0]...[0][0][0][0]" + tooDeep}, // a deep path shows its ends
 	} {
-		r := f.raw(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"pay","arguments":` + args +
-			`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}`)
-		e := r.fail(t, mrtr.CodeInvalidParams)
-		assert.Contains(t, e.Message, "cannot be bound", args)
+		for _, tool := range []string{"pay", "plain"} {
+			r := f.raw(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + tt.args +
+				`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}`)
+			e := r.fail(t, mrtr.CodeInvalidParams)
+			assert.Equal(t, "Invalid arguments: "+tt.message, e.Message, "%s: %s", tool, tt.args)
+			assert.False(t, r.Envelope)
+		}
 	}
+	// A bad member name is refused too. (Only the problem is asserted
+	// here, not the path the message reports.)
+	for _, args := range []string{"{\"m\xffemo\":1}", `{"a":1,"\ud800":2}`, `{"a":{"\udc00":1}}`} {
+		e := f.raw(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"plain","arguments":`+args+
+			`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`).fail(t, mrtr.CodeInvalidParams)
+		assert.True(t, strings.HasPrefix(e.Message, "Invalid arguments: arguments"), e.Message)
+		assert.True(t, strings.HasSuffix(e.Message, badUTF8) || strings.HasSuffix(e.Message, lone), e.Message)
+	}
+	assert.Zero(t, calls, "a handler ran on arguments the door refuses")
+
+	// Within the limits, the arguments reach the handler.
+	for _, args := range []string{deep100, `{"amount":` + longZero[:len(longZero)-1] + `}`, `{"memo":"\ud83d\ude00 é"}`, `{"Sum":1,"sun":2}`} {
+		f.call("tools/call", obj{"name": "plain", "arguments": rawJSON(args)}).complete(t)
+	}
+	assert.Equal(t, 4, calls)
 
 	// Canonical spellings are fine, and equal values share a state.
 	_, st := f.call("tools/call", obj{"_meta": meta(caps), "name": "pay", "arguments": rawJSON(`{"amount":1e0}`)}).inputRequired(t)
@@ -360,20 +498,25 @@ func TestRegressionDigestPinsWhatHandlersRead(t *testing.T) {
 	assert.Equal(t, []string{"1.0"}, paid)
 }
 
-// A Message built by hand (not by ParseMessage) with malformed params is
-// an error, never a panic.
+// Regression: a Message built by hand (not by ParseMessage) with malformed
+// params made Handle panic. Now params.decode reads them through
+// eachMember, which reports malformed input as an error.
 func TestRegressionMalformedParamsDoNotPanic(t *testing.T) {
 	f := newFixture(t)
 	f.addTool("t", noopTool)
-	for _, p := range []string{`{"`, `{0`, `{"a":`, `{"a" 1}`, `{"a":"x`, `{"a":[1,`} {
-		resp := f.srv.Handle(context.Background(), &mrtr.Inbound{Message: &mrtr.Message{ID: mrtr.IntID(1), Method: "tools/call", Params: json.RawMessage(p)}})
+	id := messageID(t, "1")
+	for _, p := range []string{`{"`, `{0`, `{"a":`, `{"a" 1}`, `{"a":"x`, `{"a":[1,`, `[`, `"x"`} {
+		resp := f.srv.Handle(context.Background(), &mrtr.Inbound{Message: &mrtr.Message{ID: id, Method: "tools/call", Params: json.RawMessage(p)}})
 		require.NotNil(t, resp, p)
 		require.NotNil(t, resp.Error, p)
+		assert.Equal(t, mrtr.CodeInvalidRequest, resp.Error.Code, p)
+		assert.Equal(t, "1", resp.ID.String())
 	}
 }
 
-// Results served to an authenticated principal are private unless the
-// description says results never depend on who asks.
+// Regression: results served to an authenticated principal were cached as
+// public. Now the Server's hint makes them private unless the description
+// sets a scope (results that never depend on who asks).
 func TestRegressionAuthenticatedResultsArePrivateByDefault(t *testing.T) {
 	f := newFixture(t)
 	f.addTool("t", noopTool)
@@ -390,8 +533,9 @@ func TestRegressionAuthenticatedResultsArePrivateByDefault(t *testing.T) {
 	assert.Equal(t, "public", r.ok(t)["cacheScope"], "an explicit scope is kept")
 }
 
-// -32022 lists only the versions a request can name in _meta, never the
-// legacy version just refused.
+// Regression: -32022 listed the legacy versions too, including the one
+// just refused. Now unsupportedVersion names the description's
+// ModernVersions only: those a request can name in _meta.
 func TestRegressionUnsupportedVersionListsModernVersionsOnly(t *testing.T) {
 	desc := testDesc()
 	desc.LegacyVersions = []string{"2025-11-25"}
@@ -403,13 +547,13 @@ func TestRegressionUnsupportedVersionListsModernVersionsOnly(t *testing.T) {
 	assert.JSONEq(t, `{"supported":["2026-07-28"],"requested":"2025-11-25"}`, string(e.Data))
 }
 
-// An answer given twice under the same key is refused, not resolved by
-// position.
+// Regression: an answer given twice under the same key was resolved by
+// position. Now decodeResponses refuses it.
 func TestRegressionDuplicateAnswerRefused(t *testing.T) {
 	f := newFixture(t)
 	f.addTool("ask", func(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
 		if _, ok := req.Responses.Elicitation("name"); ok {
-			return textResult("done"), nil
+			return mrtr.TextResult("done"), nil
 		}
 		return mrtr.Ask("name", nameForm("Name?")), nil
 	})

@@ -68,7 +68,7 @@ func TestRenderToolResult(t *testing.T) {
 		return &mrtr.CallToolResult{StructuredContent: map[string]int{"temp": 21}}, nil
 	})
 	f.addTool("failing", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
-		return mrtr.ToolError("city not found"), nil
+		return mrtr.ErrorResult("city not found"), nil
 	})
 	res := f.call("tools/call", obj{"name": "structured"}).complete(t)
 	assert.Equal(t, []any{}, res["content"])
@@ -83,7 +83,7 @@ func TestRenderToolResult(t *testing.T) {
 func TestRenderEscapesHandlerText(t *testing.T) {
 	f := newFixture(t)
 	f.addTool("t", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
-		return textResult("\"}],\"resultType\":\"input_required\",\"x\":{\"\u2028<script>"), nil
+		return mrtr.TextResult("\"}],\"resultType\":\"input_required\",\"x\":{\"\u2028<script>"), nil
 	})
 	r := f.call("tools/call", obj{"name": "t"})
 	res := r.complete(t)

@@ -49,12 +49,14 @@ func TestReadExactResource(t *testing.T) {
 	assert.Equal(t, "resources/read", req.Method)
 	assert.Equal(t, "file:///readme", req.URI)
 	assert.Nil(t, req.Vars)
+	assert.Equal(t, "{}", string(req.Arguments))
 }
 
 func TestReadTemplate(t *testing.T) {
 	f, got := readFixture(t, discover.CachePolicy{})
 	f.call("resources/read", obj{"uri": "db://sales/orders"}).complete(t)
 	assert.Equal(t, map[string]string{"schema": "sales", "table": "orders"}, (*got)[0].Vars)
+	assert.Equal(t, `{"schema":"sales","table":"orders"}`, string((*got)[0].Arguments), "the matched values, one JSON object in name order")
 	f.call("resources/read", obj{"uri": "file:///notes.txt"}).complete(t)
 	assert.Equal(t, map[string]string{"name": "notes"}, (*got)[1].Vars)
 	// The literal parts of a template are not patterns.
@@ -66,7 +68,7 @@ func TestReadNotFound(t *testing.T) {
 	for _, uri := range []string{"file:///nope", "db://sales", "db://sales/orders/2024", "db:///orders", "file:///readme/", "FILE:///readme"} {
 		r := f.call("resources/read", obj{"uri": uri})
 		e := r.fail(t, mrtr.CodeInvalidParams)
-		assert.Equal(t, 200, r.Status)
+		assert.False(t, r.Envelope)
 		assert.Equal(t, "Resource not found", e.Message)
 		assert.Equal(t, obj{"uri": uri}, e.dataJSON(t))
 	}
@@ -119,9 +121,9 @@ func TestReadResultRendering(t *testing.T) {
 
 func TestReadWithMirror(t *testing.T) {
 	f, _ := readFixture(t, discover.CachePolicy{})
-	f.call("resources/read", obj{"uri": "db://a/b"}, withHeaders(mirror("resources/read", "db://a/b"))).complete(t)
-	f.call("resources/read", obj{"uri": "db://a/b"}, withHeaders(mirror("resources/read", "db://a/c"))).fail(t, mrtr.CodeHeaderMismatch)
-	f.call("resources/read", obj{"uri": "db://a/b"}, withHeaders(mirror("resources/read", ""))).fail(t, mrtr.CodeHeaderMismatch)
+	f.call("resources/read", obj{"uri": "db://a/b"}, withMirror(mirror("resources/read", "db://a/b"))).complete(t)
+	f.call("resources/read", obj{"uri": "db://a/b"}, withMirror(mirror("resources/read", "db://a/c"))).fail(t, mrtr.CodeHeaderMismatch)
+	f.call("resources/read", obj{"uri": "db://a/b"}, withMirror(mirror("resources/read", ""))).fail(t, mrtr.CodeHeaderMismatch)
 }
 
 func TestPromptsGet(t *testing.T) {
@@ -153,6 +155,7 @@ func TestPromptsGet(t *testing.T) {
 	}, res["messages"])
 	assert.NotContains(t, res, "ttlMs")
 	assert.Equal(t, map[string]string{"city": "Oslo"}, got.PromptArguments)
+	assert.Equal(t, `{"city":"Oslo"}`, string(got.Arguments), "the prompt arguments as sent")
 	assert.Equal(t, "trip", got.Name)
 
 	res = f.call("prompts/get", obj{"name": "empty"}).complete(t)
@@ -162,14 +165,18 @@ func TestPromptsGet(t *testing.T) {
 		"missing required argument": {"name": "trip", "arguments": obj{"days": "3"}},
 		"no arguments":              {"name": "trip"},
 		"number argument":           {"name": "trip", "arguments": obj{"city": 5}},
+		"case-variant arguments":    {"name": "trip", "arguments": obj{"city": "Oslo", "CITY": "Rome"}},
+		"lone surrogate":            {"name": "trip", "arguments": rawJSON(`{"city":"\ud800"}`)},
 		"array arguments":           {"name": "trip", "arguments": []any{"Oslo"}},
 		"unknown prompt":            {"name": "nope"},
 		"no name":                   {},
 	} {
 		t.Run(name, func(t *testing.T) {
+			got = nil
 			r := f.call("prompts/get", p)
 			r.fail(t, mrtr.CodeInvalidParams)
-			assert.Equal(t, 200, r.Status)
+			assert.False(t, r.Envelope)
+			assert.Nil(t, got, "the handler ran")
 		})
 	}
 }

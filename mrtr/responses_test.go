@@ -3,6 +3,7 @@ package mrtr_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -10,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/mrtr"
-	"github.com/mrtrkit/mrtrkit/state"
 )
 
 // asker asks every kind at round 0 and records what round 1 receives.
@@ -30,7 +30,7 @@ func (a *asker) Handle(ctx context.Context, req *mrtr.Request) (mrtr.Result, err
 		}}, nil
 	}
 	a.last = req
-	return textResult("done"), nil
+	return mrtr.TextResult("done"), nil
 }
 
 // askerToken returns a fixture whose tool "ask" is served by an asker, and
@@ -56,6 +56,7 @@ func TestInputResponsesDecodedByKind(t *testing.T) {
 		"r": rawJSON(`{"roots":[{"uri":"file:///home/ada","name":"home"}]}`),
 	}}).complete(t)
 	require.NotNil(t, a.last)
+	assert.Equal(t, []string{"f", "r", "s", "u"}, a.last.Asked(), "the keys the sealed state recorded")
 	resp := a.last.Responses
 	assert.Equal(t, []string{"f", "r", "s", "u"}, resp.Keys())
 	assert.Equal(t, 4, resp.Len())
@@ -70,11 +71,21 @@ func TestInputResponsesDecodedByKind(t *testing.T) {
 	require.True(t, ok)
 	assert.True(t, form.Accepted())
 	assert.Equal(t, map[string]any{"name": "Ada", "age": float64(36), "ok": true, "tags": []any{"x", "y"}}, form.Content)
+	// The form as the client sent it, for decoding into a struct.
+	assert.Equal(t, `{"name":"Ada","age":36,"ok":true,"tags":["x","y"]}`, string(form.ContentJSON()))
+	var typed struct {
+		Name string
+		Age  int
+	}
+	require.NoError(t, json.Unmarshal(form.ContentJSON(), &typed))
+	assert.Equal(t, "Ada", typed.Name)
+	assert.Equal(t, 36, typed.Age)
 
 	url, ok := resp.Elicitation("u")
 	require.True(t, ok)
 	assert.True(t, url.Accepted())
 	assert.Nil(t, url.Content)
+	assert.Nil(t, url.ContentJSON())
 
 	roots, ok := resp.Roots("r")
 	require.True(t, ok)
@@ -99,6 +110,7 @@ func TestInputResponsesToKeysNotAskedAreIgnored(t *testing.T) {
 	form, _ := a.last.Responses.Elicitation("f")
 	assert.Equal(t, "decline", form.Action)
 	assert.Nil(t, form.Content)
+	assert.Nil(t, form.ContentJSON())
 	assert.True(t, f.logHas("ignored input responses", "count=3"))
 }
 
@@ -125,6 +137,10 @@ func TestMalformedInputResponses(t *testing.T) {
 		{"elicitation null value", "f", `{"action":"accept","content":{"a":null}}`},
 		{"elicitation mixed array", "f", `{"action":"accept","content":{"a":["x",1]}}`},
 		{"elicitation content not an object", "f", `{"action":"accept","content":"x"}`},
+		{"elicitation content with case-variant names", "f", `{"action":"accept","content":{"name":"Ada","NAME":"Eve"}}`},
+		{"elicitation content with folded names", "f", `{"action":"accept","content":{"s":"a","\u017f":"b"}}`},
+		{"elicitation content with an inexact number", "f", `{"action":"accept","content":{"age":9007199254740993}}`},
+		{"elicitation content with a lone surrogate", "f", `{"action":"accept","content":{"name":"\ud800"}}`},
 		{"url elicitation without action", "u", `{"content":{}}`},
 		{"sampling without model", "s", `{"role":"assistant","content":{"type":"text","text":"x"}}`},
 		{"sampling without content", "s", `{"role":"assistant","model":"m"}`},
@@ -145,8 +161,8 @@ func TestMalformedInputResponses(t *testing.T) {
 			f, a, tok := askerToken(t)
 			r := f.call("tools/call", obj{"name": "ask", "requestState": tok, "inputResponses": obj{tt.key: rawJSON(tt.answer)}})
 			e := r.fail(t, mrtr.CodeInvalidParams)
-			assert.Equal(t, 200, r.Status)
-			assert.Contains(t, e.Message, `"`+tt.key+`"`)
+			assert.False(t, r.Envelope)
+			assert.True(t, strings.HasPrefix(e.Message, "Invalid input response "+tt.key+": "), e.Message)
 			assert.JSONEq(t, `{"key":"`+tt.key+`"}`, string(e.Data))
 			assert.EqualValues(t, 1, a.calls.Load(), "the handler must not run")
 		})
@@ -174,16 +190,16 @@ func TestStaticAsks(t *testing.T) {
 	h := func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
 		got = append(got, req)
 		if ans, ok := req.Responses.Elicitation("confirm"); ok && ans.Accepted() {
-			return textResult("confirmed"), nil
+			return mrtr.TextResult("confirmed"), nil
 		}
 		return &mrtr.InputRequired{Requests: map[string]mrtr.InputRequest{
 			"confirm": &mrtr.ElicitRequest{Message: "Sure?", RequestedSchema: &mrtr.ElicitSchema{Type: "object", Properties: map[string]json.RawMessage{}}},
 			"model":   simpleSampling("x"),
 		}}, nil
 	}
-	asks := map[string]state.Kind{"confirm": state.KindElicitForm}
+	asks := map[string]mrtr.InputRequest{"confirm": &mrtr.ElicitRequest{}}
 	f.addTool("deploy", h, mrtr.StaticAsks(asks))
-	asks["confirm"] = state.KindRoots // the registration keeps its own copy
+	asks["confirm"] = &mrtr.RootsRequest{} // the registration keeps its own copy
 
 	// A first call may answer the declared question up front; other keys
 	// are still ignored without a sealed state.
@@ -197,9 +213,12 @@ func TestStaticAsks(t *testing.T) {
 	assert.Nil(t, got[0].State)
 	assert.Equal(t, []string{"confirm"}, got[0].Responses.Keys())
 
+	assert.Nil(t, got[0].Asked(), "nothing was asked in a sealed round")
+
 	// The static answer is validated by its declared kind.
 	r := f.call("tools/call", obj{"name": "deploy", "inputResponses": obj{"confirm": rawJSON(`{"roots":[]}`)}})
-	r.fail(t, mrtr.CodeInvalidParams)
+	e := r.fail(t, mrtr.CodeInvalidParams)
+	assert.Equal(t, `Invalid input response confirm: an elicitation answer needs action accept, decline or cancel`, e.Message)
 	assert.Len(t, got, 1)
 
 	// With a sealed state, both the static key and the asked keys count.
@@ -211,13 +230,53 @@ func TestStaticAsks(t *testing.T) {
 	last := got[len(got)-1]
 	assert.Equal(t, 1, last.Round)
 	assert.Equal(t, []string{"confirm", "model"}, last.Responses.Keys())
+	assert.Equal(t, []string{"confirm", "model"}, last.Asked())
+	s, ok := last.Responses.Sampling("model")
+	require.True(t, ok)
+	assert.Equal(t, "x", s.Text())
 
 	// Other tools do not inherit the declaration.
 	var plain *mrtr.Request
 	f.addTool("plain", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
 		plain = req
-		return textResult("ok"), nil
+		return mrtr.TextResult("ok"), nil
 	})
 	f.call("tools/call", obj{"name": "plain", "inputResponses": obj{"confirm": rawJSON(`{"action":"accept"}`)}}).complete(t)
 	assert.Equal(t, 0, plain.Responses.Len())
+}
+
+// An input response is refused quoting at most a short prefix of its key
+// and of the values in it.
+func TestInputResponseErrorsQuoteAShortPrefix(t *testing.T) {
+	f := newFixture(t)
+	key := "k\n" + strings.Repeat("x", 100)
+	f.addTool("t", noopTool, mrtr.StaticAsks(map[string]mrtr.InputRequest{key: &mrtr.ElicitRequest{}, "s": &mrtr.SamplingRequest{}}))
+
+	e := f.call("tools/call", obj{"name": "t", "inputResponses": obj{key: obj{"action": "maybe"}}}).fail(t, mrtr.CodeInvalidParams)
+	assert.Equal(t, `Invalid input response "k\n`+strings.Repeat("x", 62)+`...": an elicitation answer needs action accept, decline or cancel`, e.Message)
+	assert.Equal(t, obj{"key": key[:64] + "..."}, e.dataJSON(t))
+
+	long := strings.Repeat("y", 200)
+	for name, answer := range map[string]obj{
+		"form field name": {"action": "accept", "content": obj{long: obj{}}},
+		"media type": {"role": "assistant", "model": "m",
+			"content": obj{"type": "image", "data": "AAE=", "mimeType": "image/" + long}},
+		"media type of another kind": {"role": "assistant", "model": "m",
+			"content": obj{"type": "image", "data": "AAE=", "mimeType": "text/" + long}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			k := key
+			if _, sampling := answer["role"]; sampling {
+				k = "s"
+			}
+			r := f.call("tools/call", obj{"name": "t", "inputResponses": obj{k: answer}})
+			if name == "media type" {
+				// A long image/* type is a valid answer.
+				r.complete(t)
+				return
+			}
+			e := r.fail(t, mrtr.CodeInvalidParams)
+			assert.NotContains(t, e.Message, long[:65], "the message repeats more than 64 bytes of a value the caller sent")
+		})
+	}
 }

@@ -320,3 +320,7 @@ func (s *Server) MaxRounds() int { return s.maxRounds }
 
 // Description returns the server's description.
 func (s *Server) Description() discover.Description { return s.desc }
+
+// Audience returns the identity bound into every requestState this Server
+// seals (WithAudience; the server's name by default).
+func (s *Server) Audience() string { return s.audience }

@@ -260,11 +260,22 @@ func (d *door) bad(reason string) int {
 	return len(d.b)
 }
 
-// where renders the path of the failure, as arguments.a.b[2].
+// where renders the path of the failure, as arguments.a.b[2]. A deep path
+// shows its first and last steps only.
 func (d *door) where() string {
 	var b strings.Builder
 	b.WriteString(d.root)
-	for _, e := range d.path {
+	for i, e := range d.path {
+		if len(d.path) > 8 && i >= 3 && i < len(d.path)-4 {
+			if i == 3 {
+				b.WriteString("...")
+			}
+			continue
+		}
+		if e.name == nil && e.index < 0 {
+			b.WriteString(" member name")
+			continue
+		}
 		if e.name == nil {
 			b.WriteByte('[')
 			b.WriteString(strconv.Itoa(e.index))
@@ -356,6 +367,7 @@ func (d *door) object(i, depth int) int {
 		if i >= len(d.b) || d.b[i] != '"' {
 			return d.bad("is not valid JSON")
 		}
+		d.path[slot] = pathElem{index: -1} // a name not yet read
 		end, escaped := d.str(i)
 		if d.fail != "" {
 			return end

@@ -277,3 +277,38 @@ func encodeNotification(method string, params any) ([]byte, error) {
 	b = append(b, p...)
 	return append(b, '}'), nil
 }
+
+// ClaimedVersion returns the protocol version the message claims in
+// params._meta, as every request of MCP 2026-07-28 and later does, and
+// whether it claims one (a string under MetaProtocolVersion). A transport
+// that serves clients of both eras classifies by it: a claim means a
+// modern request, whatever else the message says.
+func (m *Message) ClaimedVersion() (string, bool) {
+	var meta json.RawMessage
+	if m.splitOK {
+		for _, p := range m.split {
+			if string(p.name) == "_meta" {
+				meta = p.value
+			}
+		}
+	} else if len(m.Params) > 0 {
+		_ = eachMember(m.Params, func(name string, v json.RawMessage) error {
+			if name == "_meta" {
+				meta = v
+			}
+			return nil
+		})
+	}
+	if isAbsent(meta) || meta[0] != '{' {
+		return "", false
+	}
+	var version string
+	found := false
+	_ = eachMember(meta, func(name string, v json.RawMessage) error {
+		if name == MetaProtocolVersion && json.Unmarshal(v, &version) == nil {
+			found = true
+		}
+		return nil
+	})
+	return version, found
+}

@@ -81,8 +81,8 @@ func newFrameworkServer(t *testing.T, hmacState bool) string {
 		var args struct {
 			Topic string `json:"topic"`
 		}
-		if err := req.BindArguments(&args); err != nil || args.Topic == "" {
-			return mrtr.ToolError("topic is required"), nil
+		if err := json.Unmarshal(req.Arguments, &args); err != nil || args.Topic == "" {
+			return mrtr.ErrorResult("topic is required"), nil
 		}
 		if a, ok := req.Responses.Elicitation("name"); ok && a.Accepted() {
 			return &mrtr.CallToolResult{Content: []mrtr.Content{mrtr.Text(fmt.Sprintf("%s: hello %v", args.Topic, a.Content["name"]))}}, nil
@@ -457,11 +457,11 @@ func newPickServer(t *testing.T) string {
 		if a, ok := req.Responses.Sampling("pick_files"); ok {
 			var paths []string
 			if json.Unmarshal([]byte(a.Text()), &paths) != nil || len(paths) == 0 {
-				return nil, mrtr.ErrInvalidParams("Invalid answer to pick_files: not a JSON array of paths", map[string]string{"key": "pick_files"})
+				return nil, mrtr.NewError(mrtr.CodeInvalidParams, "Invalid answer to pick_files: not a JSON array of paths", map[string]string{"key": "pick_files"})
 			}
 			for _, p := range paths {
 				if !listed[p] {
-					return nil, mrtr.ErrInvalidParams("Invalid answer to pick_files: unknown path", map[string]string{"key": "pick_files"})
+					return nil, mrtr.NewError(mrtr.CodeInvalidParams, "Invalid answer to pick_files: unknown path", map[string]string{"key": "pick_files"})
 				}
 			}
 			return &mrtr.CallToolResult{Content: []mrtr.Content{mrtr.Text("picked")}}, nil

@@ -24,11 +24,12 @@ type testServer struct {
 }
 
 // testCodec seals requestState with a fixed test key and the given codec
-// options (a clock, a TTL).
+// options (a clock, a TTL). The round limit is the Server's
+// (mrtr.WithMaxRounds(maxModelRounds), set by NewApp), not the codec's.
 func testCodec(t *testing.T, opts ...state.Option) state.Codec {
 	t.Helper()
 	ring := testkit.Ring(t, testkit.Key("test", 7))
-	return testkit.AEAD(t, ring, append([]state.Option{state.WithMaxRounds(maxModelRounds)}, opts...)...)
+	return testkit.AEAD(t, ring, opts...)
 }
 
 // headerPrincipal authenticates "Authorization: Bearer <name>" as <name>

@@ -30,15 +30,15 @@
 //		func(ctx context.Context, c *flow.Call[Args, State]) (Out, error) {
 //			return Out{Files: c.State.Files, Summary: c.State.Summary}, nil
 //		},
-//		flow.WithModel(m), flow.WithMaxRounds(3))
-//	err = flow.AddTool(srv, mrtr.Tool{Name: "summarize_repo"}, f)
+//		flow.WithModel(m), flow.WithBudget(3))
+//	err = typed.AddTool(srv, mrtr.Tool{Name: "summarize_repo"}, f)
 //
 // with, for instance:
 //
 //	func usePick(ctx context.Context, c *flow.Call[Args, State], r *mrtr.SamplingResult) error {
 //		files, err := parsePick(r.Text())
 //		if err != nil {
-//			return mrtr.ErrInvalidParams("pick_files: "+err.Error(), nil)
+//			return mrtr.InvalidParamsError("pick_files: " + err.Error())
 //		}
 //		c.State.Files = files
 //		return nil
@@ -49,7 +49,7 @@
 // User code never names a phase. Whenever the flow needs the client, it
 // returns input_required with every open question of the current step and
 // a state holding the step's index, which of its questions are settled,
-// which were asked, the rounds spent and S encoded as JSON; the server
+// the questions put so far and S encoded as JSON; the server
 // seals that state (package state) and verifies it on the retry before the
 // flow sees it. On the retry the flow resumes at the recorded step, hands
 // each answer to the use function of the question asked under that key at
@@ -63,7 +63,7 @@
 //
 // The server has checked each answer's shape; its meaning is the step's to
 // check. A use function that finds an answer unusable returns an error,
-// typically mrtr.ErrInvalidParams (-32602), and the call ends with it:
+// typically mrtr.InvalidParamsError (-32602), and the call ends with it:
 // nothing of the answer is kept. Form checks the submitted content against
 // the schema it generated and F's `validate` tags itself.
 //
@@ -80,11 +80,13 @@
 // *mrtr.Error ends the call with -32603 instead, as the client sent
 // nothing wrong.
 //
-// # Round budget
+// # Budget
 //
 // Each time a flow puts a step's questions, to the client or to its model,
-// spends one round of its budget (DefaultMaxRounds, or WithMaxRounds),
-// including asking again for a missing answer or after AskAgain. A call
-// that needs one round more ends with an isError tool result saying so
-// (wrapping ErrRoundBudget); for prompts and resources, with -32603.
+// it spends one of its budget (DefaultBudget, or WithBudget), including
+// asking again for a missing answer or after AskAgain. A call that needs
+// more ends with an isError tool result saying so (wrapping ErrBudget);
+// for prompts and resources, with -32603. The budget is the flow's own;
+// the Server's round limit (mrtr.WithMaxRounds) counts input_required
+// rounds, and typed.AddTool refuses a flow whose budget exceeds it.
 package flow

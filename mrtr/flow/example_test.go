@@ -10,6 +10,8 @@ import (
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/flow"
 	"github.com/mrtrkit/mrtrkit/mrtr/model"
+	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
+	"github.com/mrtrkit/mrtrkit/mrtr/typed"
 	"github.com/mrtrkit/mrtrkit/state"
 )
 
@@ -42,7 +44,7 @@ func poemFlow(m model.Model) *flow.Flow[PoemArgs, PoemState, Poem] {
 		[]flow.Step[PoemArgs, PoemState]{
 			flow.Form("reader", "Who is the poem for?", func(_ context.Context, c *call, a flow.FormAnswer[Reader]) error {
 				if !a.Accepted() {
-					return mrtr.ErrInvalidParams("the poem needs a reader", nil)
+					return mrtr.InvalidParamsError("the poem needs a reader")
 				}
 				c.State.For = a.Value.Name
 				return nil
@@ -65,52 +67,63 @@ func poemFlow(m model.Model) *flow.Flow[PoemArgs, PoemState, Poem] {
 }
 
 // A two-step flow over two input_required rounds: an elicitation form,
-// then a completion by the client's model.
+// then a completion by the client's model. The client here answers both
+// from Go functions.
 func Example() {
 	srv := exampleServer()
-	if err := flow.AddTool(srv, mrtr.Tool{Name: "poem", Description: "Writes a poem."}, poemFlow(model.Client())); err != nil {
+	if err := typed.AddTool(srv, mrtr.Tool{Name: "poem", Description: "Writes a poem."}, poemFlow(model.Client())); err != nil {
 		log.Fatal(err)
 	}
-	args := `"name":"poem","arguments":{"topic":"tides"}`
+	c := mrtrtest.NewClient(srv,
+		mrtrtest.OnElicitation(func(_ context.Context, r *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
+			schema, _ := json.Marshal(r.RequestedSchema)
+			fmt.Println("form:", r.Message, string(schema))
+			return &mrtr.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+		}),
+		mrtrtest.OnSampling(func(_ context.Context, r *mrtr.SamplingRequest) (*mrtr.SamplingResult, error) {
+			fmt.Println("model:", r.Messages[0].Content[0].Text)
+			return &mrtr.SamplingResult{Role: mrtr.RoleAssistant, Model: "client-model",
+				Content: []mrtr.SamplingContent{{Type: "text", Text: "The sea breathes in, the sea breathes out."}}}, nil
+		}))
 
-	r := roundTrip(srv, args)
-	fmt.Println(r.ResultType, r.asked())
-	fmt.Println(string(r.InputRequests["reader"].Params))
-
-	r = roundTrip(srv, args+`,"requestState":"`+r.RequestState+`","inputResponses":{"reader":{"action":"accept","content":{"name":"Ada"}}}`)
-	fmt.Println(r.ResultType, r.asked())
-	fmt.Println(string(r.InputRequests["poem"].Params))
-
-	r = roundTrip(srv, args+`,"requestState":"`+r.RequestState+`","inputResponses":{"poem":{"role":"assistant","content":{"type":"text","text":"The sea breathes in, the sea breathes out."},"model":"m"}}`)
-	fmt.Println(r.ResultType, string(r.StructuredContent))
+	res, err := c.CallTool(context.Background(), "poem", map[string]any{"topic": "tides"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("rounds:", res.Rounds, res.Asked)
+	fmt.Println(string(res.StructuredContent))
 	// Output:
-	// input_required [reader]
-	// {"mode":"form","message":"Who is the poem for?","requestedSchema":{"type":"object","properties":{"name":{"type":"string","description":"who the poem is for"}},"required":["name"]}}
-	// input_required [poem]
-	// {"messages":[{"role":"user","content":{"type":"text","text":"Write a two-line poem about tides for Ada."}}],"maxTokens":100}
-	// complete {"for":"Ada","poem":"The sea breathes in, the sea breathes out."}
+	// form: Who is the poem for? {"type":"object","properties":{"name":{"type":"string","description":"who the poem is for"}},"required":["name"]}
+	// model: Write a two-line poem about tides for Ada.
+	// rounds: 2 [[reader] [poem]]
+	// {"for":"Ada","poem":"The sea breathes in, the sea breathes out."}
 }
 
 // The same flow with a model the server calls itself: the sampling step
-// completes inline, so only the user is asked.
+// completes inline, so only the user is asked, and the client needs no
+// sampling capability.
 func ExampleWithModel() {
 	srv := exampleServer()
 	writer := model.Func(func(_ context.Context, r *mrtr.SamplingRequest) (*mrtr.SamplingResult, error) {
 		return &mrtr.SamplingResult{Role: mrtr.RoleAssistant, Model: "house-model",
 			Content: []mrtr.SamplingContent{{Type: "text", Text: "Moon on the water."}}}, nil
 	})
-	if err := flow.AddTool(srv, mrtr.Tool{Name: "poem"}, poemFlow(writer)); err != nil {
+	if err := typed.AddTool(srv, mrtr.Tool{Name: "poem"}, poemFlow(writer)); err != nil {
 		log.Fatal(err)
 	}
-	args := `"name":"poem","arguments":{"topic":"tides"}`
+	c := mrtrtest.NewClient(srv, mrtrtest.OnElicitation(func(context.Context, *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
+		return &mrtr.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+	}))
 
-	r := roundTrip(srv, args)
-	fmt.Println(r.ResultType, r.asked())
-	r = roundTrip(srv, args+`,"requestState":"`+r.RequestState+`","inputResponses":{"reader":{"action":"accept","content":{"name":"Ada"}}}`)
-	fmt.Println(r.ResultType, string(r.StructuredContent))
+	res, err := c.CallTool(context.Background(), "poem", map[string]any{"topic": "tides"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("rounds:", res.Rounds, res.Asked)
+	fmt.Println(string(res.StructuredContent))
 	// Output:
-	// input_required [reader]
-	// complete {"for":"Ada","poem":"Moon on the water."}
+	// rounds: 1 [[reader]]
+	// {"for":"Ada","poem":"Moon on the water."}
 }
 
 func exampleServer() *mrtr.Server {
@@ -127,23 +140,4 @@ func exampleServer() *mrtr.Server {
 		log.Fatal(err)
 	}
 	return srv
-}
-
-// roundTrip sends one tools/call with the given params members.
-func roundTrip(srv *mrtr.Server, members string) toolResult {
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + members +
-		`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"sampling":{}}}}}`
-	msg, _, perr := mrtr.ParseMessage([]byte(body))
-	if perr != nil {
-		log.Fatal(perr)
-	}
-	resp := srv.Handle(context.Background(), &mrtr.Inbound{Message: msg})
-	if resp.Error != nil {
-		log.Fatal(resp.Error)
-	}
-	var r toolResult
-	if err := json.Unmarshal(resp.Result, &r); err != nil {
-		log.Fatal(err)
-	}
-	return r
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/flow"
 	"github.com/mrtrkit/mrtrkit/mrtr/model"
+	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
+	"github.com/mrtrkit/mrtrkit/mrtr/typed"
 )
 
 type Contact struct {
@@ -55,7 +57,7 @@ func TestFormStep(t *testing.T) {
 		})
 	require.NoError(t, err)
 	srv, _ := newServer(t, nil)
-	require.NoError(t, flow.AddTool(srv, mrtr.Tool{Name: "signup"}, f))
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "signup"}, f))
 	c := newClient(t, srv)
 
 	r, e := c.tool("signup", nil, nil, "")
@@ -95,6 +97,59 @@ func TestFormStep(t *testing.T) {
 	assert.JSONEq(t, `{"text":"no contact: decline"}`, string(done.StructuredContent))
 }
 
+// TestFormAnswerIsReadAsSent binds a form from the content as the client
+// sent it. The server's door refuses content a decoder could read two ways
+// or with a number no double holds; a lone case variant of a field, which
+// Go's decoding would bind to that field although the form drops unknown
+// members, is refused by the form's own check.
+func TestFormAnswerIsReadAsSent(t *testing.T) {
+	type Amount struct {
+		Cents int64  `json:"cents" validate:"lte=100"`
+		Note  string `json:"note,omitempty"`
+	}
+	var got []Amount
+	f, err := flow.New(
+		[]flow.Step[NoArgs, Reply]{
+			flow.Form("amount", "How much?", func(_ context.Context, _ *flow.Call[NoArgs, Reply], a flow.FormAnswer[Amount]) error {
+				got = append(got, a.Value)
+				return nil
+			}),
+		},
+		func(context.Context, *flow.Call[NoArgs, Reply]) (Reply, error) { return Reply{Text: "ok"}, nil })
+	require.NoError(t, err)
+	srv, _ := newServer(t, nil)
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "pay"}, f))
+	c := newClient(t, srv)
+	r, e := c.tool("pay", nil, nil, "")
+	require.Nil(t, e)
+	st := r.RequestState
+
+	answer := func(content string) map[string]any {
+		return map[string]any{"amount": map[string]any{"action": "accept", "content": json.RawMessage(content)}}
+	}
+	for content, want := range map[string]string{
+		// The server's door, for every form answer.
+		`{"cents":5,"CENTS":100000}`:        "Invalid input response amount: content.CENTS repeats a member name",
+		`{"cents":5,"note":"a","NOTE":"b"}`: "Invalid input response amount: content.NOTE repeats a member name",
+		`{"cents":9007199254740993}`:        "Invalid input response amount: content.cents is a number with no exact IEEE 754 double form",
+		// The form's own check against F.
+		`{"CENTS":100000}`:       `Invalid input response "amount": invalid arguments: CENTS is not allowed: names are case-sensitive (did you mean cents?)`,
+		`{"cents":5,"Note":"x"}`: `Invalid input response "amount": invalid arguments: Note is not allowed: names are case-sensitive (did you mean note?)`,
+		`{"cents":1000}`:         `Invalid input response "amount": invalid arguments: cents must be at most 100`,
+	} {
+		_, e := c.tool("pay", nil, answer(content), st)
+		require.NotNil(t, e, content)
+		assert.Equal(t, mrtr.CodeInvalidParams, e.Code, content)
+		assert.Contains(t, e.Message, want, content)
+	}
+	assert.Empty(t, got, "no refused answer reached the step")
+
+	done, e := c.tool("pay", nil, answer(`{"cents":100,"note":"tip","other":true}`), st)
+	require.Nil(t, e)
+	assert.JSONEq(t, `{"text":"ok"}`, string(done.StructuredContent))
+	assert.Equal(t, []Amount{{Cents: 100, Note: "tip"}}, got, "unknown members are dropped")
+}
+
 // TestAllAsksTogether asks two questions in one round and keeps a partial
 // answer while asking again for the missing one.
 func TestAllAsksTogether(t *testing.T) {
@@ -118,7 +173,7 @@ func TestAllAsksTogether(t *testing.T) {
 		func(_ context.Context, c *flow.Call[NoArgs, Signup]) (Signup, error) { return c.State, nil })
 	require.NoError(t, err)
 	srv, _ := newServer(t, nil)
-	require.NoError(t, flow.AddTool(srv, mrtr.Tool{Name: "signup"}, f))
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "signup"}, f))
 	c := newClient(t, srv)
 
 	r, e := c.tool("signup", nil, nil, "")
@@ -157,7 +212,7 @@ func TestMixedDirectAndClient(t *testing.T) {
 					return &mrtr.ElicitRequest{Mode: "url", Message: "Open to consent", URL: "https://example.com/consent"}, nil
 				}, func(_ context.Context, c *flow.Call[NoArgs, Reply], r *mrtr.ElicitResult) error {
 					if !r.Accepted() {
-						return mrtr.ErrInvalidParams("consent refused", nil)
+						return mrtr.InvalidParamsError("consent refused")
 					}
 					return nil
 				}),
@@ -167,14 +222,17 @@ func TestMixedDirectAndClient(t *testing.T) {
 		flow.WithModel(m))
 	require.NoError(t, err)
 	srv, _ := newServer(t, nil)
-	require.NoError(t, flow.AddTool(srv, mrtr.Tool{Name: "poem"}, f))
-	c := newClient(t, srv)
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "poem"}, f))
+	var modes []string
+	c := mrtrtest.NewClient(srv, mrtrtest.OnElicitation(func(_ context.Context, r *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
+		modes = append(modes, r.Mode)
+		return &mrtr.ElicitResult{Action: "accept"}, nil
+	}))
 
-	r, e := c.tool("poem", nil, nil, "")
-	require.Nil(t, e)
-	assert.Equal(t, []string{"ok"}, r.asked(), "the model answered inline")
-	r, e = c.tool("poem", nil, map[string]any{"ok": map[string]any{"action": "accept"}}, r.RequestState)
-	require.Nil(t, e)
+	r, err := c.CallTool(context.Background(), "poem", nil)
+	require.NoError(t, err)
+	assert.Equal(t, [][]string{{"ok"}}, r.Asked, "the model answered inline; only the user is asked")
+	assert.Equal(t, []string{"url"}, modes)
 	assert.JSONEq(t, `{"text":"a haiku"}`, string(r.StructuredContent))
 	assert.Len(t, m.asked, 1, "the model is not asked again on the retry")
 }
@@ -198,20 +256,28 @@ func TestAskAgain(t *testing.T) {
 			}),
 		},
 		func(_ context.Context, c *flow.Call[NoArgs, Reply]) (Reply, error) { return c.State, nil },
-		flow.WithMaxRounds(3))
+		flow.WithBudget(3))
 	require.NoError(t, err)
 	srv, _ := newServer(t, nil)
-	require.NoError(t, flow.AddTool(srv, mrtr.Tool{Name: "num"}, f))
-	c := newClient(t, srv)
-
-	r, e := c.tool("num", nil, nil, "")
-	require.Nil(t, e)
-	r, e = c.tool("num", nil, map[string]any{"number": modelAnswer("seven")}, r.RequestState)
-	require.Nil(t, e)
-	assert.Equal(t, "Not a number: seven. Pick a number.", r.sampling(t, "number").Messages[0].Content[0].Text)
-	r, e = c.tool("num", nil, map[string]any{"number": modelAnswer("7")}, r.RequestState)
-	require.Nil(t, e)
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "num"}, f))
+	client := &fakeModel{answers: []string{"seven", "7"}}
+	r, err := mrtrtest.NewClient(srv, mrtrtest.OnSampling(client.CreateMessage)).CallTool(context.Background(), "num", nil)
+	require.NoError(t, err)
+	assert.Equal(t, 2, r.Rounds)
+	require.Len(t, client.asked, 2)
+	assert.Equal(t, "Pick a number.", client.asked[0].Messages[0].Content[0].Text)
+	assert.Equal(t, "Not a number: seven. Pick a number.", client.asked[1].Messages[0].Content[0].Text)
 	assert.JSONEq(t, `{"text":"7"}`, string(r.StructuredContent))
+
+	// A client that never gives a number: the third asking is the last the
+	// budget allows.
+	stubborn := &fakeModel{answers: []string{"one", "two", "three", "four"}}
+	r, err = mrtrtest.NewClient(srv, mrtrtest.OnSampling(stubborn.CreateMessage)).CallTool(context.Background(), "num", nil)
+	require.NoError(t, err)
+	assert.True(t, r.IsError)
+	assert.Equal(t, "this call needed to ask more than 3 times and was stopped (flow: question budget exhausted)", r.Text())
+	assert.Equal(t, 3, r.Rounds)
+	assert.Len(t, stubborn.asked, 3)
 
 	// In direct mode the same loop runs inline, within the budget.
 	g, err := flow.New(
@@ -221,13 +287,39 @@ func TestAskAgain(t *testing.T) {
 			},
 			func(context.Context, *flow.Call[NoArgs, Reply], *mrtr.SamplingResult) error { return flow.AskAgain })},
 		func(_ context.Context, c *flow.Call[NoArgs, Reply]) (Reply, error) { return c.State, nil },
-		flow.WithMaxRounds(3), flow.WithModel(&fakeModel{answers: []string{"a", "b", "c", "d"}}))
+		flow.WithBudget(3), flow.WithModel(&fakeModel{answers: []string{"a", "b", "c", "d"}}))
 	require.NoError(t, err)
-	require.NoError(t, flow.AddTool(srv, mrtr.Tool{Name: "loop"}, g))
-	r, e = c.tool("loop", nil, nil, "")
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "loop"}, g))
+	lr, e := newClient(t, srv).tool("loop", nil, nil, "")
 	require.Nil(t, e)
-	assert.True(t, r.IsError)
-	assert.Contains(t, r.text(), "more than 3 rounds")
+	assert.Equal(t, "complete", lr.ResultType, "inline questions spend the budget within one round")
+	assert.True(t, lr.IsError)
+	assert.Contains(t, lr.text(), "needed to ask more than 3 times")
+}
+
+// TestBudget pins the budget's default and its error: the flow's own
+// Handle wraps ErrBudget, which a tool call renders as an isError result.
+func TestBudget(t *testing.T) {
+	use := func(context.Context, *flow.Call[NoArgs, Reply], *mrtr.SamplingResult) error { return flow.AskAgain }
+	build := func(context.Context, *flow.Call[NoArgs, Reply]) (*mrtr.SamplingRequest, error) {
+		return &mrtr.SamplingRequest{Messages: []mrtr.SamplingMessage{mrtr.UserText("Pick")}, MaxTokens: 5}, nil
+	}
+	finish := func(_ context.Context, c *flow.Call[NoArgs, Reply]) (Reply, error) { return c.State, nil }
+
+	f, err := flow.New([]flow.Step[NoArgs, Reply]{flow.Sample("n", build, use)}, finish)
+	require.NoError(t, err)
+	assert.Equal(t, flow.DefaultBudget, f.Budget())
+
+	m := &fakeModel{answers: []string{"a", "b", "c", "d", "e", "f", "g"}}
+	g, err := flow.New([]flow.Step[NoArgs, Reply]{flow.Sample("n", build, use)}, finish, flow.WithBudget(2), flow.WithModel(m))
+	require.NoError(t, err)
+	assert.Equal(t, 2, g.Budget())
+	_, err = g.Handle(context.Background(), &mrtr.Request{Method: mrtr.MethodToolsCall, Name: "n"}, NoArgs{})
+	require.ErrorIs(t, err, flow.ErrBudget)
+	var te *typed.ToolError
+	require.ErrorAs(t, err, &te, "a tool call ends with an isError result")
+	assert.Equal(t, "this call needed to ask more than 2 times and was stopped (flow: question budget exhausted)", te.Message)
+	assert.Len(t, m.asked, 2, "the model is asked as often as the budget allows, no more")
 }
 
 func TestSkippedStepsCostNothing(t *testing.T) {
@@ -239,10 +331,10 @@ func TestSkippedStepsCostNothing(t *testing.T) {
 				func(context.Context, *flow.Call[NoArgs, Reply], *mrtr.RootsResult) error { panic("not asked") })),
 		},
 		func(context.Context, *flow.Call[NoArgs, Reply]) (Reply, error) { return Reply{Text: "done"}, nil },
-		flow.WithMaxRounds(1))
+		flow.WithBudget(1))
 	require.NoError(t, err)
 	srv, _ := newServer(t, nil)
-	require.NoError(t, flow.AddTool(srv, mrtr.Tool{Name: "skip"}, f))
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "skip"}, f))
 	r, e := newClient(t, srv).tool("skip", nil, nil, "")
 	require.Nil(t, e)
 	assert.JSONEq(t, `{"text":"done"}`, string(r.StructuredContent))
@@ -285,6 +377,13 @@ func TestFlowAsPromptHandler(t *testing.T) {
 	require.Nil(t, e)
 	assert.Contains(t, string(raw), "Write about tides, from the moon's side")
 
+	m := &fakeModel{answers: []string{"from the shore"}}
+	pr, err := mrtrtest.NewClient(srv, mrtrtest.OnSampling(m.CreateMessage)).GetPrompt(context.Background(), "write", map[string]string{"topic": "tides"})
+	require.NoError(t, err)
+	assert.Equal(t, 1, pr.Rounds)
+	require.Len(t, pr.Messages, 1)
+	assert.Equal(t, "Write about tides, from the shore", pr.Messages[0].Content.Text)
+
 	_, e = c.call(mrtr.MethodPromptsGet, map[string]any{"name": "write"})
 	require.NotNil(t, e)
 	assert.Equal(t, mrtr.CodeInvalidParams, e.Code)
@@ -301,8 +400,8 @@ func TestErrorsFromSteps(t *testing.T) {
 			func(context.Context, *flow.Call[NoArgs, Reply]) (Reply, error) { return Reply{}, nil }))
 	}
 	srv, logs := newServer(t, nil)
-	require.NoError(t, flow.AddTool(srv, mrtr.Tool{Name: "plain"}, mk(boom)))
-	require.NoError(t, flow.AddTool(srv, mrtr.Tool{Name: "rpc"}, mk(mrtr.ErrInvalidParams("no", nil))))
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "plain"}, mk(boom)))
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "rpc"}, mk(mrtr.InvalidParamsError("no"))))
 	c := newClient(t, srv)
 	_, e := c.tool("plain", nil, nil, "")
 	require.NotNil(t, e)
@@ -328,8 +427,8 @@ func TestNewRefuses(t *testing.T) {
 	assert.ErrorContains(t, err, "empty key")
 	_, err = flow.New[A, S, Reply]([]flow.Step[A, S]{flow.Sample("k", build, use)}, nil)
 	assert.ErrorContains(t, err, "finish is required")
-	_, err = flow.New([]flow.Step[A, S]{flow.Sample("k", build, use)}, finish, flow.WithMaxRounds(0))
-	assert.ErrorContains(t, err, "at least 1")
+	_, err = flow.New([]flow.Step[A, S]{flow.Sample("k", build, use)}, finish, flow.WithBudget(0))
+	assert.ErrorContains(t, err, "the budget must be at least 1")
 	_, err = flow.New([]flow.Step[A, S]{flow.Sample("k", build, use)}, finish, flow.WithModel(nil))
 	assert.ErrorContains(t, err, "nil model")
 	_, err = flow.New([]flow.Step[A, S]{{}}, finish)
@@ -352,7 +451,7 @@ func TestZeroStepFlow(t *testing.T) {
 		flow.WithModel(model.Client()))
 	require.NoError(t, err)
 	srv, _ := newServer(t, nil)
-	require.NoError(t, flow.AddTool(srv, mrtr.Tool{Name: "now"}, f))
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "now"}, f))
 	r, e := newClient(t, srv).tool("now", nil, nil, "")
 	require.Nil(t, e)
 	assert.JSONEq(t, `{"text":"now"}`, string(r.StructuredContent))
@@ -373,16 +472,17 @@ func TestSameKeyInConsecutiveSteps(t *testing.T) {
 		func(_ context.Context, c *flow.Call[NoArgs, Reply]) (Reply, error) { return c.State, nil })
 	require.NoError(t, err)
 	srv, _ := newServer(t, nil)
-	require.NoError(t, flow.AddTool(srv, mrtr.Tool{Name: "twice"}, f))
-	c := newClient(t, srv)
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "twice"}, f))
+	actions := []string{"accept", "decline"}
+	c := mrtrtest.NewClient(srv, mrtrtest.OnElicitation(func(context.Context, *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
+		a := actions[0]
+		actions = actions[1:]
+		return &mrtr.ElicitResult{Action: a}, nil
+	}))
 
-	r, e := c.tool("twice", nil, nil, "")
-	require.Nil(t, e)
-	r, e = c.tool("twice", nil, map[string]any{"confirm": map[string]any{"action": "accept"}}, r.RequestState)
-	require.Nil(t, e)
-	assert.Equal(t, "input_required", r.ResultType, "the second step asks for itself")
-	r, e = c.tool("twice", nil, map[string]any{"confirm": map[string]any{"action": "decline"}}, r.RequestState)
-	require.Nil(t, e)
+	r, err := c.CallTool(context.Background(), "twice", nil)
+	require.NoError(t, err)
+	assert.Equal(t, [][]string{{"confirm"}, {"confirm"}}, r.Asked, "the second step asks for itself")
 	assert.JSONEq(t, `{"text":"accept;decline;"}`, string(r.StructuredContent))
 }
 
@@ -394,17 +494,18 @@ func TestAddToolRefusesBudgetAboveServerLimit(t *testing.T) {
 			flow.Form("contact", "Who are you?", func(context.Context, *flow.Call[NoArgs, Signup], flow.FormAnswer[Contact]) error { return nil }),
 		},
 		func(context.Context, *flow.Call[NoArgs, Signup]) (Reply, error) { return Reply{}, nil },
-		flow.WithMaxRounds(4))
+		flow.WithBudget(4))
 	require.NoError(t, err)
+	require.Equal(t, 4, f.Budget())
 	srv, err := mrtr.NewServer(discover.Description{Server: discover.Implementation{Name: "t", Version: "1"}},
 		mrtr.WithCodec(testkit.FreshCodec(t)), mrtr.WithMaxRounds(3))
 	require.NoError(t, err)
-	err = flow.AddTool(srv, mrtr.Tool{Name: "signup"}, f)
+	err = typed.AddTool(srv, mrtr.Tool{Name: "signup"}, f)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "exceeds the server's round limit")
+	assert.Equal(t, `typed: tool "signup": the handler's round budget (4) exceeds the server's round limit (3)`, err.Error())
 
 	srv, err = mrtr.NewServer(discover.Description{Server: discover.Implementation{Name: "t", Version: "1"}},
 		mrtr.WithCodec(testkit.FreshCodec(t)), mrtr.WithMaxRounds(4))
 	require.NoError(t, err)
-	require.NoError(t, flow.AddTool(srv, mrtr.Tool{Name: "signup"}, f))
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "signup"}, f))
 }

@@ -30,7 +30,7 @@ type Call[In, S any] struct {
 
 // AskAgain, returned by a step's use function, asks that question again
 // (built anew from the state as the use function left it) instead of
-// moving on. Each asking counts against the flow's round budget.
+// moving on. Each asking counts against the flow's budget.
 var AskAgain = errors.New("flow: ask again")
 
 // Step is one stage of a flow: one question, or several asked together

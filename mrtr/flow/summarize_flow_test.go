@@ -18,8 +18,8 @@ import (
 	"github.com/mrtrkit/mrtrkit/mrtr/flow"
 	"github.com/mrtrkit/mrtrkit/mrtr/model"
 	"github.com/mrtrkit/mrtrkit/mrtr/model/openai"
+	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
 	"github.com/mrtrkit/mrtrkit/mrtr/typed"
-	"github.com/mrtrkit/mrtrkit/state"
 )
 
 var summarizeTool = mrtr.Tool{Name: "summarize_repo", Description: "Summarizes a repository."}
@@ -29,8 +29,17 @@ func summarizeServer(t *testing.T, m model.Model) (*client, *testkit.LogBuffer) 
 	f, err := summarizeFlow(m)
 	require.NoError(t, err)
 	srv, logs := newServer(t, nil)
-	require.NoError(t, flow.AddTool(srv, summarizeTool, f))
+	require.NoError(t, typed.AddTool(srv, summarizeTool, f))
 	return newClient(t, srv), logs
+}
+
+// summarizeClient returns an mrtrtest client of a sampling-mode
+// summarize_repo server whose model answers with answers in turn.
+func summarizeClient(t *testing.T, answers ...string) (*mrtrtest.Client, *fakeModel) {
+	t.Helper()
+	c, _ := summarizeServer(t, model.Client())
+	m := &fakeModel{answers: answers}
+	return mrtrtest.NewClient(c.srv, mrtrtest.OnSampling(m.CreateMessage)), m
 }
 
 var args = map[string]any{"path": "tide"}
@@ -38,6 +47,7 @@ var args = map[string]any{"path": "tide"}
 func TestSummarizeSamplingMode(t *testing.T) {
 	c, _ := summarizeServer(t, model.Client())
 
+	// The first round, as it goes on the wire.
 	r1, e := c.tool("summarize_repo", args, nil, "")
 	require.Nil(t, e)
 	assert.Equal(t, "input_required", r1.ResultType)
@@ -47,38 +57,31 @@ func TestSummarizeSamplingMode(t *testing.T) {
 	assert.Equal(t, 200, pick.MaxTokens)
 	assert.NotEmpty(t, r1.RequestState)
 
-	r2, e := c.tool("summarize_repo", args, map[string]any{"pick_files": modelAnswer(`["README.md","main.go"]`)}, r1.RequestState)
-	require.Nil(t, e)
-	assert.Equal(t, "input_required", r2.ResultType)
-	assert.Equal(t, []string{"summary"}, r2.asked())
-	sum := r2.sampling(t, "summary").Messages[0].Content[0].Text
+	// The whole call, with a client whose model answers each round.
+	mc, m := summarizeClient(t, `["README.md","main.go"]`, "Tide predicts tides.")
+	r, err := mc.CallTool(context.Background(), "summarize_repo", args)
+	require.NoError(t, err)
+	assert.Equal(t, [][]string{{"pick_files"}, {"summary"}}, r.Asked)
+	require.Len(t, m.asked, 2)
+	assert.Equal(t, pick, *m.asked[0])
+	sum := m.asked[1].Messages[0].Content[0].Text
 	assert.Contains(t, sum, "=== README.md ===\n# Tide", "the files chosen in round 1 were carried in the sealed state")
 	assert.Contains(t, sum, "=== main.go ===")
 	assert.NotContains(t, sum, "predict.go")
 
-	r3, e := c.tool("summarize_repo", args, map[string]any{"summary": modelAnswer("Tide predicts tides.")}, r2.RequestState)
-	require.Nil(t, e)
-	assert.Equal(t, "complete", r3.ResultType)
-	assert.False(t, r3.IsError)
-	assert.JSONEq(t, `{"files":["README.md","main.go"],"summary":"Tide predicts tides."}`, string(r3.StructuredContent))
-	assert.JSONEq(t, string(r3.StructuredContent), r3.text())
+	assert.False(t, r.IsError)
+	assert.JSONEq(t, `{"files":["README.md","main.go"],"summary":"Tide predicts tides."}`, string(r.StructuredContent))
+	assert.JSONEq(t, string(r.StructuredContent), r.Text())
 }
 
 func TestSummarizeCritiqueRound(t *testing.T) {
-	c, _ := summarizeServer(t, model.Client())
-	withCritique := map[string]any{"path": "tide", "critique": true}
-
-	r, e := c.tool("summarize_repo", withCritique, nil, "")
-	require.Nil(t, e)
-	r, e = c.tool("summarize_repo", withCritique, map[string]any{"pick_files": modelAnswer(`["go.mod"]`)}, r.RequestState)
-	require.Nil(t, e)
-	r, e = c.tool("summarize_repo", withCritique, map[string]any{"summary": modelAnswer("A Go module.")}, r.RequestState)
-	require.Nil(t, e)
-	assert.Equal(t, []string{"critique"}, r.asked())
-	assert.Contains(t, r.sampling(t, "critique").Messages[0].Content[0].Text, "A Go module.")
-	r, e = c.tool("summarize_repo", withCritique, map[string]any{"critique": modelAnswer("The Go module of Tide.")}, r.RequestState)
-	require.Nil(t, e)
-	assert.Equal(t, "complete", r.ResultType)
+	mc, m := summarizeClient(t, `["go.mod"]`, "A Go module.", "The Go module of Tide.")
+	r, err := mc.CallTool(context.Background(), "summarize_repo", map[string]any{"path": "tide", "critique": true})
+	require.NoError(t, err)
+	assert.Equal(t, [][]string{{"pick_files"}, {"summary"}, {"critique"}}, r.Asked)
+	require.Len(t, m.asked, 3)
+	assert.Contains(t, m.asked[2].Messages[0].Content[0].Text, "A Go module.")
+	assert.False(t, r.IsError)
 	assert.JSONEq(t, `{"files":["go.mod"],"summary":"The Go module of Tide."}`, string(r.StructuredContent))
 }
 
@@ -208,22 +211,27 @@ func TestReaskOnMissingAnswerAndBudget(t *testing.T) {
 	require.Nil(t, e)
 	assert.Equal(t, "complete", r.ResultType)
 	assert.True(t, r.IsError)
-	assert.Equal(t, "this call needed more than 3 rounds of questions and was stopped (flow: round budget exhausted)", r.text())
+	assert.Equal(t, "this call needed to ask more than 3 times and was stopped (flow: question budget exhausted)", r.text())
+	assert.Empty(t, r.RequestState)
 }
 
 func TestBudgetCountsEveryStep(t *testing.T) {
-	f, err := summarizeFlow(model.Client(), flow.WithMaxRounds(2))
+	f, err := summarizeFlow(model.Client(), flow.WithBudget(2))
 	require.NoError(t, err)
 	srv, _ := newServer(t, nil)
-	require.NoError(t, flow.AddTool(srv, summarizeTool, f))
-	c := newClient(t, srv)
-	a := map[string]any{"path": "tide", "critique": true}
-	r, _ := c.tool("summarize_repo", a, nil, "")
-	r, _ = c.tool("summarize_repo", a, map[string]any{"pick_files": modelAnswer(`["go.mod"]`)}, r.RequestState)
-	r, e := c.tool("summarize_repo", a, map[string]any{"summary": modelAnswer("x")}, r.RequestState)
-	require.Nil(t, e)
+	require.NoError(t, typed.AddTool(srv, summarizeTool, f))
+	m := &fakeModel{answers: []string{`["go.mod"]`, "x", `["README.md"]`, "y"}}
+	c := mrtrtest.NewClient(srv, mrtrtest.OnSampling(m.CreateMessage))
+
+	r, err := c.CallTool(context.Background(), "summarize_repo", map[string]any{"path": "tide", "critique": true})
+	require.NoError(t, err)
 	assert.True(t, r.IsError, "the critique round is one past the budget")
-	assert.Contains(t, r.text(), "more than 2 rounds")
+	assert.Contains(t, r.Text(), "needed to ask more than 2 times")
+	assert.Equal(t, [][]string{{"pick_files"}, {"summary"}}, r.Asked)
+
+	r, err = c.CallTool(context.Background(), "summarize_repo", args)
+	require.NoError(t, err)
+	assert.False(t, r.IsError, "without the critique the flow fits its budget: %s", r.Text())
 }
 
 // fakeModel answers like a model the server owns and records what it was
@@ -347,14 +355,14 @@ func TestFlowChangedBetweenRounds(t *testing.T) {
 	f1, err := summarizeFlow(model.Client())
 	require.NoError(t, err)
 	srv1, _ := newServer(t, codec)
-	require.NoError(t, flow.AddTool(srv1, summarizeTool, f1))
+	require.NoError(t, typed.AddTool(srv1, summarizeTool, f1))
 
 	f2, err := flow.New(
 		[]flow.Step[SummarizeArgs, SummarizeState]{flow.Sample("choose", askPick, usePick)},
 		finishSummary)
 	require.NoError(t, err)
 	srv2, _ := newServer(t, codec)
-	require.NoError(t, flow.AddTool(srv2, summarizeTool, f2))
+	require.NoError(t, typed.AddTool(srv2, summarizeTool, f2))
 
 	r, e := newClient(t, srv1).tool("summarize_repo", args, nil, "")
 	require.Nil(t, e)
@@ -396,8 +404,8 @@ func TestAnswersPinnedWithStaticAsks(t *testing.T) {
 	f, err := summarizeFlow(model.Client())
 	require.NoError(t, err)
 	srv, _ := newServer(t, nil)
-	require.NoError(t, flow.AddTool(srv, summarizeTool, f, typed.WithRegisterOptions(mrtr.StaticAsks(map[string]state.Kind{
-		"pick_files": state.KindSampling, "summary": state.KindSampling,
+	require.NoError(t, typed.AddTool(srv, summarizeTool, f, typed.WithRegisterOptions(mrtr.StaticAsks(map[string]mrtr.InputRequest{
+		"pick_files": &mrtr.SamplingRequest{}, "summary": &mrtr.SamplingRequest{},
 	}))))
 	c := newClient(t, srv)
 	both := map[string]any{"pick_files": modelAnswer(`["go.mod"]`), "summary": modelAnswer("forged")}

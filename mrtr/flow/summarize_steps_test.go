@@ -80,17 +80,17 @@ func askPick(_ context.Context, c *call) (*mrtr.SamplingRequest, error) {
 func usePick(_ context.Context, c *call, r *mrtr.SamplingResult) error {
 	files, err := pickBinder.Bind(json.RawMessage(r.Text()))
 	if err != nil {
-		return mrtr.ErrInvalidParams("pick_files: the answer must be a JSON array of at most 3 listed paths: "+err.Error(), nil)
+		return mrtr.InvalidParamsError("pick_files: the answer must be a JSON array of at most 3 listed paths: " + err.Error())
 	}
 	seen := map[string]bool{}
 	for _, f := range files {
 		if _, ok := repo[f]; !ok || seen[f] {
-			return mrtr.ErrInvalidParams(fmt.Sprintf("pick_files: %q is not a listed path, or is listed twice", f), nil)
+			return mrtr.InvalidParamsError(fmt.Sprintf("pick_files: %q is not a listed path, or is listed twice", f))
 		}
 		seen[f] = true
 	}
 	if len(files) == 0 {
-		return mrtr.ErrInvalidParams("pick_files: no file chosen", nil)
+		return mrtr.InvalidParamsError("pick_files: no file chosen")
 	}
 	c.State.Files = files
 	return nil
@@ -108,7 +108,7 @@ func askSummary(_ context.Context, c *call) (*mrtr.SamplingRequest, error) {
 func useSummary(_ context.Context, c *call, r *mrtr.SamplingResult) error {
 	s := strings.TrimSpace(r.Text())
 	if s == "" {
-		return mrtr.ErrInvalidParams("summary: the answer is empty", nil)
+		return mrtr.InvalidParamsError("summary: the answer is empty")
 	}
 	c.State.Summary = s
 	return nil
@@ -137,6 +137,6 @@ func summarizeFlow(m model.Model, opts ...flow.Option) (*flow.Flow[SummarizeArgs
 			flow.When(func(c *call) bool { return c.In.Critique }, flow.Sample("critique", askCritique, useCritique)),
 		},
 		finishSummary,
-		append([]flow.Option{flow.WithModel(m), flow.WithMaxRounds(3)}, opts...)...,
+		append([]flow.Option{flow.WithModel(m), flow.WithBudget(3)}, opts...)...,
 	)
 }

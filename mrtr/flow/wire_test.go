@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/mrtr"
-	"github.com/mrtrkit/mrtrkit/mrtr/flow"
 	"github.com/mrtrkit/mrtrkit/mrtr/model"
+	"github.com/mrtrkit/mrtrkit/mrtr/typed"
 	"github.com/mrtrkit/mrtrkit/transport/streamablehttp"
 )
 
@@ -23,7 +23,7 @@ func TestSummarizeOverHTTP(t *testing.T) {
 	f, err := summarizeFlow(model.Client())
 	require.NoError(t, err)
 	srv, _ := newServer(t, nil)
-	require.NoError(t, flow.AddTool(srv, summarizeTool, f))
+	require.NoError(t, typed.AddTool(srv, summarizeTool, f))
 	h, err := streamablehttp.New(srv)
 	require.NoError(t, err)
 	ts := httptest.NewServer(h)

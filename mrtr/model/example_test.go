@@ -2,20 +2,20 @@ package model_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log"
 
 	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/model"
+	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
 	"github.com/mrtrkit/mrtrkit/state"
 )
 
 // One plain handler, two models. With model.Client() the first call asks
 // the client's model through sampling and the retry reads its answer; with
 // a model the server calls itself (here a model.Func) the call completes
-// at once.
+// at once. An mrtrtest client plays the MCP client.
 func ExampleComplete() {
 	// tideHaiku is written once, whatever model serves it.
 	tideHaiku := func(m model.Model) mrtr.Handler {
@@ -35,9 +35,8 @@ func ExampleComplete() {
 		})
 	}
 
-	// newCaller serves the handler with model m and returns a function
-	// that sends one tools/call as a transport would.
-	newCaller := func(m model.Model) func(extra string) map[string]json.RawMessage {
+	// newServer serves the handler with model m.
+	newServer := func(m model.Model) *mrtr.Server {
 		ring, err := state.GenerateKeyRing()
 		if err != nil {
 			log.Fatal(err)
@@ -55,42 +54,27 @@ func ExampleComplete() {
 		if err := srv.AddTool(mrtr.Tool{Name: "haiku"}, tideHaiku(m)); err != nil {
 			log.Fatal(err)
 		}
-		return func(extra string) map[string]json.RawMessage {
-			body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"haiku",` + extra +
-				`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}}}}}`
-			msg, _, perr := mrtr.ParseMessage([]byte(body))
-			if perr != nil {
-				log.Fatal(perr)
-			}
-			resp := srv.Handle(context.Background(), &mrtr.Inbound{Message: msg})
-			if resp.Error != nil {
-				log.Fatal(resp.Error)
-			}
-			var result map[string]json.RawMessage
-			if err := json.Unmarshal(resp.Result, &result); err != nil {
-				log.Fatal(err)
-			}
-			return result
-		}
+		return srv
 	}
 
-	// The client's model: the first round asks for the completion.
-	call := newCaller(model.Client())
-	first := call("")
-	var asks map[string]struct {
-		Method string `json:"method"`
-	}
-	if err := json.Unmarshal(first["inputRequests"], &asks); err != nil {
+	// The client's model: the first round asks for the completion, which
+	// the client's model answers; the retry reads it.
+	c := mrtrtest.NewClient(newServer(model.Client()), mrtrtest.OnSampling(
+		func(ctx context.Context, r *mrtr.SamplingRequest) (*mrtr.SamplingResult, error) {
+			return &mrtr.SamplingResult{
+				Role:    mrtr.RoleAssistant,
+				Content: []mrtr.SamplingContent{{Type: "text", Text: "The sea breathes in, out."}},
+				Model:   "client-llm",
+			}, nil
+		}))
+	res, err := c.CallTool(context.Background(), "haiku", nil)
+	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("client model:", string(first["resultType"]), "haiku ->", asks["haiku"].Method)
+	fmt.Println("client model:", res.Rounds, "round,", res.Text())
 
-	// The retry carries the client's answer and the requestState.
-	answer := `{"haiku":{"role":"assistant","content":{"type":"text","text":"The sea breathes in, out."},"model":"client-llm"}}`
-	second := call(`"inputResponses":` + answer + `,"requestState":` + string(first["requestState"]) + `,`)
-	fmt.Println("client model:", string(second["resultType"]), string(second["content"]))
-
-	// A model the server calls itself answers in the same round.
+	// A model the server calls itself answers in the same round, and the
+	// client needs no sampling capability.
 	local := model.Func(func(ctx context.Context, r *mrtr.SamplingRequest) (*mrtr.SamplingResult, error) {
 		return &mrtr.SamplingResult{
 			Role:    mrtr.RoleAssistant,
@@ -98,10 +82,12 @@ func ExampleComplete() {
 			Model:   "local-llm",
 		}, nil
 	})
-	only := newCaller(local)("")
-	fmt.Println("server model:", string(only["resultType"]), string(only["content"]))
+	res, err = mrtrtest.NewClient(newServer(local)).CallTool(context.Background(), "haiku", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("server model:", res.Rounds, "rounds,", res.Text())
 	// Output:
-	// client model: "input_required" haiku -> sampling/createMessage
-	// client model: "complete" [{"type":"text","text":"The sea breathes in, out. (client-llm)"}]
-	// server model: "complete" [{"type":"text","text":"Moon pulls, water follows. (local-llm)"}]
+	// client model: 1 round, The sea breathes in, out. (client-llm)
+	// server model: 0 rounds, Moon pulls, water follows. (local-llm)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/mrtrkit/mrtrkit/internal/testkit"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/model"
+	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
 )
 
 func TestClientDefers(t *testing.T) {
@@ -21,16 +22,17 @@ func TestClientDefers(t *testing.T) {
 	assert.ErrorIs(t, err, model.ErrDeferred)
 }
 
-func TestCheckResult(t *testing.T) {
+func TestValidateResult(t *testing.T) {
 	ok := &mrtr.SamplingResult{Role: mrtr.RoleAssistant, Content: []mrtr.SamplingContent{{Type: "text", Text: "x"}}, Model: "m"}
-	assert.NoError(t, model.CheckResult(ok))
+	assert.NoError(t, ok.Validate())
 	for name, r := range map[string]*mrtr.SamplingResult{
 		"nil":        nil,
 		"no role":    {Content: ok.Content, Model: "m"},
+		"bad role":   {Role: "system", Content: ok.Content, Model: "m"},
 		"no content": {Role: mrtr.RoleAssistant, Model: "m"},
 		"no model":   {Role: mrtr.RoleAssistant, Content: ok.Content},
 	} {
-		assert.Error(t, model.CheckResult(r), name)
+		assert.Error(t, r.Validate(), name)
 	}
 }
 
@@ -49,10 +51,19 @@ func haiku(m model.Model) mrtr.HandlerFunc {
 	}
 }
 
-func serve(t *testing.T, m model.Model) func(params string) (map[string]any, *mrtr.Error) {
+// haikuServer serves haiku with model m.
+func haikuServer(t *testing.T, m model.Model) *mrtr.Server {
+	t.Helper()
 	srv := testkit.Server(t, testkit.Desc("m", "1"),
 		mrtr.WithCodec(testkit.FreshCodec(t)), mrtr.WithLogger(testkit.Logger(io.Discard, slog.LevelInfo)))
 	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "haiku"}, haiku(m)))
+	return srv
+}
+
+// serve returns a function that sends one tools/call of haiku, served with
+// model m, with the given extra params members.
+func serve(t *testing.T, m model.Model) func(params string) (map[string]any, *mrtr.Error) {
+	srv := haikuServer(t, m)
 	return func(extra string) (map[string]any, *mrtr.Error) {
 		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"haiku",` + extra +
 			`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}}}}}`
@@ -80,6 +91,28 @@ func TestCompleteThroughClient(t *testing.T) {
 	require.Nil(t, e)
 	assert.Equal(t, "complete", r["resultType"])
 	assert.Equal(t, "moon pulls", r["content"].([]any)[0].(map[string]any)["text"])
+
+	// A client whose model answers: one round.
+	var asked []*mrtr.SamplingRequest
+	c := mrtrtest.NewClient(haikuServer(t, model.Client()), mrtrtest.OnSampling(func(_ context.Context, r *mrtr.SamplingRequest) (*mrtr.SamplingResult, error) {
+		asked = append(asked, r)
+		return &mrtr.SamplingResult{Role: mrtr.RoleAssistant, Content: []mrtr.SamplingContent{{Type: "text", Text: "tide turns"}}, Model: "c"}, nil
+	}))
+	res, err := c.CallTool(context.Background(), "haiku", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "tide turns", res.Text())
+	assert.Equal(t, [][]string{{"haiku"}}, res.Asked)
+	require.Len(t, asked, 1)
+	assert.Equal(t, 60, asked[0].MaxTokens)
+
+	// The client's model answering malformed is the client's error.
+	c = mrtrtest.NewClient(haikuServer(t, model.Client()), mrtrtest.OnSampling(func(context.Context, *mrtr.SamplingRequest) (*mrtr.SamplingResult, error) {
+		return &mrtr.SamplingResult{Role: mrtr.RoleAssistant, Model: "c"}, nil
+	}))
+	_, err = c.CallTool(context.Background(), "haiku", nil)
+	var me *mrtr.Error
+	require.ErrorAs(t, err, &me)
+	assert.Equal(t, mrtr.CodeInvalidParams, me.Code)
 }
 
 func TestCompleteDirect(t *testing.T) {

@@ -13,9 +13,9 @@
 //	}
 //
 //	err := typed.AddTool(srv, mrtr.Tool{Name: "forecast"},
-//		func(ctx context.Context, req *mrtr.Request, in In) (Out, error) {
+//		typed.Func(func(ctx context.Context, req *mrtr.Request, in In) (Out, error) {
 //			return Out{Forecast: "sunny in " + in.City}, nil
-//		})
+//		}))
 //
 // # Schemas
 //
@@ -28,10 +28,14 @@
 //
 // # Arguments
 //
-// Arguments are checked in layers by a Binder, each problem named by the
-// argument's JSON path: JSON types, required members and members the
-// schema does not allow; a hand-written schema in full; then In's
-// `validate` tags (github.com/go-playground/validator). Unknown arguments
+// Arguments reach a typed tool through the Server's strict door (see
+// package mrtr), then are checked in layers by a Binder, each problem
+// named by the argument's JSON path: in one pass over the JSON text, JSON
+// types, required members, members the schema does not allow and case
+// variants of declared names (through $ref, $defs, allOf, anyOf and oneOf
+// as well, since Go's decoding would bind them to the declared field); a
+// hand-written schema in full; then In's `validate` tags
+// (github.com/go-playground/validator). Unknown arguments
 // follow the schema: a generated schema refuses them; a hand-written one
 // decides. A problem ends the call with an isError result the model can act
 // on, for example:
@@ -42,17 +46,20 @@
 //
 // # Output and errors
 //
-// The output is the result's structuredContent, validated against the
-// outputSchema (a mismatch is a server bug: -32603, detail logged), and
-// also its one text block, for clients that only read content; an Out that
-// implements Contenter chooses its own blocks. A *ToolError from the
+// The output is the result's structuredContent and also its one text
+// block, for clients that only read content; an Out that implements
+// Contenter chooses its own blocks. A hand-written outputSchema is
+// enforced (a mismatch is a server bug: -32603, detail logged), and so is
+// a generated one when Out can encode itself differently from its schema
+// (a MarshalJSON or MarshalText method, an interface inside it). A *ToolError from the
 // function (see Errorf) is an isError result with its message; an
 // *mrtr.Error goes to the client as is; any other error is -32603.
 //
 // # More than one round
 //
-// A Handler returns an Outcome: Done with the output, or Ask with an
-// *mrtr.InputRequired. Register one with AddHandler. Most multi-round
-// tools are better written as flows (package mrtr/flow), which are
-// Handlers. Adapt serves a Handler for prompts/get and resources/read too.
+// A Handler returns an Outcome: Done with the output, or NeedInput with an
+// *mrtr.InputRequired. Register one with AddTool, as any Handler. Most
+// multi-round tools are better written as flows (package mrtr/flow), which
+// are Handlers. Adapt serves a Handler for prompts/get and resources/read
+// too.
 package typed

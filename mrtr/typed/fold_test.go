@@ -3,6 +3,7 @@ package typed_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -38,7 +39,7 @@ var foldSchemas = map[string]string{
 func TestCaseVariantsBehindRefAndAllOfAreRefused(t *testing.T) {
 	for name, schema := range foldSchemas {
 		t.Run(name, func(t *testing.T) {
-			srv := testkit.Server(t, testkit.Desc("fold", "1"))
+			srv := testkit.Server(t, testkit.Desc("fold", "1"), mrtr.WithCodec(testkit.Codec(t)))
 			var got []int
 			require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "pay", InputSchema: json.RawMessage(schema)},
 				typed.Func(func(ctx context.Context, req *mrtr.Request, in payment) (*mrtr.CallToolResult, error) {
@@ -71,7 +72,7 @@ func TestCaseVariantsBehindRefAndAllOfAreRefused(t *testing.T) {
 func TestCaseVariantsInNestedRefs(t *testing.T) {
 	schema := `{"type":"object","properties":{"payment":{"$ref":"#/$defs/Amount"}},"required":["payment"],
 		"$defs":{"Amount":{"type":"object","properties":{"cents":{"type":"integer","maximum":100}}}}}`
-	srv := testkit.Server(t, testkit.Desc("fold", "1"))
+	srv := testkit.Server(t, testkit.Desc("fold", "1"), mrtr.WithCodec(testkit.Codec(t)))
 	var got []int
 	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "order", InputSchema: json.RawMessage(schema)},
 		typed.Func(func(ctx context.Context, req *mrtr.Request, in order) (*mrtr.CallToolResult, error) {
@@ -126,4 +127,15 @@ func mustSchema(t *testing.T, raw string) *jsonschema.Schema {
 	var s jsonschema.Schema
 	require.NoError(t, json.Unmarshal([]byte(raw), &s))
 	return &s
+}
+
+func TestProblemsQuoteAShortPrefixOfNames(t *testing.T) {
+	b, err := typed.NewBinder[payment](nil)
+	require.NoError(t, err)
+	long := strings.Repeat("n", 64<<10)
+	_, err = b.Bind(json.RawMessage(`{"cents":1,"` + long + `":2}`))
+	var ae *typed.ArgumentError
+	require.ErrorAs(t, err, &ae)
+	assert.Less(t, len(ae.Error()), 200)
+	assert.Contains(t, ae.Problems[0].Field, `"nnnn`)
 }

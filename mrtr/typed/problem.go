@@ -97,8 +97,18 @@ func label(path string) string {
 
 // joinPath appends a member name to a path, quoting names that would not
 // read as one path segment.
+// maxNameEcho bounds what a problem's path repeats of one member name.
+const maxNameEcho = 32
+
 func joinPath(parent, name string) string {
-	if name == "" || strings.ContainsFunc(name, func(r rune) bool {
+	if len(name) > maxNameEcho {
+		// A name the caller sent is echoed as a short prefix only.
+		n := maxNameEcho
+		for n > 0 && name[n]&0xC0 == 0x80 {
+			n--
+		}
+		name = strconv.Quote(name[:n]) + "..."
+	} else if name == "" || strings.ContainsFunc(name, func(r rune) bool {
 		return !(r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
 	}) {
 		name = strconv.Quote(name)

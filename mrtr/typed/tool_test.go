@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -11,7 +13,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mrtrkit/mrtrkit/internal/testkit"
 	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
 	"github.com/mrtrkit/mrtrkit/mrtr/typed"
 )
 
@@ -38,7 +42,7 @@ func greet(_ context.Context, _ *mrtr.Request, in GreetIn) (GreetOut, error) {
 
 func TestSchemasGenerated(t *testing.T) {
 	srv, _ := newServer(t)
-	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greet", Description: "Greets."}, greet))
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greet", Description: "Greets."}, typed.Func(greet)))
 
 	tl := listedTool(t, srv, "greet")
 	in := tl["inputSchema"].(map[string]any)
@@ -61,7 +65,7 @@ func TestGivenSchemasKept(t *testing.T) {
 	srv, _ := newServer(t)
 	inSchema := `{"type":"object","properties":{"audience":{"type":"string","pattern":"^[a-z]+$"}},"required":["audience"]}`
 	outSchema := `{"type":"object","properties":{"greeting":{"type":"string"}},"required":["greeting"]}`
-	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greet", InputSchema: json.RawMessage(inSchema), OutputSchema: json.RawMessage(outSchema)}, greet))
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greet", InputSchema: json.RawMessage(inSchema), OutputSchema: json.RawMessage(outSchema)}, typed.Func(greet)))
 
 	tl := listedTool(t, srv, "greet")
 	b, _ := json.Marshal(tl["inputSchema"])
@@ -83,7 +87,7 @@ func TestGivenSchemasKept(t *testing.T) {
 
 func TestStructuredOutput(t *testing.T) {
 	srv, _ := newServer(t)
-	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greet"}, greet))
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greet"}, typed.Func(greet)))
 
 	r, e := callTool(t, srv, "greet", map[string]any{"audience": "World"}, nil)
 	require.Nil(t, e)
@@ -120,10 +124,10 @@ func TestArgumentProblemsBecomeToolErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, _ := newServer(t)
 			var called atomic.Bool
-			require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greet"}, func(ctx context.Context, req *mrtr.Request, in GreetIn) (GreetOut, error) {
+			require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greet"}, typed.Func(func(ctx context.Context, req *mrtr.Request, in GreetIn) (GreetOut, error) {
 				called.Store(true)
 				return greet(ctx, req, in)
-			}))
+			})))
 			r, e := callTool(t, srv, "greet", json.RawMessage(tc.args), nil)
 			require.Nil(t, e, "argument problems are results, not JSON-RPC errors")
 			assert.True(t, r.IsError)
@@ -149,7 +153,7 @@ func TestOutputSchemaMismatchIsInternal(t *testing.T) {
 	srv, logs := newServer(t)
 	out := `{"type":"object","properties":{"files":{"type":"array"}},"required":["files"]}`
 	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "bad", OutputSchema: json.RawMessage(out)},
-		func(context.Context, *mrtr.Request, struct{}) (BadOut, error) { return BadOut{}, nil }))
+		typed.Func(func(context.Context, *mrtr.Request, struct{}) (BadOut, error) { return BadOut{}, nil })))
 
 	_, e := callTool(t, srv, "bad", nil, nil)
 	require.NotNil(t, e)
@@ -159,9 +163,9 @@ func TestOutputSchemaMismatchIsInternal(t *testing.T) {
 
 	// The same check applies to a result the handler builds itself.
 	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "raw", OutputSchema: json.RawMessage(out)},
-		func(context.Context, *mrtr.Request, struct{}) (*mrtr.CallToolResult, error) {
+		typed.Func(func(context.Context, *mrtr.Request, struct{}) (*mrtr.CallToolResult, error) {
 			return &mrtr.CallToolResult{Content: []mrtr.Content{mrtr.Text("x")}, StructuredContent: map[string]any{"files": "nope"}}, nil
-		}))
+		})))
 	_, e = callTool(t, srv, "raw", nil, nil)
 	require.NotNil(t, e)
 	assert.Equal(t, mrtr.CodeInternalError, e.Code)
@@ -170,11 +174,11 @@ func TestOutputSchemaMismatchIsInternal(t *testing.T) {
 func TestPassthroughResult(t *testing.T) {
 	srv, _ := newServer(t)
 	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "echo"},
-		func(_ context.Context, _ *mrtr.Request, in struct {
+		typed.Func(func(_ context.Context, _ *mrtr.Request, in struct {
 			Text string `json:"text"`
 		}) (*mrtr.CallToolResult, error) {
-			return typed.TextResult(in.Text), nil
-		}))
+			return mrtr.TextResult(in.Text), nil
+		})))
 	tl := listedTool(t, srv, "echo")
 	assert.NotContains(t, tl, "outputSchema", "a handler that builds its result declares no output schema")
 	r, e := callTool(t, srv, "echo", map[string]any{"text": "hi"}, nil)
@@ -192,9 +196,9 @@ func (r Report) ToolContent() []mrtr.Content { return []mrtr.Content{mrtr.Text(r
 func TestContenter(t *testing.T) {
 	srv, _ := newServer(t)
 	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "report"},
-		func(context.Context, *mrtr.Request, struct{}) (Report, error) {
+		typed.Func(func(context.Context, *mrtr.Request, struct{}) (Report, error) {
 			return Report{Summary: "all good"}, nil
-		}))
+		})))
 	r, e := callTool(t, srv, "report", nil, nil)
 	require.Nil(t, e)
 	assert.Equal(t, "all good", r.Content[0].Text)
@@ -203,11 +207,11 @@ func TestContenter(t *testing.T) {
 
 func TestHandlerErrors(t *testing.T) {
 	srv, logs := newServer(t)
-	fail := func(err error) func(context.Context, *mrtr.Request, struct{}) (GreetOut, error) {
-		return func(context.Context, *mrtr.Request, struct{}) (GreetOut, error) { return GreetOut{}, err }
+	fail := func(err error) typed.Handler[struct{}, GreetOut] {
+		return typed.Func(func(context.Context, *mrtr.Request, struct{}) (GreetOut, error) { return GreetOut{}, err })
 	}
 	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "tool_error"}, fail(typed.Errorf("no user named %q", "bob"))))
-	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "rpc_error"}, fail(mrtr.ErrInvalidParams("bad", nil))))
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "rpc_error"}, fail(mrtr.InvalidParamsError("bad"))))
 	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "plain_error"}, fail(errors.New("database password=hunter2 refused"))))
 
 	r, e := callTool(t, srv, "tool_error", nil, nil)
@@ -235,34 +239,173 @@ func TestErrorfWraps(t *testing.T) {
 	assert.Equal(t, "lookup: not found", te.Message)
 }
 
-// TestAskOutcome drives a hand-written two-round handler over the wire.
-func TestAskOutcome(t *testing.T) {
+// TestNeedInputOutcome drives a hand-written two-round Handler: the first
+// round is input_required on the wire, and a client that answers it gets
+// the output on the retry.
+func TestNeedInputOutcome(t *testing.T) {
 	srv, _ := newServer(t)
+	var rounds []int
 	h := typed.HandlerFunc[struct{}, GreetOut](func(_ context.Context, req *mrtr.Request, _ struct{}) (typed.Outcome[GreetOut], error) {
+		rounds = append(rounds, req.Round)
 		ans, ok := req.Responses.Elicitation("name")
 		if !ok {
-			return typed.Ask[GreetOut](mrtr.Ask("name", &mrtr.ElicitRequest{Message: "Your name?", RequestedSchema: &mrtr.ElicitSchema{
+			return typed.NeedInput[GreetOut](mrtr.Ask("name", &mrtr.ElicitRequest{Message: "Your name?", RequestedSchema: &mrtr.ElicitSchema{
 				Type: "object", Properties: map[string]json.RawMessage{"name": json.RawMessage(`{"type":"string"}`)},
 			}})), nil
 		}
-		name, _ := ans.Content["name"].(string)
-		return typed.Done(GreetOut{Greeting: "Hi " + name, Words: 2}), nil
+		var form struct {
+			Name string `json:"name"`
+		}
+		if err := json.Unmarshal(ans.ContentJSON(), &form); err != nil {
+			return typed.Outcome[GreetOut]{}, err
+		}
+		return typed.Done(GreetOut{Greeting: "Hi " + form.Name, Words: 2}), nil
 	})
-	require.NoError(t, typed.AddHandler(srv, mrtr.Tool{Name: "ask"}, h))
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "ask"}, h))
 
 	r, e := callTool(t, srv, "ask", nil, nil)
 	require.Nil(t, e)
 	assert.Equal(t, "input_required", r.ResultType)
 	require.Contains(t, r.InputRequests, "name")
 	assert.Equal(t, mrtr.MethodElicit, r.InputRequests["name"].Method)
+	assert.NotEmpty(t, r.RequestState)
+	assert.Nil(t, r.StructuredContent, "an Outcome asking for input carries no output")
 
-	r, e = callTool(t, srv, "ask", nil, map[string]any{
-		"requestState":   r.RequestState,
-		"inputResponses": map[string]any{"name": map[string]any{"action": "accept", "content": map[string]any{"name": "Ada"}}},
-	})
+	var messages []string
+	c := mrtrtest.NewClient(srv, mrtrtest.OnElicitation(func(_ context.Context, req *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
+		messages = append(messages, req.Message)
+		return &mrtr.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+	}))
+	res, err := c.CallTool(context.Background(), "ask", nil)
+	require.NoError(t, err)
+	assert.False(t, res.IsError, res.Text())
+	assert.Equal(t, 1, res.Rounds)
+	assert.Equal(t, [][]string{{"name"}}, res.Asked)
+	assert.Equal(t, []string{"Your name?"}, messages)
+	assert.JSONEq(t, `{"greeting":"Hi Ada","words":2}`, string(res.StructuredContent))
+	assert.Equal(t, []int{0, 0, 1}, rounds, "the raw call, then the client's first call and its retry")
+}
+
+// budgeted is a Handler with a round budget, as flows have.
+type budgeted struct {
+	typed.HandlerFunc[struct{}, GreetOut]
+	n int
+}
+
+func (b budgeted) Budget() int { return b.n }
+
+func TestAddToolRefusesBudgetAboveServerLimit(t *testing.T) {
+	h := func(n int) budgeted {
+		return budgeted{n: n, HandlerFunc: func(context.Context, *mrtr.Request, struct{}) (typed.Outcome[GreetOut], error) {
+			return typed.Done(GreetOut{Greeting: "hi", Words: 1}), nil
+		}}
+	}
+	srv, _ := testkit.LoggedServer(t, testkit.Desc("typed-test", "1.0.0"), nil, slog.LevelInfo, mrtr.WithMaxRounds(3))
+	err := typed.AddTool(srv, mrtr.Tool{Name: "greedy"}, h(4))
+	require.Error(t, err)
+	assert.Equal(t, `typed: tool "greedy": the handler's round budget (4) exceeds the server's round limit (3)`, err.Error())
+	_, e := callTool(t, srv, "greedy", nil, nil)
+	require.NotNil(t, e, "a refused tool is not registered")
+
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greedy"}, h(3)), "a budget equal to the limit fits")
+	r, e := callTool(t, srv, "greedy", nil, nil)
 	require.Nil(t, e)
-	assert.Equal(t, "complete", r.ResultType)
-	assert.JSONEq(t, `{"greeting":"Hi Ada","words":2}`, string(r.StructuredContent))
+	assert.JSONEq(t, `{"greeting":"hi","words":1}`, string(r.StructuredContent))
+
+	def, _ := newServer(t)
+	require.Equal(t, mrtr.DefaultMaxRounds, def.MaxRounds())
+	assert.NoError(t, typed.AddTool(def, mrtr.Tool{Name: "a"}, h(mrtr.DefaultMaxRounds)))
+	assert.ErrorContains(t, typed.AddTool(def, mrtr.Tool{Name: "b"}, h(mrtr.DefaultMaxRounds+1)), "exceeds the server's round limit")
+}
+
+// Level encodes itself as text although the schema generated for it says
+// integer.
+type Level int
+
+func (l Level) MarshalText() ([]byte, error) { return []byte(fmt.Sprintf("level-%d", int(l))), nil }
+
+type Status struct {
+	Level Level `json:"level"`
+}
+
+// Temp encodes itself under names its generated schema does not declare,
+// unless it is marked right.
+type Temp struct {
+	C     float64 `json:"c"`
+	Right bool    `json:"-"`
+}
+
+func (t Temp) MarshalJSON() ([]byte, error) {
+	if t.Right {
+		return []byte(fmt.Sprintf(`{"c":%g}`, t.C)), nil
+	}
+	return []byte(fmt.Sprintf(`{"celsius":%g}`, t.C)), nil
+}
+
+// A generated output schema is enforced when Out encodes itself (a
+// MarshalText or MarshalJSON method inside it), since only then can its
+// JSON differ from the schema generated for the type.
+func TestGeneratedOutputSchemaEnforcedWhenOutEncodesItself(t *testing.T) {
+	srv, logs := newServer(t)
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "status"},
+		typed.Func(func(context.Context, *mrtr.Request, struct{}) (Status, error) { return Status{Level: 3}, nil })))
+	var right atomic.Bool
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "temp"},
+		typed.Func(func(context.Context, *mrtr.Request, struct{}) (Temp, error) {
+			return Temp{C: 21.5, Right: right.Load()}, nil
+		})))
+
+	tl := listedTool(t, srv, "status")
+	assert.Equal(t, "integer", tl["outputSchema"].(map[string]any)["properties"].(map[string]any)["level"].(map[string]any)["type"],
+		"the generated schema describes the Go type, not its encoding")
+
+	for _, name := range []string{"status", "temp"} {
+		logs.Reset()
+		_, e := callTool(t, srv, name, nil, nil)
+		require.NotNil(t, e, name)
+		assert.Equal(t, mrtr.CodeInternalError, e.Code, name)
+		assert.Equal(t, "Internal error", e.Message, name)
+		assert.Contains(t, logs.String(), "structured content does not match the outputSchema", name)
+	}
+
+	right.Store(true)
+	r, e := callTool(t, srv, "temp", nil, nil)
+	require.Nil(t, e)
+	assert.False(t, r.IsError)
+	assert.JSONEq(t, `{"c":21.5}`, string(r.StructuredContent), "an encoding that matches its schema passes")
+}
+
+// The strict door runs before the Binder: arguments a Go decoder could read
+// two ways, or that hold a number with no exact double, are a JSON-RPC
+// error and the function never runs. A lone case variant is the Binder's
+// to refuse, as an isError result the model can act on.
+func TestStrictDoorBeforeBinder(t *testing.T) {
+	srv, _ := newServer(t)
+	var called atomic.Int32
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greet"}, typed.Func(func(ctx context.Context, req *mrtr.Request, in GreetIn) (GreetOut, error) {
+		called.Add(1)
+		return greet(ctx, req, in)
+	})))
+	for args, want := range map[string]string{
+		`{"audience":"World","AUDIENCE":"x"}`:                              "arguments.AUDIENCE repeats a member name",
+		`{"audience":"World","options":{"depth":1},"optionſ":{"depth":9}}`: "repeats a member name",
+		`{"audience":"World","max_words":9007199254740993}`:                "arguments.max_words is a number with no exact IEEE 754 double form",
+		`{"audience":"World","options":{"depth":1,"DEPTH":9}}`:             "arguments.options.DEPTH repeats a member name",
+		`{"audience":"\ud800"}`:                                            "arguments.audience holds an unpaired surrogate escape",
+	} {
+		_, e := callTool(t, srv, "greet", json.RawMessage(args), nil)
+		require.NotNil(t, e, args)
+		assert.Equal(t, mrtr.CodeInvalidParams, e.Code, args)
+		assert.Contains(t, e.Message, want, args)
+	}
+	assert.Zero(t, called.Load(), "no function ran past the door")
+
+	r, e := callTool(t, srv, "greet", json.RawMessage(`{"AUDIENCE":"World"}`), nil)
+	require.Nil(t, e)
+	assert.True(t, r.IsError)
+	assert.Contains(t, r.Content[0].Text, "AUDIENCE is not allowed: names are case-sensitive (did you mean audience?)")
+	assert.Contains(t, r.Content[0].Text, "audience is required")
+	assert.Zero(t, called.Load())
 }
 
 func TestNewToolRefuses(t *testing.T) {
@@ -288,9 +431,9 @@ func TestNewToolRefuses(t *testing.T) {
 func TestNoArgumentTool(t *testing.T) {
 	srv, _ := newServer(t)
 	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "now"},
-		func(context.Context, *mrtr.Request, struct{}) (GreetOut, error) {
+		typed.Func(func(context.Context, *mrtr.Request, struct{}) (GreetOut, error) {
 			return GreetOut{Greeting: "hi", Words: 1}, nil
-		}))
+		})))
 	in := listedTool(t, srv, "now")["inputSchema"]
 	assert.Equal(t, map[string]any{"type": "object", "additionalProperties": false}, in)
 	r, e := callTool(t, srv, "now", nil, nil)

@@ -15,7 +15,10 @@ import (
 var benchClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
 
 // benchCall sends c repeatedly over loopback HTTP and checks every status.
+// An in-band error is 200 too, so the first answer is checked to be a
+// result: the benchmark measures the call, not a refusal.
 func benchCall(b *testing.B, f *fixture, c call) {
+	requireResult(b, f, c)
 	body := []byte(c.body)
 	hdr := http.Header{}
 	for _, h := range c.headers {
@@ -40,6 +43,17 @@ func benchCall(b *testing.B, f *fixture, c call) {
 			b.Fatalf("status %d", resp.StatusCode)
 		}
 	}
+}
+
+// requireResult sends c once and fails unless it is answered with a
+// result.
+func requireResult(b *testing.B, f *fixture, c call) {
+	b.Helper()
+	resp, body := f.do(b, c)
+	require.Equal(b, http.StatusOK, resp.StatusCode, "%s", body)
+	m := decodeRPC(b, body)
+	require.Nil(b, m.Error, "%s", body)
+	require.Contains(b, string(m.Result), `"resultType":"complete"`)
 }
 
 // BenchmarkHTTPToolsCall is one tools/call with small arguments over
@@ -85,6 +99,12 @@ func BenchmarkHandlerToolsCall(b *testing.B) {
 	rd := bytes.NewReader(body)
 	req := httptest.NewRequest(http.MethodPost, "http://localhost/mcp", nil)
 	req.Header = hdr
+	// The first answer is checked to be the echo's result.
+	rec := httptest.NewRecorder()
+	req.Body, req.ContentLength = io.NopCloser(rd), int64(len(body))
+	h.ServeHTTP(rec, req)
+	require.Equal(b, http.StatusOK, rec.Code)
+	require.Contains(b, rec.Body.String(), `"text":"hello"`)
 	w := &discardWriter{h: http.Header{}}
 	b.ReportAllocs()
 	for b.Loop() {

@@ -35,10 +35,13 @@
 //
 // The server then validates the request itself, comparing the
 // MCP-Protocol-Version, Mcp-Method, Mcp-Name and Mcp-Param-* headers with
-// the body; the Handler only decodes them (see DecodeHeaderValue) and the
-// HTTP status of every answer comes from mrtr.HTTPStatus. Every error
-// answer carries a JSON-RPC error object, with the request id whenever it
-// could be read.
+// the body; the Handler only decodes them (see DecodeHeaderValue). The
+// status of every answer is decided in one place: 200 for a result and
+// for an error about the method's params or execution (in-band), 404 for
+// -32601, 400 for any other error about the request as a whole (see
+// mrtr.Error.Envelope), and the statuses of the Handler's own refusals
+// above. Every error answer carries a JSON-RPC error object, with the
+// request id whenever it could be read.
 //
 // # Streaming
 //

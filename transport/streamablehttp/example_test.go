@@ -2,6 +2,7 @@ package streamablehttp_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log"
@@ -39,8 +40,8 @@ func ExampleNew() {
 		InputSchema: []byte(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`),
 	}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
 		var args struct{ Name string }
-		if err := req.BindArguments(&args); err != nil {
-			return mrtr.ToolError("name must be a string"), nil
+		if err := json.Unmarshal(req.Arguments, &args); err != nil {
+			return mrtr.ErrorResult("name must be a string"), nil
 		}
 		return &mrtr.CallToolResult{Content: []mrtr.Content{mrtr.Text("Hello, " + args.Name + "!")}}, nil
 	}))

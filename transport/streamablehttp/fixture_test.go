@@ -58,8 +58,8 @@ func newTestServer(tb testing.TB, f *fixture) *mrtr.Server {
 
 	tool("echo", `{"type":"object","properties":{"text":{"type":"string"}}}`, func(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
 		var args struct{ Text string }
-		if err := req.BindArguments(&args); err != nil {
-			return mrtr.ToolError("arguments: " + err.Error()), nil
+		if err := json.Unmarshal(req.Arguments, &args); err != nil {
+			return mrtr.ErrorResult("arguments: " + err.Error()), nil
 		}
 		return text(args.Text), nil
 	})
@@ -90,7 +90,7 @@ func newTestServer(tb testing.TB, f *fixture) *mrtr.Server {
 			Fail    bool
 			SleepMs int
 		}
-		if err := req.BindArguments(&args); err != nil {
+		if err := json.Unmarshal(req.Arguments, &args); err != nil {
 			return nil, err
 		}
 		total := float64(args.Steps)
@@ -110,7 +110,7 @@ func newTestServer(tb testing.TB, f *fixture) *mrtr.Server {
 	})
 	tool("fanout", `{"type":"object","properties":{"n":{"type":"integer"}}}`, func(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
 		var args struct{ N int }
-		if err := req.BindArguments(&args); err != nil {
+		if err := json.Unmarshal(req.Arguments, &args); err != nil {
 			return nil, err
 		}
 		var wg sync.WaitGroup
@@ -155,7 +155,7 @@ func newTestServer(tb testing.TB, f *fixture) *mrtr.Server {
 	})
 	tool("keep", `{"type":"object","properties":{"emit":{"type":"boolean"}}}`, func(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
 		var args struct{ Emit bool }
-		if err := req.BindArguments(&args); err != nil {
+		if err := json.Unmarshal(req.Arguments, &args); err != nil {
 			return nil, err
 		}
 		if args.Emit {
@@ -229,6 +229,27 @@ func toolCall(id any, tool, args string, extra ...[2]string) call {
 // withMeta returns c with the _meta of its body replaced.
 func (c call) withMeta(meta string) call {
 	c.body = strings.Replace(c.body, `"_meta":`+metaJSON, `"_meta":`+meta, 1)
+	return c
+}
+
+// withHeader returns c with the header spelt name set to value: its first
+// line replaced, or a line added.
+func (c call) withHeader(name, value string) call {
+	headers := append([][2]string(nil), c.headers...)
+	for i := range headers {
+		if headers[i][0] == name {
+			headers[i][1] = value
+			c.headers = headers
+			return c
+		}
+	}
+	c.headers = append(headers, [2]string{name, value})
+	return c
+}
+
+// withBody returns c with its body replaced.
+func (c call) withBody(body string) call {
+	c.body = body
 	return c
 }
 

@@ -50,7 +50,7 @@ func newWizard(t *testing.T, codec state.Codec, opts ...mrtr.Option) *wizard {
 		case 1:
 			ans, ok := req.Responses.Elicitation("step1")
 			if !ok || !ans.Accepted() {
-				return nil, mrtr.ErrInvalidParams("step1 unanswered", nil)
+				return nil, mrtr.InvalidParamsError("step1 unanswered")
 			}
 			ir := mrtr.Ask("step2", &mrtr.SamplingRequest{Messages: []mrtr.SamplingMessage{mrtr.UserText("Say hi")}, MaxTokens: 10})
 			ir.State = []byte(fmt.Sprint(ans.Content["name"]))
@@ -58,7 +58,7 @@ func newWizard(t *testing.T, codec state.Codec, opts ...mrtr.Option) *wizard {
 		default:
 			ans, ok := req.Responses.Sampling("step2")
 			if !ok {
-				return nil, mrtr.ErrInvalidParams("step2 unanswered", nil)
+				return nil, mrtr.InvalidParamsError("step2 unanswered")
 			}
 			return &mrtr.CallToolResult{Content: []mrtr.Content{mrtr.Text(string(req.State) + ": " + ans.Text())}}, nil
 		}

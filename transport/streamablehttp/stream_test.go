@@ -26,10 +26,10 @@ func TestAppendEvent(t *testing.T) {
 }
 
 func TestEncodeResponseFallsBackToInternalError(t *testing.T) {
-	resp := &mrtr.Response{ID: mrtr.IntID(3), Error: &mrtr.Error{Code: mrtr.CodeInvalidParams, Message: "x", Data: make(chan int)}}
+	resp := &mrtr.Response{ID: testID(t, "3"), Error: mrtr.NewError(mrtr.CodeInvalidParams, "x", make(chan int))}
 	b := encodeResponse(resp, nil, quiet)
 	assert.JSONEq(t, `{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"Internal error"}}`, string(b))
-	assert.Equal(t, http.StatusOK, resp.Status())
+	assert.Equal(t, http.StatusOK, statusOf(resp.Error), "the fallback is an in-band error")
 }
 
 // plainWriter hides every optional interface of the ResponseWriter it
@@ -44,7 +44,7 @@ func TestStreamWithoutFlusher(t *testing.T) {
 	rec := httptest.NewRecorder()
 	s := &stream{w: plainWriter{rec}, ctx: context.Background(), log: quiet}
 	require.NoError(t, s.emit([]byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`)))
-	s.finish(&mrtr.Response{ID: mrtr.IntID(1), Result: []byte(`{}`)})
+	s.finish(&mrtr.Response{ID: testID(t, "1"), Result: []byte(`{}`)})
 	assert.Equal(t, "text/event-stream", rec.Header().Get("Content-Type"))
 	events, _ := readSSE(t, rec.Body.Bytes())
 	require.Len(t, events, 2)
@@ -57,4 +57,14 @@ func TestEmitAfterCancel(t *testing.T) {
 	cancel()
 	s := &stream{w: httptest.NewRecorder(), ctx: ctx, log: quiet}
 	assert.ErrorIs(t, s.emit([]byte(`{}`)), errClientGone)
+}
+
+// testID returns the request id whose JSON text is raw, as a transport
+// gets it from mrtr.ParseMessage.
+func testID(t testing.TB, raw string) mrtr.ID {
+	t.Helper()
+	msg, id, err := mrtr.ParseMessage([]byte(`{"jsonrpc":"2.0","id":` + raw + `,"method":"ping"}`))
+	require.Nil(t, err)
+	require.Equal(t, raw, msg.ID.String())
+	return id
 }

@@ -1,0 +1,428 @@
+package legacy
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/mrtrkit/mrtrkit/mrtr"
+)
+
+// This file is the round bridge: it serves a legacy tools/call,
+// prompts/get or resources/read as an in-process modern client of the
+// Server, and turns every input_required into real requests to the
+// client, round after round.
+
+// modernRequest builds the modern form of a legacy request: the client's
+// params as they are, less its _meta, plus the round's answers and state,
+// plus a _meta that says what the session settled.
+func (s *Session) modernRequest(msg *mrtr.Message, answers json.RawMessage, state json.RawMessage) (*mrtr.Message, error) {
+	b := make([]byte, 0, len(msg.Params)+512)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, msg.ID.String()...)
+	b = append(b, `,"method":`...)
+	b = strconv.AppendQuote(b, msg.Method)
+	b = append(b, `,"params":{`...)
+	var clientMeta json.RawMessage
+	if len(msg.Params) > 0 {
+		err := eachMember(msg.Params, func(name string, v json.RawMessage) {
+			switch name {
+			case "_meta":
+				clientMeta = v
+			case "inputResponses", "requestState", "task":
+				// The bridge's own, or no concern of the modern server.
+			default:
+				b = appendMember(b, name, v)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if answers != nil {
+		b = appendMember(b, "inputResponses", answers)
+	}
+	if state != nil {
+		b = appendMember(b, "requestState", state)
+	}
+	b = append(b, `"_meta":`...)
+	b = s.appendMeta(b, clientMeta)
+	b = append(b, "}}"...)
+	m, _, perr := mrtr.ParseMessage(b)
+	if perr != nil {
+		return nil, perr
+	}
+	return m, nil
+}
+
+func appendMember(b []byte, name string, v json.RawMessage) []byte {
+	b = strconv.AppendQuote(b, name)
+	b = append(b, ':')
+	b = append(b, v...)
+	return append(b, ',')
+}
+
+// appendMeta renders the _meta of a modern request for this session: the
+// modern version, the session's capabilities, client info and log level,
+// and of the client's own _meta its progress token and every key the
+// protocol does not reserve.
+func (s *Session) appendMeta(b []byte, clientMeta json.RawMessage) []byte {
+	b = append(b, `{"`+mrtr.MetaProtocolVersion+`":`...)
+	b = strconv.AppendQuote(b, s.e.modern)
+	b = append(b, `,"`+mrtr.MetaClientCapabilities+`":`...)
+	b = appendCaps(b, s.fixed.Caps)
+	if s.fixed.Client != nil {
+		b = append(b, `,"`+mrtr.MetaClientInfo+`":`...)
+		b = append(b, *s.fixed.Client...)
+	}
+	s.x.mu.Lock()
+	level := s.x.level
+	s.x.mu.Unlock()
+	if level != "" {
+		b = append(b, `,"`+mrtr.MetaLogLevel+`":`...)
+		b = strconv.AppendQuote(b, string(level))
+	}
+	if len(clientMeta) > 0 && clientMeta[0] == '{' {
+		_ = eachMember(clientMeta, func(name string, v json.RawMessage) {
+			if name != mrtr.MetaProgressToken && reserved(name) {
+				return
+			}
+			b = append(b, ',')
+			b = strconv.AppendQuote(b, name)
+			b = append(b, ':')
+			b = append(b, v...)
+		})
+	}
+	return append(b, '}')
+}
+
+// reserved reports whether a _meta key belongs to MCP itself: its prefix's
+// second label is modelcontextprotocol or mcp (io.modelcontextprotocol/,
+// dev.mcp/). A client of the initialize era has no business sending those,
+// and a modern server must not read them as if it had.
+func reserved(key string) bool {
+	slash := bytes.IndexByte([]byte(key), '/')
+	if slash < 0 {
+		return false
+	}
+	labels := bytes.Split([]byte(key[:slash]), []byte("."))
+	return len(labels) >= 2 && (string(labels[1]) == "modelcontextprotocol" || string(labels[1]) == "mcp")
+}
+
+// appendCaps renders the session's client capabilities in the modern shape.
+func appendCaps(b []byte, c uint8) []byte {
+	b = append(b, '{')
+	first := true
+	sep := func() {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+	}
+	if c&capSampling != 0 {
+		sep()
+		b = append(b, `"sampling":{`...)
+		switch {
+		case c&capSamplingTools != 0 && c&capSamplingContext != 0:
+			b = append(b, `"context":{},"tools":{}`...)
+		case c&capSamplingTools != 0:
+			b = append(b, `"tools":{}`...)
+		case c&capSamplingContext != 0:
+			b = append(b, `"context":{}`...)
+		}
+		b = append(b, '}')
+	}
+	if c&(capElicitForm|capElicitURL) != 0 {
+		sep()
+		b = append(b, `"elicitation":{`...)
+		switch {
+		case c&capElicitForm != 0 && c&capElicitURL != 0:
+			b = append(b, `"form":{},"url":{}`...)
+		case c&capElicitURL != 0:
+			b = append(b, `"url":{}`...)
+		default:
+			b = append(b, `"form":{}`...)
+		}
+		b = append(b, '}')
+	}
+	if c&capRoots != 0 {
+		sep()
+		b = append(b, `"roots":{}`...)
+	}
+	return append(b, '}')
+}
+
+// serve sends one modern request to the Server, forwarding its
+// notifications to out.
+func (s *Session) serve(ctx context.Context, m *mrtr.Message, out Sender) *mrtr.Response {
+	in := &mrtr.Inbound{Message: m, Principal: s.principal}
+	if out != nil {
+		in.Emit = out.Send
+	}
+	return s.e.srv.Handle(ctx, in)
+}
+
+// pass serves a method that is the same in both eras (the lists,
+// completion/complete), translating the answer.
+func (s *Session) pass(ctx context.Context, msg *mrtr.Message, out Sender) *mrtr.Response {
+	m, err := s.modernRequest(msg, nil, nil)
+	if err != nil {
+		return failure(msg, mrtr.CodeInvalidParams, "Invalid params: "+err.Error())
+	}
+	return s.translate(msg, s.serve(ctx, m, out))
+}
+
+// translate turns the Server's answer into what a client of the
+// initialize era expects: a result without resultType, cache hints or the
+// server's identity in _meta, or an error with a code of that era.
+func (s *Session) translate(msg *mrtr.Message, resp *mrtr.Response) *mrtr.Response {
+	if resp == nil {
+		return failure(msg, mrtr.CodeInternalError, "Internal error")
+	}
+	if resp.Error != nil {
+		return &mrtr.Response{ID: msg.ID, Error: legacyError(resp.Error)}
+	}
+	r, err := stripResult(resp.Result)
+	if err != nil {
+		s.e.log.Error("legacy: a result does not translate", "method", msg.Method, "err", err)
+		return failure(msg, mrtr.CodeInternalError, "Internal error")
+	}
+	return result(msg, r)
+}
+
+// inputRequired is an input_required result as the bridge reads it.
+type inputRequired struct {
+	ResultType    string `json:"resultType"`
+	InputRequests map[string]struct {
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	} `json:"inputRequests"`
+	RequestState json.RawMessage `json:"requestState"`
+}
+
+// bridge serves a tools/call, prompts/get or resources/read: it calls the
+// handler through the Server as a modern client would, and while the
+// answer is input_required it sends every embedded request to the client
+// as a real request on out, waits for the answers and retries with exactly
+// that round's answers and the state byte for byte, as many rounds as the
+// handler needs, up to the Server's round limit.
+func (s *Session) bridge(ctx context.Context, msg *mrtr.Message, out Sender) *mrtr.Response {
+	key := idKey(json.RawMessage(msg.ID.String()))
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	s.x.mu.Lock()
+	switch {
+	case s.x.closed:
+		s.x.mu.Unlock()
+		return failure(msg, mrtr.CodeInvalidRequest, "Invalid request: the session is closed")
+	case len(s.x.calls) >= s.e.maxCalls:
+		s.x.mu.Unlock()
+		return failure(msg, mrtr.CodeInternalError, "Too many calls in flight on this session (at most "+strconv.Itoa(s.e.maxCalls)+"); retry when one ends")
+	}
+	if _, dup := s.x.calls[key]; dup {
+		s.x.mu.Unlock()
+		return failure(msg, mrtr.CodeInvalidRequest, "Invalid request: a request with this id is in flight")
+	}
+	s.x.calls[key] = cancel
+	s.x.mu.Unlock()
+	defer func() {
+		s.x.mu.Lock()
+		delete(s.x.calls, key)
+		s.x.mu.Unlock()
+	}()
+	ctx, stop := context.WithTimeout(ctx, s.e.callLimit)
+	defer stop()
+
+	var answers, state json.RawMessage
+	for round := 0; ; round++ {
+		m, err := s.modernRequest(msg, answers, state)
+		if err != nil {
+			return failure(msg, mrtr.CodeInvalidParams, "Invalid params: "+err.Error())
+		}
+		resp := s.serve(ctx, m, out)
+		if ctx.Err() != nil {
+			return nil // cancelled or gone: nothing more is sent for this request
+		}
+		if resp == nil || resp.Error != nil {
+			if resp != nil && resp.Error.Code == mrtr.CodeInternalError && round >= s.e.srv.MaxRounds() {
+				return s.fail(msg, fmt.Sprintf("The call needed more than %d rounds of input and was stopped", s.e.srv.MaxRounds()))
+			}
+			if resp != nil && resp.Error.Code == mrtr.CodeMissingCapability && msg.Method == mrtr.MethodToolsCall {
+				return s.fail(msg, resp.Error.Message+"; this session's client did not declare it at initialize")
+			}
+			return s.translate(msg, resp)
+		}
+		var ir inputRequired
+		if err := json.Unmarshal(resp.Result, &ir); err != nil {
+			return s.translate(msg, &mrtr.Response{ID: msg.ID, Error: mrtr.NewError(mrtr.CodeInternalError, "Internal error", nil)})
+		}
+		if ir.ResultType != mrtr.ResultInputRequired {
+			return s.translate(msg, resp)
+		}
+		if round >= s.e.srv.MaxRounds() {
+			return s.fail(msg, fmt.Sprintf("The call needed more than %d rounds of input and was stopped", s.e.srv.MaxRounds()))
+		}
+		state = ir.RequestState
+		if len(ir.InputRequests) == 0 {
+			// A state-only round: the server asks for a retry, nothing else.
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(s.e.pace):
+			}
+			answers = nil
+			continue
+		}
+		got, failed := s.legs(ctx, ir, out)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if failed != "" {
+			return s.fail(msg, failed)
+		}
+		answers = got
+	}
+}
+
+// fail ends a bridged call the client cannot complete: a tools/call with
+// an isError result the model can read, any other method with -32603.
+func (s *Session) fail(msg *mrtr.Message, text string) *mrtr.Response {
+	if msg.Method == mrtr.MethodToolsCall {
+		b, _ := json.Marshal(map[string]any{"content": []map[string]string{{"type": "text", "text": text}}, "isError": true})
+		return result(msg, b)
+	}
+	return failure(msg, mrtr.CodeInternalError, text)
+}
+
+// legs sends one round's requests to the client, all at once, and waits
+// for every answer. It returns the answers as an inputResponses object,
+// or why the round failed (a refusal, a timeout, the client gone); the
+// requests still open are then cancelled. When ctx ends, the open requests
+// are cancelled and nothing is returned.
+func (s *Session) legs(ctx context.Context, ir inputRequired, out Sender) (json.RawMessage, string) {
+	keys := make([]string, 0, len(ir.InputRequests))
+	for k := range ir.InputRequests {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	answers := make(chan legAnswer, len(keys))
+	open := map[string]string{} // leg id → key
+	what := map[string]string{} // key → method
+	defer func() {
+		s.x.mu.Lock()
+		for id := range open {
+			delete(s.x.legs, id)
+		}
+		s.x.mu.Unlock()
+	}()
+	cancelOpen := func(reason string) {
+		for id := range open {
+			n, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled",
+				"params": map[string]any{"requestId": json.RawMessage(id), "reason": reason}})
+			_ = out.Send(n)
+		}
+	}
+	for _, k := range keys {
+		q := ir.InputRequests[k]
+		params, err := legParams(q.Method, q.Params)
+		if err != nil {
+			return nil, fmt.Sprintf("The server's %s request %s could not be sent: %v", q.Method, strconv.Quote(k), err)
+		}
+		s.x.mu.Lock()
+		s.x.nextLeg++
+		id := strconv.FormatInt(s.x.nextLeg, 10) // ids start at 1, never 0
+		s.x.legs[id] = legWaiter{call: answers, key: k}
+		s.x.mu.Unlock()
+		open[id], what[k] = k, q.Method
+		req := make([]byte, 0, len(params)+64)
+		req = append(req, `{"jsonrpc":"2.0","id":`...)
+		req = append(req, id...)
+		req = append(req, `,"method":`...)
+		req = strconv.AppendQuote(req, q.Method)
+		req = append(req, `,"params":`...)
+		req = append(req, params...)
+		req = append(req, '}')
+		if err := out.Send(req); err != nil {
+			return nil, "The client could not be reached"
+		}
+	}
+	timer := time.NewTimer(s.e.leg)
+	defer timer.Stop()
+	got := make(map[string]json.RawMessage, len(keys))
+	for len(open) > 0 {
+		select {
+		case <-ctx.Done():
+			cancelOpen("the request was cancelled")
+			return nil, ""
+		case <-timer.C:
+			ids := make([]string, 0, len(open))
+			for id := range open {
+				ids = append(ids, id)
+			}
+			slices.Sort(ids)
+			k := open[ids[0]]
+			cancelOpen("timed out")
+			return nil, fmt.Sprintf("The client did not answer the %s request %s within %s", what[k], strconv.Quote(k), s.e.leg)
+		case a := <-answers:
+			k, ok := open[a.id]
+			if !ok {
+				continue
+			}
+			delete(open, a.id)
+			if a.err != nil || a.result == nil {
+				var e struct {
+					Message string `json:"message"`
+				}
+				_ = json.Unmarshal(a.err, &e)
+				cancelOpen("another request of the round failed")
+				return nil, fmt.Sprintf("The client refused the %s request %s: %s", what[k], strconv.Quote(k), clipped(e.Message))
+			}
+			got[k] = a.result
+		}
+	}
+	b, err := json.Marshal(got)
+	if err != nil {
+		return nil, "The client's answers could not be read"
+	}
+	return b, ""
+}
+
+// legParams adapts an embedded request's params to the initialize era: a
+// url-mode elicitation gets the elicitationId that era requires.
+func legParams(method string, params json.RawMessage) (json.RawMessage, error) {
+	if len(params) == 0 {
+		params = emptyResult
+	}
+	if method != mrtr.MethodElicit {
+		return params, nil
+	}
+	var p struct {
+		Mode string `json:"mode"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, err
+	}
+	if p.Mode != "url" {
+		return params, nil
+	}
+	var id [12]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		return nil, err
+	}
+	trimmed := bytes.TrimSpace(params)
+	if len(trimmed) < 2 || trimmed[0] != '{' {
+		return nil, errors.New("params must be an object")
+	}
+	out := []byte(`{"elicitationId":"` + hex.EncodeToString(id[:]) + `"`)
+	if rest := bytes.TrimSpace(trimmed[1:]); len(rest) > 0 && rest[0] != '}' {
+		out = append(out, ',')
+	}
+	return append(out, trimmed[1:]...), nil
+}

@@ -1,0 +1,326 @@
+package legacy
+
+import (
+	"container/list"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/mrtrkit/mrtrkit/state"
+)
+
+// Defaults of the Engine's limits.
+const (
+	// DefaultMaxSessions bounds the sessions whose mutable extras (log
+	// level, subscriptions, streams, calls in flight) one process keeps.
+	DefaultMaxSessions = 10000
+	// DefaultSessionLifetime is how long a session id stays valid after
+	// initialize, whatever its use.
+	DefaultSessionLifetime = 24 * time.Hour
+	// DefaultIdleTimeout is how long a session's extras stay in memory
+	// without a request; a later request finds a session that has
+	// forgotten its log level and subscriptions, not a dead one.
+	DefaultIdleTimeout = time.Hour
+	// DefaultMaxCalls bounds the bridged calls in flight per session.
+	DefaultMaxCalls = 8
+	// DefaultLegTimeout bounds the wait for the client's answer to one
+	// server-to-client request. It stays below the requestState lifetime
+	// (state.DefaultTTL, 10 minutes), so that an answer that arrives in
+	// time still finds a valid state to retry with.
+	DefaultLegTimeout = 9 * time.Minute
+	// DefaultCallTimeout bounds one bridged call, all its rounds together.
+	DefaultCallTimeout = 30 * time.Minute
+)
+
+// Errors the Engine returns to its host.
+var (
+	// ErrUnknownSession: the session id is not one this server issued to
+	// the caller, or it expired, or it was deleted. Streamable HTTP
+	// answers 404, which tells the client to initialize again.
+	ErrUnknownSession = errors.New("legacy: unknown session")
+	// ErrBusy: the process holds as many sessions as it may, all busy.
+	ErrBusy = errors.New("legacy: too many sessions")
+)
+
+// Engine serves clients of the initialize era (MCP 2025-11-25 and
+// 2025-06-18) with an mrtr.Server. It is safe for concurrent use.
+type Engine struct {
+	srv       *mrtr.Server
+	ring      *state.KeyRing
+	codec     state.Codec
+	log       *slog.Logger
+	versions  []string // legacy versions served, newest first
+	modern    string   // the modern version the bridge claims
+	audience  string
+	lifetime  time.Duration
+	idle      time.Duration
+	maxCalls  int
+	leg       time.Duration
+	callLimit time.Duration
+	pace      time.Duration // pause before retrying a state-only round
+	now       func() time.Time
+
+	mu      sync.Mutex
+	max     int
+	table   map[string]*extras // by session id (the sealed sid)
+	lru     *list.List         // of *extras, most recent first
+	revoked map[string]time.Time
+}
+
+// Option configures an Engine.
+type Option func(*Engine)
+
+// WithKeyRing sets the key ring session ids are sealed with (under their
+// own purpose, so that a session id never opens as a requestState). By
+// default the ring comes from the MRTRKIT_STATE_KEYS environment variable,
+// as the Server's does; without it a random key is made, which replicas do
+// not share.
+func WithKeyRing(ring *state.KeyRing) Option {
+	return func(e *Engine) { e.ring = ring }
+}
+
+// WithMaxSessions bounds the sessions one process keeps extras for
+// (default DefaultMaxSessions). When it is reached, the least recently
+// used idle session is forgotten; when every session is busy, initialize
+// is refused with ErrBusy.
+func WithMaxSessions(n int) Option { return func(e *Engine) { e.max = n } }
+
+// WithSessionLifetime sets how long a session stays valid after
+// initialize (default DefaultSessionLifetime).
+func WithSessionLifetime(d time.Duration) Option { return func(e *Engine) { e.lifetime = d } }
+
+// WithIdleTimeout sets how long an idle session's extras are kept
+// (default DefaultIdleTimeout).
+func WithIdleTimeout(d time.Duration) Option { return func(e *Engine) { e.idle = d } }
+
+// WithMaxCalls bounds the bridged calls in flight per session (default
+// DefaultMaxCalls).
+func WithMaxCalls(n int) Option { return func(e *Engine) { e.maxCalls = n } }
+
+// WithLegTimeout bounds the wait for the client's answer to one
+// server-to-client request (default DefaultLegTimeout). Keep it below the
+// Server's requestState lifetime.
+func WithLegTimeout(d time.Duration) Option { return func(e *Engine) { e.leg = d } }
+
+// WithCallTimeout bounds one bridged call, all rounds together (default
+// DefaultCallTimeout).
+func WithCallTimeout(d time.Duration) Option { return func(e *Engine) { e.callLimit = d } }
+
+// WithLogger sets the logger (default slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }
+
+// New returns an Engine serving srv. The description of srv must list the
+// legacy versions to serve in LegacyVersions (2025-11-25, 2025-06-18):
+// that list is what initialize negotiates from and what server/discover
+// advertises beside the modern versions.
+func New(srv *mrtr.Server, opts ...Option) (*Engine, error) {
+	if srv == nil {
+		return nil, errors.New("legacy: nil server")
+	}
+	desc := srv.Description()
+	if len(desc.LegacyVersions) == 0 {
+		return nil, errors.New("legacy: the server's description lists no LegacyVersions to serve")
+	}
+	e := &Engine{
+		srv: srv, max: DefaultMaxSessions, lifetime: DefaultSessionLifetime, idle: DefaultIdleTimeout,
+		maxCalls: DefaultMaxCalls, leg: DefaultLegTimeout, callLimit: DefaultCallTimeout,
+		pace: 250 * time.Millisecond, now: time.Now, audience: srv.Audience(),
+		table: map[string]*extras{}, lru: list.New(), revoked: map[string]time.Time{},
+	}
+	e.versions = slices.Clone(desc.LegacyVersions)
+	slices.Sort(e.versions)
+	slices.Reverse(e.versions)
+	e.modern = desc.ModernVersions()[0]
+	for _, o := range opts {
+		if o != nil {
+			o(e)
+		}
+	}
+	switch {
+	case e.max < 1:
+		return nil, errors.New("legacy: max sessions must be at least 1")
+	case e.lifetime < time.Second:
+		return nil, errors.New("legacy: session lifetime must be at least a second")
+	case e.idle <= 0:
+		return nil, errors.New("legacy: idle timeout must be positive")
+	case e.maxCalls < 1:
+		return nil, errors.New("legacy: max calls per session must be at least 1")
+	case e.leg <= 0 || e.callLimit <= 0:
+		return nil, errors.New("legacy: timeouts must be positive")
+	}
+	if e.log == nil {
+		e.log = slog.Default()
+	}
+	ring := e.ring
+	if ring == nil {
+		r, ok, err := state.KeyRingFromEnv()
+		if err != nil {
+			return nil, fmt.Errorf("legacy: %s: %w", state.EnvKeys, err)
+		}
+		if !ok {
+			if r, err = state.GenerateKeyRing(); err != nil {
+				return nil, fmt.Errorf("legacy: %w", err)
+			}
+		}
+		ring = r
+	}
+	codec, err := state.NewAEAD(ring, state.WithPurpose("session"), state.WithTTL(e.lifetime))
+	if err != nil {
+		return nil, fmt.Errorf("legacy: %w", err)
+	}
+	e.codec = codec
+	return e, nil
+}
+
+// Server returns the server the Engine serves.
+func (e *Engine) Server() *mrtr.Server { return e.srv }
+
+// fixed is what a session id carries: what initialize settled, sealed.
+type fixed struct {
+	Version string           `json:"v"`
+	Caps    uint8            `json:"c"`
+	Client  *json.RawMessage `json:"i,omitempty"`
+}
+
+// Capability bits of a session's client.
+const (
+	capSampling uint8 = 1 << iota
+	capSamplingTools
+	capSamplingContext
+	capElicitForm
+	capElicitURL
+	capRoots
+)
+
+// principalKey is what a session binds its principal as: a digest, so
+// that not even a readable token shows who it belongs to.
+func principalKey(principal string) string {
+	sum := sha256.Sum256([]byte("mrtrkit legacy session\x00" + principal))
+	return string(sum[:])
+}
+
+// mint seals a new session id for principal.
+func (e *Engine) mint(principal string, f fixed) (string, string, error) {
+	var sid [16]byte
+	if _, err := rand.Read(sid[:]); err != nil {
+		return "", "", err
+	}
+	id := base64.RawURLEncoding.EncodeToString(sid[:])
+	payload, err := json.Marshal(f)
+	if err != nil {
+		return "", "", err
+	}
+	tok, err := e.codec.Seal(state.Claims{Principal: principalKey(principal), Audience: e.audience, Method: "session", Target: id, Round: 1, Payload: payload})
+	return tok, id, err
+}
+
+// open checks a session id presented by principal and returns its sealed
+// sid and fixed part.
+func (e *Engine) open(token, principal string) (string, fixed, error) {
+	var f fixed
+	if token == "" || len(token) > 4096 {
+		return "", f, ErrUnknownSession
+	}
+	claims, err := e.codec.Open(token)
+	if err != nil {
+		return "", f, ErrUnknownSession
+	}
+	if claims.Method != "session" || claims.Audience != e.audience || claims.Principal != principalKey(principal) {
+		return "", f, ErrUnknownSession
+	}
+	if json.Unmarshal(claims.Payload, &f) != nil || !slices.Contains(e.versions, f.Version) {
+		return "", f, ErrUnknownSession
+	}
+	e.mu.Lock()
+	_, gone := e.revoked[claims.Target]
+	e.mu.Unlock()
+	if gone {
+		return "", f, ErrUnknownSession
+	}
+	return claims.Target, f, nil
+}
+
+// Session returns the session whose id is token, presented by principal
+// (who the host authenticated for this request). Any replica holding the
+// key ring can serve any session: its fixed part travels in the id, and
+// the mutable extras are made afresh where none are kept.
+func (e *Engine) Session(token, principal string) (*Session, error) {
+	sid, f, err := e.open(token, principal)
+	if err != nil {
+		return nil, err
+	}
+	x, err := e.extras(sid, f)
+	if err != nil {
+		return nil, err
+	}
+	return &Session{e: e, id: token, sid: sid, fixed: f, principal: principal, x: x}, nil
+}
+
+// extras returns the mutable part of session sid, making it when the
+// process keeps none, and marks it used.
+func (e *Engine) extras(sid string, f fixed) (*extras, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	now := e.now()
+	if x := e.table[sid]; x != nil {
+		x.used = now
+		e.lru.MoveToFront(x.el)
+		return x, nil
+	}
+	e.pruneLocked(now)
+	if len(e.table) >= e.max {
+		return nil, ErrBusy
+	}
+	x := &extras{sid: sid, used: now, calls: map[string]context.CancelCauseFunc{}, legs: map[string]legWaiter{}}
+	x.el = e.lru.PushFront(x)
+	e.table[sid] = x
+	return x, nil
+}
+
+// pruneLocked forgets extras idle past the timeout, and while the table
+// is full the least recently used idle ones; and revocations whose
+// session expired anyway. The caller holds e.mu.
+func (e *Engine) pruneLocked(now time.Time) {
+	for el := e.lru.Back(); el != nil; {
+		prev := el.Prev()
+		x := el.Value.(*extras)
+		if (now.Sub(x.used) > e.idle || len(e.table) >= e.max) && x.idle() {
+			e.lru.Remove(el)
+			delete(e.table, x.sid)
+		}
+		el = prev
+	}
+	for sid, exp := range e.revoked {
+		if now.After(exp) {
+			delete(e.revoked, sid)
+		}
+	}
+}
+
+// revoke ends session sid in this process.
+func (e *Engine) revoke(sid string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.revoked[sid] = e.now().Add(e.lifetime)
+	if x := e.table[sid]; x != nil {
+		e.lru.Remove(x.el)
+		delete(e.table, sid)
+		x.close()
+	}
+}
+
+// Sessions returns how many sessions the process keeps extras for.
+func (e *Engine) Sessions() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.table)
+}

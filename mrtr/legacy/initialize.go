@@ -1,0 +1,123 @@
+package legacy
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/mrtrkit/mrtrkit/mrtr"
+)
+
+// initializeParams are the params of initialize, as the initialize era
+// defines them.
+type initializeParams struct {
+	ProtocolVersion string          `json:"protocolVersion"`
+	Capabilities    json.RawMessage `json:"capabilities"`
+	ClientInfo      json.RawMessage `json:"clientInfo"`
+}
+
+// clientCaps is the part of a 2025 ClientCapabilities the bridge uses.
+type clientCaps struct {
+	Sampling *struct {
+		Context json.RawMessage `json:"context"`
+		Tools   json.RawMessage `json:"tools"`
+	} `json:"sampling"`
+	Elicitation *struct {
+		Form json.RawMessage `json:"form"`
+		URL  json.RawMessage `json:"url"`
+	} `json:"elicitation"`
+	Roots json.RawMessage `json:"roots"`
+}
+
+func (c clientCaps) bits() uint8 {
+	var b uint8
+	if c.Sampling != nil {
+		b |= capSampling
+		if len(c.Sampling.Tools) > 0 && string(c.Sampling.Tools) != "null" {
+			b |= capSamplingTools
+		}
+		if len(c.Sampling.Context) > 0 && string(c.Sampling.Context) != "null" {
+			b |= capSamplingContext
+		}
+	}
+	if e := c.Elicitation; e != nil {
+		form := len(e.Form) > 0 && string(e.Form) != "null"
+		url := len(e.URL) > 0 && string(e.URL) != "null"
+		if form || !url {
+			b |= capElicitForm // {} means form
+		}
+		if url {
+			b |= capElicitURL
+		}
+	}
+	if len(c.Roots) > 0 && string(c.Roots) != "null" {
+		b |= capRoots
+	}
+	return b
+}
+
+// maxClientInfo bounds the client info a session id carries.
+const maxClientInfo = 1024
+
+// Initialize answers the initialize request msg, presented by principal:
+// it negotiates the version (the client's when it is served, else the
+// newest served), seals a new session and returns it with the response
+// to write. The result is rendered from the Server's description and its
+// advertised capabilities. Bad params are answered with a -32602 response
+// and no session; ErrBusy means the process holds all the sessions it may.
+func (e *Engine) Initialize(principal string, msg *mrtr.Message) (*Session, *mrtr.Response, error) {
+	var p initializeParams
+	if msg.IsNotification() {
+		return nil, nil, nil
+	}
+	if json.Unmarshal(msg.Params, &p) != nil || p.ProtocolVersion == "" || len(p.Capabilities) == 0 || p.Capabilities[0] != '{' {
+		return nil, failure(msg, mrtr.CodeInvalidParams, "initialize needs params with a protocolVersion, capabilities and clientInfo"), nil
+	}
+	var caps clientCaps
+	if json.Unmarshal(p.Capabilities, &caps) != nil {
+		return nil, failure(msg, mrtr.CodeInvalidParams, "initialize: capabilities must be a ClientCapabilities object"), nil
+	}
+	version := e.versions[0]
+	if slices.Contains(e.versions, p.ProtocolVersion) {
+		version = p.ProtocolVersion
+	}
+	f := fixed{Version: version, Caps: caps.bits()}
+	if len(p.ClientInfo) > 0 && p.ClientInfo[0] == '{' && len(p.ClientInfo) <= maxClientInfo {
+		var info mrtr.Implementation
+		if json.Unmarshal(p.ClientInfo, &info) == nil && info.Name != "" {
+			b, _ := json.Marshal(info)
+			raw := json.RawMessage(b)
+			f.Client = &raw
+		}
+	}
+	token, sid, err := e.mint(principal, f)
+	if err != nil {
+		e.log.Error("legacy: sealing a session id failed", "err", err)
+		return nil, failure(msg, mrtr.CodeInternalError, "Internal error"), nil
+	}
+	x, err := e.extras(sid, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := e.initializeResult(version)
+	if err != nil {
+		e.log.Error("legacy: rendering initialize failed", "err", err)
+		return nil, failure(msg, mrtr.CodeInternalError, "Internal error"), nil
+	}
+	s := &Session{e: e, id: token, sid: sid, fixed: f, principal: principal, x: x}
+	return s, result(msg, res), nil
+}
+
+// initializeResult renders the result of initialize from the one
+// description: the negotiated version, the advertised capabilities in the
+// shape of the initialize era, the server's identity at the top level and
+// the instructions.
+func (e *Engine) initializeResult(version string) (json.RawMessage, error) {
+	desc := e.srv.Description()
+	r, err := desc.Initialize(version)
+	if err != nil {
+		return nil, err
+	}
+	r.Capabilities = e.srv.Capabilities()
+	r.Capabilities.Extensions = nil // a 2026-07-28 notion
+	return json.Marshal(r)
+}

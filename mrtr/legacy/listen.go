@@ -1,0 +1,120 @@
+package legacy
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strconv"
+
+	"github.com/mrtrkit/mrtrkit/mrtr"
+)
+
+// Listen serves the session's own stream (the GET stream of Streamable
+// HTTP; stdout on stdio) until ctx ends or the session is closed: the
+// list changes the server advertises and the updates of the resources
+// the session subscribed to, as the initialize era shapes them. It runs
+// an in-process subscriptions/listen on the Server, restarted whenever the
+// subscriptions change. A session has one stream at a time: a new Listen
+// ends the previous one.
+func (s *Session) Listen(ctx context.Context, out Sender) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.x.mu.Lock()
+	if s.x.closed {
+		s.x.mu.Unlock()
+		return ErrUnknownSession
+	}
+	if s.x.listen != nil {
+		s.x.listen() // the newest stream wins
+	}
+	s.x.listen = cancel
+	s.x.listenGen++
+	gen := s.x.listenGen
+	s.x.mu.Unlock()
+	defer func() {
+		s.x.mu.Lock()
+		// Only the stream that is still the session's clears the slot.
+		if s.x.listenGen == gen {
+			s.x.listen = nil
+		}
+		s.x.mu.Unlock()
+	}()
+
+	for round := 0; ctx.Err() == nil; round++ {
+		s.x.mu.Lock()
+		changed := make(chan struct{})
+		s.x.changed = changed
+		subs := make([]string, 0, len(s.x.subs))
+		for u := range s.x.subs {
+			subs = append(subs, u)
+		}
+		s.x.mu.Unlock()
+		slices.Sort(subs)
+
+		lctx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			select {
+			case <-changed:
+			case <-lctx.Done():
+			}
+			stop()
+		}()
+		s.listenOnce(lctx, subs, round, out)
+		stop()
+		<-done
+		select {
+		case <-changed:
+			continue // the subscriptions changed: listen again with the new set
+		default:
+		}
+		if ctx.Err() == nil {
+			// The server closed the listen (it is shutting down): so does
+			// the stream.
+			return nil
+		}
+	}
+	return nil
+}
+
+// listenOnce runs one in-process subscriptions/listen for the session's
+// filter until ctx ends or the server closes it.
+func (s *Session) listenOnce(ctx context.Context, subs []string, round int, out Sender) {
+	caps := s.e.srv.Capabilities()
+	filter := map[string]any{}
+	if caps.Tools != nil && caps.Tools.ListChanged {
+		filter["toolsListChanged"] = true
+	}
+	if caps.Prompts != nil && caps.Prompts.ListChanged {
+		filter["promptsListChanged"] = true
+	}
+	if caps.Resources != nil && caps.Resources.ListChanged {
+		filter["resourcesListChanged"] = true
+	}
+	if len(subs) > 0 && caps.Resources != nil && caps.Resources.Subscribe {
+		filter["resourceSubscriptions"] = subs
+	}
+	if len(filter) == 0 {
+		<-ctx.Done() // nothing to listen to: the stream stays open, idle
+		return
+	}
+	f, _ := json.Marshal(filter)
+	b := []byte(`{"jsonrpc":"2.0","id":"session-stream-` + strconv.Itoa(round) + `","method":"subscriptions/listen","params":{"notifications":`)
+	b = append(b, f...)
+	b = append(b, `,"_meta":`...)
+	b = s.appendMeta(b, nil)
+	b = append(b, "}}"...)
+	m, _, perr := mrtr.ParseMessage(b)
+	if perr != nil {
+		s.e.log.Error("legacy: the session stream's listen request does not parse", "err", perr)
+		<-ctx.Done()
+		return
+	}
+	s.e.srv.Handle(ctx, &mrtr.Inbound{Message: m, Principal: s.principal, Emit: func(n []byte) error {
+		if legacy := legacyNotification(n); legacy != nil {
+			return out.Send(legacy)
+		}
+		return nil
+	}})
+}

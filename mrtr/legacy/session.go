@@ -1,0 +1,262 @@
+package legacy
+
+import (
+	"container/list"
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mrtrkit/mrtrkit/mrtr"
+)
+
+// A Sender delivers one encoded JSON-RPC message to the client: on
+// Streamable HTTP, an event of a response stream; on stdio, a line of
+// stdout. Send is called from one goroutine at a time per Sender.
+type Sender interface {
+	Send(msg []byte) error
+}
+
+// SenderFunc adapts a function to Sender.
+type SenderFunc func(msg []byte) error
+
+// Send calls f.
+func (f SenderFunc) Send(msg []byte) error { return f(msg) }
+
+// extras is the mutable part of a session, kept per process.
+type extras struct {
+	sid  string
+	el   *list.Element
+	used time.Time // guarded by Engine.mu
+
+	mu        sync.Mutex
+	level     mrtr.LogLevel
+	subs      map[string]bool
+	listen    context.CancelFunc // the session stream's listener, while one runs
+	listenGen int                // which Listen call listen belongs to
+	changed   chan struct{}      // closed when subs change, to restart the listener
+	calls     map[string]context.CancelCauseFunc
+	legs      map[string]legWaiter
+	nextLeg   int64
+	closed    bool
+}
+
+// legWaiter is one server-to-client request waiting for its answer.
+type legWaiter struct {
+	call chan legAnswer
+	key  string
+}
+
+// legAnswer is the client's response to one server-to-client request.
+type legAnswer struct {
+	id     string
+	result json.RawMessage
+	err    json.RawMessage
+}
+
+func (x *extras) idle() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return len(x.calls) == 0 && x.listen == nil
+}
+
+// close cancels everything the session has running.
+func (x *extras) close() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.closed = true
+	for _, cancel := range x.calls {
+		cancel(errSessionClosed)
+	}
+	if x.listen != nil {
+		x.listen()
+	}
+}
+
+var (
+	errSessionClosed = errors.New("legacy: session deleted")
+	errCancelled     = errors.New("legacy: cancelled by the client")
+)
+
+// Session is one session of a client of the initialize era, as seen by
+// one request. Get one with Engine.Session.
+type Session struct {
+	e         *Engine
+	id        string // the session id as the client sends it
+	sid       string
+	fixed     fixed
+	principal string
+	x         *extras
+}
+
+// ID returns the session id, for the Mcp-Session-Id header.
+func (s *Session) ID() string { return s.id }
+
+// Version returns the protocol version the session negotiated.
+func (s *Session) Version() string { return s.fixed.Version }
+
+// Close ends the session (a DELETE on Streamable HTTP): its calls and its
+// stream are cancelled and its id is refused from now on, by this process.
+func (s *Session) Close() { s.e.revoke(s.sid) }
+
+// Handle serves one message of the session and returns the response to
+// write, or nil when there is none: for a notification, for a response
+// (the client's answer to one of the session's requests, which always
+// succeeds, even late or unknown), and for a request the client cancelled,
+// which gets no answer. Requests the server sends the client while it
+// serves msg (the questions of a multi-round handler) go to out, as do
+// the request's progress and log notifications.
+func (s *Session) Handle(ctx context.Context, msg *mrtr.Message, out Sender) *mrtr.Response {
+	switch {
+	case msg.IsResponse():
+		s.answer(msg)
+		return nil
+	case msg.IsNotification():
+		s.notify(msg)
+		return nil
+	}
+	switch msg.Method {
+	case "ping":
+		return result(msg, emptyResult)
+	case "initialize":
+		return failure(msg, mrtr.CodeInvalidRequest, "Invalid request: the session is already initialized")
+	case "logging/setLevel":
+		return s.setLevel(msg)
+	case "resources/subscribe", "resources/unsubscribe":
+		return s.subscribe(msg)
+	case mrtr.MethodToolsCall, mrtr.MethodPromptsGet, mrtr.MethodResourcesRead:
+		return s.bridge(ctx, msg, out)
+	case mrtr.MethodToolsList, mrtr.MethodPromptsList, mrtr.MethodResourcesList, mrtr.MethodTemplatesList, mrtr.MethodComplete:
+		return s.pass(ctx, msg, out)
+	}
+	// server/discover and subscriptions/listen are not methods of the
+	// initialize era, and nothing else is either.
+	return failure(msg, mrtr.CodeMethodNotFound, "Method not found: "+clipped(msg.Method))
+}
+
+var emptyResult = json.RawMessage(`{}`)
+
+func result(msg *mrtr.Message, r json.RawMessage) *mrtr.Response {
+	return &mrtr.Response{ID: msg.ID, Result: r}
+}
+
+func failure(msg *mrtr.Message, code mrtr.Code, message string) *mrtr.Response {
+	return &mrtr.Response{ID: msg.ID, Error: mrtr.NewError(code, message, nil)}
+}
+
+// notify handles a notification of the client.
+func (s *Session) notify(msg *mrtr.Message) {
+	if msg.Method != "notifications/cancelled" {
+		// notifications/initialized and roots/list_changed need nothing:
+		// roots are asked afresh whenever a handler needs them.
+		return
+	}
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(msg.Params, &p) != nil || len(p.RequestID) == 0 {
+		return
+	}
+	s.x.mu.Lock()
+	cancel := s.x.calls[idKey(p.RequestID)]
+	s.x.mu.Unlock()
+	if cancel != nil {
+		cancel(errCancelled)
+	}
+}
+
+// idKey is the canonical text of a JSON-RPC id, for lookups: a string id
+// decoded and re-encoded, an integer as digits.
+func idKey(raw json.RawMessage) string {
+	var n int64
+	if json.Unmarshal(raw, &n) == nil {
+		return strconv.FormatInt(n, 10)
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return strconv.Quote(s)
+	}
+	return string(raw)
+}
+
+// answer routes the client's response to the leg waiting for it.
+// Answers nobody waits for (late, duplicate, after a cancellation) are
+// dropped.
+func (s *Session) answer(msg *mrtr.Message) {
+	key := idKey(json.RawMessage(msg.ID.String()))
+	s.x.mu.Lock()
+	w, ok := s.x.legs[key]
+	if ok {
+		delete(s.x.legs, key)
+	}
+	s.x.mu.Unlock()
+	if !ok {
+		s.e.log.Debug("legacy: dropped an answer nobody waits for", "id", clipped(msg.ID.String()))
+		return
+	}
+	w.call <- legAnswer{id: key, result: msg.Result, err: msg.Error}
+}
+
+func (s *Session) setLevel(msg *mrtr.Message) *mrtr.Response {
+	if s.e.srv.Capabilities().Logging == nil {
+		return failure(msg, mrtr.CodeMethodNotFound, "Method not found: logging/setLevel")
+	}
+	var p struct {
+		Level mrtr.LogLevel `json:"level"`
+	}
+	if json.Unmarshal(msg.Params, &p) != nil || !p.Level.Valid() {
+		return failure(msg, mrtr.CodeInvalidParams, "logging/setLevel needs a level: debug, info, notice, warning, error, critical, alert or emergency")
+	}
+	s.x.mu.Lock()
+	s.x.level = p.Level
+	s.x.mu.Unlock()
+	return result(msg, emptyResult)
+}
+
+// maxSubscriptions bounds the resources one session subscribes to.
+const maxSubscriptions = mrtr.MaxResourceSubscriptions
+
+func (s *Session) subscribe(msg *mrtr.Message) *mrtr.Response {
+	caps := s.e.srv.Capabilities()
+	if caps.Resources == nil || !caps.Resources.Subscribe {
+		return failure(msg, mrtr.CodeMethodNotFound, "Method not found: "+msg.Method)
+	}
+	var p struct {
+		URI string `json:"uri"`
+	}
+	if json.Unmarshal(msg.Params, &p) != nil || p.URI == "" {
+		return failure(msg, mrtr.CodeInvalidParams, msg.Method+" needs params.uri, a non-empty string")
+	}
+	s.x.mu.Lock()
+	defer s.x.mu.Unlock()
+	if msg.Method == "resources/subscribe" {
+		if s.x.subs == nil {
+			s.x.subs = map[string]bool{}
+		}
+		if !s.x.subs[p.URI] && len(s.x.subs) >= maxSubscriptions {
+			return failure(msg, mrtr.CodeInvalidParams, "a session subscribes to at most "+strconv.Itoa(maxSubscriptions)+" resources")
+		}
+		s.x.subs[p.URI] = true
+	} else {
+		delete(s.x.subs, p.URI)
+	}
+	if s.x.changed != nil {
+		close(s.x.changed)
+		s.x.changed = nil
+	}
+	return result(msg, emptyResult)
+}
+
+// clipped bounds a value the client sent for a message or a log line.
+func clipped(v string) string {
+	if len(v) > 64 {
+		n := 64
+		for n > 0 && v[n]&0xC0 == 0x80 {
+			n--
+		}
+		v = v[:n] + "..."
+	}
+	return strconv.Quote(v)
+}

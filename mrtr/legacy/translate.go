@@ -1,0 +1,151 @@
+package legacy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+
+	"github.com/mrtrkit/mrtrkit/mrtr"
+)
+
+// This file translates between the eras: what a modern answer carries
+// that a client of the initialize era must never see.
+
+var errDuplicate = errors.New("duplicate member name")
+
+// eachMember calls fn with the name and raw value of each member of the
+// JSON object b, in order, refusing a name given twice.
+func eachMember(b []byte, fn func(name string, v json.RawMessage)) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return errors.New("not an object")
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		name, _ := t.(string)
+		if seen[name] {
+			return errDuplicate
+		}
+		seen[name] = true
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		fn(name, v)
+	}
+	return nil
+}
+
+// Members of a modern result that mean nothing before 2026-07-28.
+var modernOnly = map[string]bool{"resultType": true, "ttlMs": true, "cacheScope": true}
+
+// _meta keys of a modern result or notification that stay on the modern
+// wire.
+var modernMeta = map[string]bool{
+	mrtr.MetaServerInfo:     true,
+	mrtr.MetaSubscriptionID: true,
+}
+
+// stripResult removes from a modern result what a client of the
+// initialize era must not see: resultType, the cache hints and the
+// server's identity in _meta (the handler's own _meta keys stay). An
+// empty result becomes exactly {}.
+func stripResult(r json.RawMessage) (json.RawMessage, error) {
+	out := make([]byte, 0, len(r))
+	out = append(out, '{')
+	var err error
+	each := eachMember(r, func(name string, v json.RawMessage) {
+		if modernOnly[name] || err != nil {
+			return
+		}
+		if name == "_meta" {
+			if v, err = stripMeta(v); err != nil || v == nil {
+				return
+			}
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = strconv.AppendQuote(out, name)
+		out = append(out, ':')
+		out = append(out, v...)
+	})
+	if each != nil {
+		return nil, each
+	}
+	if err != nil {
+		return nil, err
+	}
+	return append(out, '}'), nil
+}
+
+// stripMeta removes the modern keys of a _meta object; nil when nothing
+// is left.
+func stripMeta(m json.RawMessage) (json.RawMessage, error) {
+	if len(m) == 0 || m[0] != '{' {
+		return m, nil
+	}
+	out := []byte{'{'}
+	err := eachMember(m, func(name string, v json.RawMessage) {
+		if modernMeta[name] {
+			return
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = strconv.AppendQuote(out, name)
+		out = append(out, ':')
+		out = append(out, v...)
+	})
+	if err != nil || len(out) == 1 {
+		return nil, err
+	}
+	return append(out, '}'), nil
+}
+
+// codeResourceNotFound is how the initialize era says "no such resource".
+const codeResourceNotFound mrtr.Code = -32002
+
+// legacyError translates a modern error for the initialize era: a missing
+// resource gets that era's code, and the codes of 2026-07-28 (header
+// mismatch, missing capability, unsupported version), which its clients
+// do not know, become -32603 with their message.
+func legacyError(e *mrtr.Error) *mrtr.Error {
+	switch e.Code {
+	case mrtr.CodeInvalidParams:
+		if m, ok := e.Data.(map[string]string); ok && m["uri"] != "" && e.Message == "Resource not found" {
+			return mrtr.NewError(codeResourceNotFound, e.Message, e.Data)
+		}
+	case mrtr.CodeHeaderMismatch, mrtr.CodeMissingCapability, mrtr.CodeUnsupportedVersion:
+		return mrtr.NewError(mrtr.CodeInternalError, e.Message, nil)
+	}
+	return e
+}
+
+// legacyNotification rewrites a notification of a modern listen stream
+// for a session's stream: the acknowledgement is dropped (nil), and the
+// subscription id leaves _meta.
+func legacyNotification(n []byte) []byte {
+	var msg struct {
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	if json.Unmarshal(n, &msg) != nil || msg.Method == "notifications/subscriptions/acknowledged" {
+		return nil
+	}
+	out := []byte(`{"jsonrpc":"2.0","method":`)
+	out = strconv.AppendQuote(out, msg.Method)
+	if len(msg.Params) > 0 && msg.Params[0] == '{' {
+		p, err := stripResult(msg.Params)
+		if err == nil && len(p) > 2 {
+			out = append(out, `,"params":`...)
+			out = append(out, p...)
+		}
+	}
+	return append(out, '}')
+}

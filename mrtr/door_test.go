@@ -147,15 +147,15 @@ func TestDoorGuardsPromptArguments(t *testing.T) {
 	}
 }
 
-// abusiveBodies are arguments built to make a check cost more than the
-// request's size: a 4 MiB number literal; a 64 KiB member name before a
-// 200,000-element array; a 4 MiB array of small objects, each with its own
-// set of names.
+// abusiveBodies are arguments of 4 MiB built to make a check cost more
+// than their size: one number literal; a 64 KiB member name before an
+// array of two million elements; an array of small objects, each with its
+// own set of names.
 func abusiveBodies() map[string]string {
 	const size = 4 << 20
 	var arr bytes.Buffer
 	arr.WriteString(`{"` + strings.Repeat("a", 64<<10) + `":[`)
-	for i := 0; i < 200000; i++ {
+	for i := 0; arr.Len() < size-200; i++ {
 		if i > 0 {
 			arr.WriteByte(',')
 		}

@@ -50,6 +50,24 @@ func (s *Server) findResource(uri string) endpoint {
 	return endpoint{}
 }
 
+// checkArguments passes the call's arguments through the strict door,
+// using the verdict ParseMessage reached in its one pass over the body
+// when there is one. With stringValues every top-level value must be a
+// string (prompt arguments).
+func (c *call) checkArguments(args json.RawMessage, stringValues bool) *Error {
+	v := &c.in.Message.args
+	if !v.checked || len(v.raw) != len(args) || len(args) == 0 || &v.raw[0] != &args[0] {
+		return strictArguments(args, stringValues)
+	}
+	if v.err != nil {
+		return v.err
+	}
+	if stringValues && v.nonString != nil {
+		return InvalidParamsError("Invalid arguments: arguments." + quoteName(v.nonString) + " must be a string")
+	}
+	return nil
+}
+
 // request starts the Request a handler sees.
 func (c *call) request() *Request {
 	return &Request{Method: c.method, Meta: c.meta, Principal: c.in.Principal, emit: c.in.Emit}
@@ -69,7 +87,7 @@ func (s *Server) callTool(ctx context.Context, c *call) (json.RawMessage, *Error
 	case args[0] != '{':
 		return nil, InvalidParamsError("tools/call arguments must be an object")
 	default:
-		if err := strictArguments(args, false); err != nil {
+		if err := c.checkArguments(args, false); err != nil {
 			return nil, err
 		}
 	}
@@ -94,7 +112,7 @@ func (s *Server) getPrompt(ctx context.Context, c *call) (json.RawMessage, *Erro
 	case args[0] != '{':
 		return nil, InvalidParamsError("prompts/get arguments must be an object of strings")
 	default:
-		if err := strictArguments(args, true); err != nil {
+		if err := c.checkArguments(args, true); err != nil {
 			return nil, err
 		}
 		if err := json.Unmarshal(args, &req.PromptArguments); err != nil {

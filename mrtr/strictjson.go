@@ -211,7 +211,7 @@ const (
 //   - nesting deeper than 100 levels.
 //
 // With stringValues, every member of the top-level object must also be a
-// string (prompt arguments). The error message names the offending
+// string (prompt arguments); the other rules are judged first. The error message names the offending
 // member by path, quoting at most a short prefix of each name; the path is
 // built only when there is an error to report.
 func strictArguments(raw json.RawMessage, stringValues bool) *Error {
@@ -225,13 +225,17 @@ func strictArguments(raw json.RawMessage, stringValues bool) *Error {
 // (root names it in the error message, whose text is only the problem).
 func strictJSON(raw json.RawMessage, root string, stringValues bool) *Error {
 	d := door{b: raw, root: root, stringValues: stringValues}
-	d.path = d.pathBuf[:0]
 	end := d.value(skipSpace(raw, 0), 0)
 	if d.fail == "" && skipSpace(raw, end) != len(raw) {
 		d.fail = "is not one JSON value"
 	}
 	if d.fail != "" {
 		return InvalidParamsError(d.where() + " " + d.fail)
+	}
+	if stringValues && d.nonString != nil {
+		// Checked last, so that a refusal for a rule of the door wins
+		// whatever the order of the members.
+		return InvalidParamsError(root + "." + quoteName(d.nonString) + " must be a string")
 	}
 	return nil
 }
@@ -242,8 +246,18 @@ type door struct {
 	root         string
 	stringValues bool
 	fail         string // what is wrong; "" while all is well
-	path         []pathElem
-	pathBuf      [16]pathElem
+	malformed    bool   // the failure is bad JSON syntax, not a strictness rule
+	nonString    []byte // the first top-level member whose value is not a string
+	// failPath is the path to the failure, innermost step first: each
+	// level the failure unwinds through adds its own step, so that a walk
+	// that finds nothing wrong records nothing.
+	failPath []pathElem
+}
+
+// at adds the step e to the failure's path and returns ret.
+func (d *door) at(ret int, e pathElem) int {
+	d.failPath = append(d.failPath, e)
+	return ret
 }
 
 // pathElem is one step of the path to the value being walked: a member
@@ -260,13 +274,23 @@ func (d *door) bad(reason string) int {
 	return len(d.b)
 }
 
+// syntaxError records that the text is not valid JSON at all.
+func (d *door) syntaxError(reason string) int {
+	if d.fail == "" {
+		d.fail, d.malformed = reason, true
+	}
+	return len(d.b)
+}
+
 // where renders the path of the failure, as arguments.a.b[2]. A deep path
 // shows its first and last steps only.
 func (d *door) where() string {
 	var b strings.Builder
 	b.WriteString(d.root)
-	for i, e := range d.path {
-		if len(d.path) > 8 && i >= 3 && i < len(d.path)-4 {
+	n := len(d.failPath)
+	for i := range n {
+		e := d.failPath[n-1-i]
+		if n > 8 && i >= 3 && i < n-4 {
 			if i == 3 {
 				b.WriteString("...")
 			}
@@ -317,7 +341,7 @@ func quoteName(quoted []byte) string {
 // value walks the value at b[i] and returns the index just past it.
 func (d *door) value(i, depth int) int {
 	if i >= len(d.b) {
-		return d.bad("is truncated")
+		return d.syntaxError("is truncated")
 	}
 	switch c := d.b[i]; {
 	case c == '{':
@@ -342,12 +366,12 @@ func (d *door) value(i, depth int) int {
 	case c == 'n':
 		return d.literal(i, "null")
 	}
-	return d.bad("is not valid JSON")
+	return d.syntaxError("is not valid JSON")
 }
 
 func (d *door) literal(i int, lit string) int {
 	if !bytes.HasPrefix(d.b[i:], []byte(lit)) {
-		return d.bad("is not valid JSON")
+		return d.syntaxError("is not valid JSON")
 	}
 	return i + len(lit)
 }
@@ -361,43 +385,38 @@ func (d *door) object(i, depth int) int {
 	var names [pairwiseNames][]byte // this object's names, while few
 	var set map[string]struct{}     // its folded names, once it outgrows pairwise checks
 	n := 0
-	d.path = append(d.path, pathElem{})
-	slot := len(d.path) - 1
 	for {
 		if i >= len(d.b) || d.b[i] != '"' {
-			return d.bad("is not valid JSON")
+			return d.syntaxError("is not valid JSON")
 		}
-		d.path[slot] = pathElem{index: -1} // a name not yet read
 		end, escaped := d.str(i)
 		if d.fail != "" {
-			return end
+			return d.at(end, pathElem{index: -1}) // a name that cannot be read
 		}
 		name := d.b[i:end]
-		d.path[slot] = pathElem{name: name}
 		if fold(&names, name, escaped, n, &set) {
-			return d.bad("repeats a member name: names that differ only in case are one name to Go's JSON decoding")
+			return d.at(d.bad("repeats a member name: names that differ only in case are one name to Go's JSON decoding"), pathElem{name: name})
 		}
 		n++
 		i = skipSpace(d.b, end)
 		if i >= len(d.b) || d.b[i] != ':' {
-			return d.bad("is not valid JSON")
+			return d.at(d.syntaxError("is not valid JSON"), pathElem{name: name})
 		}
 		i = skipSpace(d.b, i+1)
-		if top && d.stringValues && (i >= len(d.b) || d.b[i] != '"') {
-			return d.bad("must be a string")
+		if top && d.nonString == nil && (i >= len(d.b) || d.b[i] != '"') {
+			d.nonString = name
 		}
 		i = skipSpace(d.b, d.value(i, depth+1))
 		if d.fail != "" {
-			return i
+			return d.at(i, pathElem{name: name})
 		}
 		switch {
 		case i >= len(d.b):
-			return d.bad("is truncated")
+			return d.at(d.syntaxError("is truncated"), pathElem{name: name})
 		case d.b[i] == '}':
-			d.path = d.path[:slot]
 			return i + 1
 		case d.b[i] != ',':
-			return d.bad("is not valid JSON")
+			return d.at(d.syntaxError("is not valid JSON"), pathElem{name: name})
 		}
 		i = skipSpace(d.b, i+1)
 	}
@@ -476,22 +495,18 @@ func (d *door) array(i, depth int) int {
 	if i < len(d.b) && d.b[i] == ']' {
 		return i + 1
 	}
-	d.path = append(d.path, pathElem{})
-	slot := len(d.path) - 1
 	for k := 0; ; k++ {
-		d.path[slot] = pathElem{index: k}
 		i = skipSpace(d.b, d.value(i, depth+1))
 		if d.fail != "" {
-			return i
+			return d.at(i, pathElem{index: k})
 		}
 		switch {
 		case i >= len(d.b):
-			return d.bad("is truncated")
+			return d.at(d.syntaxError("is truncated"), pathElem{index: k})
 		case d.b[i] == ']':
-			d.path = d.path[:slot]
 			return i + 1
 		case d.b[i] != ',':
-			return d.bad("is not valid JSON")
+			return d.at(d.syntaxError("is not valid JSON"), pathElem{index: k})
 		}
 		i = skipSpace(d.b, i+1)
 	}
@@ -511,15 +526,20 @@ func (d *door) str(i int) (int, bool) {
 		case c == '\\':
 			escaped = true
 			if j+1 >= len(b) {
-				return d.bad("is truncated"), false
+				return d.syntaxError("is truncated"), false
 			}
 			if b[j+1] != 'u' {
+				switch b[j+1] {
+				case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				default:
+					return d.syntaxError("is not valid JSON"), false
+				}
 				j += 2
 				continue
 			}
 			r, ok := hex4(b, j+2)
 			if !ok {
-				return d.bad("is not valid JSON"), false
+				return d.syntaxError("is not valid JSON"), false
 			}
 			j += 6
 			switch {
@@ -536,7 +556,7 @@ func (d *door) str(i int) (int, bool) {
 				j += 6
 			}
 		case c < 0x20:
-			return d.bad("is not valid JSON"), false
+			return d.syntaxError("is not valid JSON"), false
 		case c < utf8.RuneSelf:
 			j++
 		default:
@@ -547,7 +567,7 @@ func (d *door) str(i int) (int, bool) {
 			j += n
 		}
 	}
-	return d.bad("is truncated"), false
+	return d.syntaxError("is truncated"), false
 }
 
 func hex4(b []byte, i int) (rune, bool) {
@@ -573,13 +593,16 @@ func hex4(b []byte, i int) (rune, bool) {
 
 func (d *door) number(i int) int {
 	j := i
-	for j < len(d.b) {
-		c := d.b[j]
-		if c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' {
-			j++
-			continue
-		}
-		break
+	// Fast path: a short integer, which every double holds exactly.
+	for j < len(d.b) && d.b[j] >= '0' && d.b[j] <= '9' {
+		j++
+	}
+	if j > i && j-i <= 15 && (d.b[i] != '0' || j == i+1) && (j == len(d.b) || d.b[j] == ',' || d.b[j] == ']' || d.b[j] == '}' || d.b[j] <= ' ') {
+		return j
+	}
+	j, ok := numberEnd(d.b, i)
+	if !ok {
+		return d.syntaxError("is not valid JSON")
 	}
 	lit := d.b[i:j]
 	if len(lit) > maxNumberLength {
@@ -883,7 +906,14 @@ func (v *syntax) str() bool {
 }
 
 func (v *syntax) number() bool {
-	b, i := v.b, v.i
+	end, ok := numberEnd(v.b, v.i)
+	v.i = end
+	return ok
+}
+
+// numberEnd returns the index just past the JSON number at b[i] and
+// whether it follows the grammar of RFC 8259.
+func numberEnd(b []byte, i int) (int, bool) {
 	if b[i] == '-' {
 		i++
 	}
@@ -895,12 +925,12 @@ func (v *syntax) number() bool {
 			i++
 		}
 	default:
-		return false
+		return i, false
 	}
 	if i < len(b) && b[i] == '.' {
 		i++
 		if i >= len(b) || b[i] < '0' || b[i] > '9' {
-			return false
+			return i, false
 		}
 		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
 			i++
@@ -912,14 +942,13 @@ func (v *syntax) number() bool {
 			i++
 		}
 		if i >= len(b) || b[i] < '0' || b[i] > '9' {
-			return false
+			return i, false
 		}
 		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
 			i++
 		}
 	}
-	v.i = i
-	return true
+	return i, true
 }
 
 // members validates the object at v.i and calls fn with the exact
@@ -928,7 +957,10 @@ func (v *syntax) number() bool {
 // member's value is an object, the value's own members are validated and
 // handed to that function in the same pass. It returns errMalformed for
 // anything that is not valid JSON, and the first error fn returns.
-func (v *syntax) members(depth int, fn func(name []byte, value json.RawMessage) error, sub func(name []byte) func([]byte, json.RawMessage) error) error {
+//
+// With args, a member named "arguments" whose value is an object passes
+// the strict door in the same pass, and args records the verdict.
+func (v *syntax) members(depth int, fn func(name []byte, value json.RawMessage) error, sub func(name []byte) func([]byte, json.RawMessage) error, args *argsVerdict) error {
 	if depth >= maxValidDepth || v.i >= len(v.b) || v.b[v.i] != '{' {
 		return errMalformed
 	}
@@ -962,11 +994,16 @@ func (v *syntax) members(depth int, fn func(name []byte, value json.RawMessage) 
 		if sub != nil && v.i < len(v.b) && v.b[v.i] == '{' {
 			inner = sub(name)
 		}
-		if inner != nil {
-			if err := v.members(depth+1, inner, nil); err != nil {
+		switch {
+		case inner != nil:
+			if err := v.members(depth+1, inner, nil, args); err != nil {
 				return err
 			}
-		} else if !v.value(depth + 1) {
+		case sub == nil && args != nil && string(name) == "arguments" && v.i < len(v.b) && v.b[v.i] == '{':
+			if !v.strictArguments(depth+1, args) {
+				return errMalformed
+			}
+		case !v.value(depth + 1):
 			return errMalformed
 		}
 		if err := fn(name, json.RawMessage(v.b[vstart:v.i])); err != nil {
@@ -987,4 +1024,36 @@ func (v *syntax) members(depth int, fn func(name []byte, value json.RawMessage) 
 			return errMalformed
 		}
 	}
+}
+
+// argsVerdict is what the strict door found in the arguments of a
+// message, while ParseMessage read it.
+type argsVerdict struct {
+	checked   bool
+	raw       []byte // the arguments the verdict is about
+	err       *Error // the door's refusal; nil when they passed
+	nonString []byte // the first top-level member whose value is not a string
+}
+
+// strictArguments runs the strict door over the arguments object at v.i,
+// which also validates it, and records the verdict. When the door refuses
+// them for a rule of its own, the value is validated again as plain JSON,
+// so that a message that is not JSON at all is still told apart.
+func (v *syntax) strictArguments(depth int, args *argsVerdict) bool {
+	start := v.i
+	d := door{b: v.b, root: "arguments"}
+	end := d.value(start, 0)
+	if d.fail == "" {
+		v.i = end
+		*args = argsVerdict{checked: true, raw: v.b[start:end], nonString: d.nonString}
+		return true
+	}
+	if d.malformed {
+		return false
+	}
+	if !v.value(depth) {
+		return false
+	}
+	*args = argsVerdict{checked: true, raw: v.b[start:v.i], err: InvalidParamsError("Invalid arguments: " + d.where() + " " + d.fail)}
+	return true
 }

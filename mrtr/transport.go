@@ -76,9 +76,11 @@ type Message struct {
 	Error json.RawMessage
 
 	// split holds the members of Params, found by ParseMessage in its one
-	// pass over the body; splitOK says they are there.
+	// pass over the body; splitOK says they are there. args is what the
+	// strict door found in params.arguments in that same pass.
 	split   []member
 	splitOK bool
+	args    argsVerdict
 }
 
 // IsNotification reports whether the message is a notification: a method
@@ -123,6 +125,7 @@ func ParseMessage(body []byte) (*Message, ID, *Error) {
 	}
 	var hasID bool
 	var split []member
+	var args argsVerdict
 	var dup bool
 	v := syntax{b: body}
 	err := v.members(0, func(name []byte, val json.RawMessage) error {
@@ -157,7 +160,7 @@ func ParseMessage(body []byte) (*Message, ID, *Error) {
 			split = append(split, member{n, val})
 			return nil
 		}
-	})
+	}, &args)
 	if err == nil {
 		v.space()
 	}
@@ -193,7 +196,7 @@ func ParseMessage(body []byte) (*Message, ID, *Error) {
 	if isAbsent(env.Params) {
 		env.Params, split = nil, nil
 	}
-	return &Message{ID: id, Method: method, Params: env.Params, split: split, splitOK: split != nil}, id, nil
+	return &Message{ID: id, Method: method, Params: env.Params, split: split, splitOK: split != nil, args: args}, id, nil
 }
 
 // member is one member of an object, by exact name.

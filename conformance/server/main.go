@@ -25,6 +25,7 @@ import (
 
 	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/mrtrkit/mrtrkit/mrtr/legacy"
 	"github.com/mrtrkit/mrtrkit/transport/streamablehttp"
 )
 
@@ -61,7 +62,11 @@ func run(addr, path string, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	h, err := streamablehttp.New(srv, streamablehttp.WithPath(path))
+	eng, err := legacy.New(srv, legacy.WithLogger(log))
+	if err != nil {
+		return fmt.Errorf("legacy: %w", err)
+	}
+	h, err := streamablehttp.New(srv, streamablehttp.WithPath(path), streamablehttp.WithLegacy(eng))
 	if err != nil {
 		return fmt.Errorf("transport: %w", err)
 	}
@@ -116,7 +121,10 @@ func newFixtureServer(log *slog.Logger) (*mrtr.Server, error) {
 			Prompts:     &discover.ListChanged{ListChanged: true},
 			Resources:   &discover.ResourcesCapability{ListChanged: true, Subscribe: true},
 		},
-		Instructions: "Fixture server for the MCP conformance suite. Every tool, prompt and resource here exists to be called by a named scenario.",
+		// Clients of the initialize era are served too, through the same
+		// handlers (package mrtr/legacy).
+		LegacyVersions: []string{"2025-11-25", "2025-06-18"},
+		Instructions:   "Fixture server for the MCP conformance suite. Every tool, prompt and resource here exists to be called by a named scenario.",
 	}
 	srv, err := mrtr.NewServer(desc, mrtr.WithLogger(log))
 	if err != nil {

@@ -61,6 +61,14 @@ func New(srv *mrtr.Server, opts ...Option) (*Handler, error) {
 	}
 	h := &Handler{cfg: cfg, log: log, guard: g}
 	h.eras = []era{&modern{srv: srv, keepAlive: cfg.keepAlive, log: log}}
+	if e := cfg.legacy; e != nil {
+		if e.Server() != srv {
+			return nil, errors.New("streamablehttp: the legacy engine serves another server")
+		}
+		// The era of the initialize era goes first: it claims only what
+		// is recognisably its own.
+		h.eras = append([]era{&legacyEra{eng: e, srv: srv, keepAlive: cfg.keepAlive, log: log}}, h.eras...)
+	}
 	seen := map[string]bool{}
 	for _, e := range h.eras {
 		for _, m := range e.methods() {

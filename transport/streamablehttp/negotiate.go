@@ -57,6 +57,33 @@ func acceptsResponses(lines []string) bool {
 	return js.acceptable() && sse.acceptable()
 }
 
+// acceptsStream reports whether the Accept header lines allow an event
+// stream (text/event-stream), as a GET stream of the initialize era needs.
+// No Accept header allows anything.
+func acceptsStream(lines []string) bool {
+	if len(lines) == 0 {
+		return true
+	}
+	var sse weight
+	for _, line := range lines {
+		for line != "" {
+			var elem string
+			elem, line = cutElement(line)
+			typ, params := cutParams(elem)
+			main, sub, ok := strings.Cut(typ, "/")
+			if !ok || main == "" || sub == "" || (main == "*" && sub != "*") {
+				continue
+			}
+			q, ok := qOf(params)
+			if !ok {
+				continue
+			}
+			sse.consider(specificity(main, sub, "text", "event-stream"), q)
+		}
+	}
+	return sse.acceptable()
+}
+
 // weight is the best match found so far for one media type.
 type weight struct {
 	spec int // 0 no match, 1 */*, 2 type/*, 3 type/subtype

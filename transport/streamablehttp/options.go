@@ -3,6 +3,8 @@ package streamablehttp
 import (
 	"log/slog"
 	"time"
+
+	"github.com/mrtrkit/mrtrkit/mrtr/legacy"
 )
 
 // Defaults of the Handler's settings.
@@ -30,6 +32,7 @@ type config struct {
 	auth      Authenticator
 	log       *slog.Logger
 	keepAlive time.Duration
+	legacy    *legacy.Engine
 }
 
 func defaultConfig() config {
@@ -88,3 +91,12 @@ func WithLogger(l *slog.Logger) Option { return optionFunc(func(c *config) { c.l
 // stream (default DefaultKeepAlive, 15s; 0 disables them). The timer runs
 // only once a response has switched to SSE.
 func WithKeepAlive(d time.Duration) Option { return optionFunc(func(c *config) { c.keepAlive = d }) }
+
+// WithLegacy serves clients of the initialize era (MCP 2025-11-25 and
+// 2025-06-18) at the same endpoint, through e, which must serve the same
+// mrtr.Server. Requests are told apart as the package documentation
+// says; with it, the endpoint answers GET (the session's stream) and
+// DELETE (the end of a session) as well as POST. Without it, a client of
+// the initialize era gets -32022 naming the versions served, and GET and
+// DELETE get 405.
+func WithLegacy(e *legacy.Engine) Option { return optionFunc(func(c *config) { c.legacy = e }) }

@@ -52,6 +52,10 @@ type stream struct {
 	log       *slog.Logger
 	keepAlive time.Duration
 
+	// inBand answers every error with status 200, as the initialize era
+	// does for everything but session problems.
+	inBand bool
+
 	mu    sync.Mutex
 	phase phase
 	rc    *http.ResponseController
@@ -180,7 +184,11 @@ func (s *stream) finish(resp *mrtr.Response) {
 	switch s.phase {
 	case pending:
 		s.phase = done
-		writeBody(s.w, statusOf(resp.Error), body, s.log)
+		status := statusOf(resp.Error)
+		if s.inBand {
+			status = http.StatusOK
+		}
+		writeBody(s.w, status, body, s.log)
 	case streaming:
 		if s.writeEvent(body) == nil {
 			// Leave no deadline behind for the next request on this connection.
@@ -188,6 +196,36 @@ func (s *stream) finish(resp *mrtr.Response) {
 		}
 		s.end()
 	}
+}
+
+// sseOpen is the comment that opens a stream at once.
+var sseOpen = []byte(": stream open\n\n")
+
+// open starts the event stream now, with a first comment flushed at once,
+// and reports whether the client is still there.
+func (s *stream) open() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.phase != pending || s.ctx.Err() != nil {
+		return false
+	}
+	s.begin()
+	if err := s.write(sseOpen); err != nil {
+		s.end()
+		return false
+	}
+	return true
+}
+
+// close ends the stream without a response. A request that never
+// streamed is left with an empty 200.
+func (s *stream) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.phase == streaming {
+		_ = s.rc.SetWriteDeadline(time.Time{})
+	}
+	s.end()
 }
 
 // appendEvent appends data to dst as an SSE "message" event. A line break

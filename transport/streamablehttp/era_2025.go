@@ -1,0 +1,217 @@
+package streamablehttp
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/mrtrkit/mrtrkit/mrtr/legacy"
+)
+
+// hdrSessionID is the header that carries a session of the initialize era.
+const hdrSessionID = "Mcp-Session-Id"
+
+// legacyEra serves clients of the initialize era (MCP 2025-11-25 and
+// 2025-06-18) through a legacy.Engine: initialize opens a session whose
+// id travels in Mcp-Session-Id, GET opens the session's stream, DELETE
+// ends the session, and POSTed responses answer the server's requests.
+//
+// It claims, before the modern era looks: every GET and DELETE; a POSTed
+// JSON-RPC response; and a POST whose params._meta claims no protocol
+// version and whose MCP-Protocol-Version header is absent or not a modern
+// version the server offers (an unknown version is refused with 400). A
+// POST that claims a version in params._meta is modern, whatever else it
+// carries, and so is one without a claim under a modern header (the
+// server then refuses it for its missing _meta).
+type legacyEra struct {
+	eng       *legacy.Engine
+	srv       *mrtr.Server
+	keepAlive time.Duration
+	log       *slog.Logger
+}
+
+var legacyMethods = []string{http.MethodGet, http.MethodPost, http.MethodDelete}
+
+func (*legacyEra) methods() []string { return legacyMethods }
+
+func (l *legacyEra) claims(r *http.Request, msg *mrtr.Message) bool {
+	switch r.Method {
+	case http.MethodGet, http.MethodDelete:
+		return true
+	case http.MethodPost:
+	default:
+		return false
+	}
+	if msg.IsResponse() {
+		return true
+	}
+	if _, ok := msg.ClaimedVersion(); ok {
+		return false
+	}
+	v := r.Header.Get("Mcp-Protocol-Version")
+	desc := l.srv.Description()
+	return v == "" || !desc.Supports(v)
+}
+
+func (l *legacyEra) serve(w http.ResponseWriter, r *http.Request, x exchange) {
+	id := r.Header.Values(hdrSessionID)
+	sid := ""
+	switch {
+	case len(id) > 1:
+		l.refuse(w, x, refusal{http.StatusBadRequest, "Invalid request: more than one Mcp-Session-Id header"})
+		return
+	case len(id) == 1:
+		sid = id[0]
+	}
+	switch r.Method {
+	case http.MethodGet:
+		l.stream(w, r, x, sid)
+	case http.MethodDelete:
+		l.delete(w, x, sid)
+	default:
+		l.post(w, r, x, sid)
+	}
+}
+
+// refuse answers a request of the initialize era that cannot be served.
+func (l *legacyEra) refuse(w http.ResponseWriter, x exchange, r refusal) {
+	var id mrtr.ID
+	if x.msg != nil {
+		id = x.msg.ID
+	}
+	writeError(w, r.status, id, r.error(), l.log)
+}
+
+var (
+	refuseNoSession      = refusal{http.StatusBadRequest, "Invalid request: the Mcp-Session-Id header is required; send initialize first"}
+	refuseUnknownSession = refusal{http.StatusNotFound, "Session not found: initialize a new session"}
+	refuseBusy           = refusal{http.StatusServiceUnavailable, "Too many sessions: retry later"}
+	refuseReinitialize   = refusal{http.StatusBadRequest, "Invalid request: initialize opens a session; send it without Mcp-Session-Id"}
+	refuseLegacyVersion  = refusal{http.StatusBadRequest, "Invalid request: MCP-Protocol-Version is not the session's version"}
+	refuseUnknownVersion = refusal{http.StatusBadRequest, "Invalid request: unsupported MCP-Protocol-Version"}
+	refuseAcceptStream   = refusal{http.StatusNotAcceptable, "Not acceptable: Accept must allow text/event-stream"}
+)
+
+// session resolves the session of a request, answering the request when
+// there is none to serve.
+func (l *legacyEra) session(w http.ResponseWriter, x exchange, sid string) *legacy.Session {
+	if sid == "" {
+		l.refuse(w, x, refuseNoSession)
+		return nil
+	}
+	s, err := l.eng.Session(sid, x.principal)
+	switch {
+	case errors.Is(err, legacy.ErrBusy):
+		l.refuse(w, x, refuseBusy)
+		return nil
+	case err != nil:
+		l.refuse(w, x, refuseUnknownSession)
+		return nil
+	}
+	return s
+}
+
+func (l *legacyEra) post(w http.ResponseWriter, r *http.Request, x exchange, sid string) {
+	msg := x.msg
+	if msg.IsResponse() {
+		// An answer to one of the session's requests. It is accepted
+		// whatever becomes of it (late, duplicate, unknown, or for a
+		// session this process does not know): a 4xx would make some
+		// clients drop their whole session.
+		if sid != "" {
+			if s, err := l.eng.Session(sid, x.principal); err == nil {
+				s.Handle(r.Context(), msg, nil)
+			}
+		}
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if msg.Method == "initialize" {
+		l.initialize(w, r, x, sid)
+		return
+	}
+	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !slices.Contains(l.srv.Description().LegacyVersions, v) {
+		l.refuse(w, x, refuseUnknownVersion)
+		return
+	}
+	s := l.session(w, x, sid)
+	if s == nil {
+		return
+	}
+	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && v != s.Version() {
+		l.refuse(w, x, refuseLegacyVersion)
+		return
+	}
+	if msg.IsNotification() {
+		s.Handle(r.Context(), msg, nil)
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	st := &stream{w: w, ctx: r.Context(), keepAlive: l.keepAlive, log: l.log, inBand: true}
+	resp := s.Handle(r.Context(), msg, legacy.SenderFunc(st.emit))
+	if resp == nil {
+		// The client cancelled the request or went away: it gets no
+		// answer, and its stream ends.
+		st.close()
+		return
+	}
+	st.finish(resp)
+}
+
+func (l *legacyEra) initialize(w http.ResponseWriter, r *http.Request, x exchange, sid string) {
+	if sid != "" {
+		l.refuse(w, x, refuseReinitialize)
+		return
+	}
+	s, resp, err := l.eng.Initialize(x.principal, x.msg)
+	switch {
+	case errors.Is(err, legacy.ErrBusy):
+		l.refuse(w, x, refuseBusy)
+		return
+	case err != nil:
+		l.refuse(w, x, refusal{http.StatusInternalServerError, "Internal error"})
+		return
+	case resp == nil:
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if s != nil {
+		w.Header()[hdrSessionID] = []string{s.ID()}
+	}
+	bp := getBuffer()
+	defer putBuffer(bp)
+	*bp = encodeResponse(resp, (*bp)[:0], l.log)
+	writeBody(w, http.StatusOK, *bp, l.log)
+}
+
+func (l *legacyEra) delete(w http.ResponseWriter, x exchange, sid string) {
+	s := l.session(w, x, sid)
+	if s == nil {
+		return
+	}
+	s.Close()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// stream serves the session's GET stream: the headers and a first comment
+// go out at once (some clients wait for them before going on), then the
+// session's notifications as they come, with keep-alive comments between.
+func (l *legacyEra) stream(w http.ResponseWriter, r *http.Request, x exchange, sid string) {
+	if !acceptsStream(r.Header["Accept"]) {
+		l.refuse(w, x, refuseAcceptStream)
+		return
+	}
+	s := l.session(w, x, sid)
+	if s == nil {
+		return
+	}
+	st := &stream{w: w, ctx: r.Context(), keepAlive: l.keepAlive, log: l.log}
+	if !st.open() {
+		return
+	}
+	_ = s.Listen(r.Context(), legacy.SenderFunc(st.emit))
+	st.close()
+}

@@ -1,11 +1,12 @@
 # mrtrkit build targets. `make test` is the one command that runs every test.
 GO ?= go
 
-.PHONY: test vet fmt-check unit conformance interop bench run
+.PHONY: test vet fmt-check unit conformance interop affinity bench run
 
 # Every test: formatting, vet, the race-enabled unit and wire tests, the
-# official MCP conformance suite, and real clients from other SDKs.
-test: fmt-check vet unit conformance interop
+# official MCP conformance suite, real clients from other SDKs, and two
+# replicas behind nginx with session affinity.
+test: fmt-check vet unit conformance interop affinity
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -24,6 +25,11 @@ conformance:
 # The official Go SDK and TypeScript SDK clients against the fixture server.
 interop:
 	bash conformance/interop/run.sh
+
+# Two fixture replicas behind nginx, hashing Mcp-Session-Id (the recipe in
+# docs/deployment.md); installs nginx from Debian packages when missing.
+affinity:
+	bash conformance/affinity/run.sh
 
 run:
 	$(GO) run ./examples/summarize_repo

@@ -1,14 +1,26 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite against the mrtrkit fixture
-# server (conformance/server), at the 2026-07-28 revision.
+# server (conformance/server), which serves both eras on one endpoint:
+# 2025-11-25 clients (initialize, sessions) through package mrtr/legacy,
+# and 2026-07-28 clients (stateless, MRTR).
 #
 #   1. builds the fixture server into a temporary directory;
 #   2. starts it on a loopback port (CONFORMANCE_PORT, or a free one) and
-#      waits until it answers;
-#   3. runs the frozen 2026-07-28 requirement set (`--requirements`), which
-#      must exit 0, and in which no input-required-result-* (MRTR) scenario
-#      may report a WARNING or a FAILURE;
-#   4. runs the three not-scored 2026 server scenarios one by one, each of
+#      waits until it answers; every run below uses the one URL
+#      http://localhost:PORT/mcp (localhost, as the dns-rebinding scenario
+#      expects a local Host);
+#   3. runs the frozen 2025-11-25 requirement set (`--requirements
+#      2025-11-25`), then the frozen 2026-07-28 one (which adds transient
+#      tools to the fixture, so it runs second). Each must exit 0, and the
+#      checks.json files must show every required scenario (30 and 37)
+#      run and passed with no WARNING and no vacuous pass (the
+#      server-sse-polling WARNING is accepted: it is not scored, and the
+#      fixture has no resumability by design); the not-scored scenarios
+#      must pass too, except the tasks-* extension, which mrtrkit does not
+#      implement and which is reported on its own line; and no
+#      input-required-result-* (MRTR) scenario may WARN;
+#   4. runs single scenarios one by one: server-session-lifecycle at
+#      2025-11-25 and three not-scored 2026-07-28 server scenarios, each of
 #      which must print "Passed: N/N, 0 failed, 0 warnings" with N >= 1 (an
 #      inapplicable scenario prints SKIPPED and exits 0, which is refused);
 #   5. runs mrtrkit's own black-box suite (conformance/cmd/mrtrcheck), which
@@ -28,9 +40,18 @@ set -euo pipefail
 
 readonly SUITE_VERSION="${CONFORMANCE_VERSION:-0.2.0-alpha.12}"
 readonly NODE_PKG="node@22"
-readonly REVISION="2026-07-28"
 readonly WAIT_SECONDS=15
-readonly EXTRA_SCENARIOS=(http-header-validation http-custom-header-server-validation json-schema-2020-12)
+# The requirement sets, in the order they run, and how many scenarios each
+# requires (the scored ones; the pinned suite's requirements/*.yaml).
+readonly REVISIONS=(2025-11-25 2026-07-28)
+declare -rA REQUIRED=([2025-11-25]=30 [2026-07-28]=37)
+# Single scenarios, as "scenario spec-version".
+readonly SINGLE_SCENARIOS=(
+	"server-session-lifecycle 2025-11-25"
+	"http-header-validation 2026-07-28"
+	"http-custom-header-server-validation 2026-07-28"
+	"json-schema-2020-12 2026-07-28"
+)
 
 start_time=$SECONDS
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -85,10 +106,13 @@ while :; do
 		die "the fixture server exited during start-up"
 	fi
 	if [[ -z "$url" ]]; then
-		url="$(sed -n 's/.*msg="conformance server listening" url=\(http:[^ ]*\).*/\1/p' "$work/server.log" | head -n 1)"
+		listening="$(sed -n 's/.*msg="conformance server listening" url=\(http:[^ ]*\).*/\1/p' "$work/server.log" | head -n 1)"
+		# The server binds 127.0.0.1; the suite is pointed at localhost.
+		[[ -n "$listening" ]] && url="${listening/127.0.0.1/localhost}"
 	fi
 	if [[ -n "$url" ]]; then
-		# Any HTTP status means the endpoint answers (a GET gets 405).
+		# Any HTTP status means the endpoint answers (a GET without a
+		# session gets 400).
 		code="$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$url" || true)"
 		[[ "$code" != 000 && -n "$code" ]] && break
 	fi
@@ -114,82 +138,158 @@ conformance() {
 	return "$rc"
 }
 
-failures=()
-
-# 3. The frozen requirement set.
-log "suite $SUITE_VERSION: --requirements $REVISION"
-main_out="$work/requirements.txt"
-main_rc=0
-conformance "$main_out" --requirements "$REVISION" -o "$work/requirements" || main_rc=$?
-((main_rc == 0)) || failures+=("--requirements $REVISION exited $main_rc")
-if ! grep -q '^Total: ' "$main_out"; then
-	failures+=("--requirements $REVISION printed no summary")
-fi
-
-# The scenarios the run lists as not scored (extensions, pending).
-not_scored="$(sed -n '/^Not scored for/,$s/^  [^ ]* \([a-z0-9-]*\) (.*)$/\1/p' "$main_out" | tr '\n' ' ')"
-
-# Reads every checks.json of the run: prints each scenario's counts and
-# every check that is not SUCCESS, SKIPPED or INFO (for not-scored
-# extension scenarios, the counts only); exits 2 when an MRTR
-# (input-required-result-*) scenario has a WARNING or FAILURE, 3 when no
-# MRTR scenario ran at all.
-report="$work/report.txt"
-mrtr_rc=0
-node - "$work/requirements" "$not_scored" >"$report" <<'EOF' || mrtr_rc=$?
+# check_requirements REVISION OUTPUT DIR EXPECTED reads a --requirements
+# run: its console OUTPUT (the scenarios it announced, its summary, its
+# not-scored list) and every checks.json under DIR. It prints a report
+# whose first lines are the summary lines, and exits 1 with one "FAILURE:"
+# line per problem when a required scenario is missing, failed, warned or
+# passed no check, when their count is not EXPECTED, when a not-scored
+# scenario outside the tasks-* extension failed, or (2026-07-28) when an
+# MRTR scenario warned.
+check_requirements() {
+	node - "$@" <<'EOF'
 const fs = require('fs');
 const path = require('path');
-const dir = process.argv[2];
-const notScored = new Set((process.argv[3] || '').split(' ').filter(Boolean));
-const byScenario = new Map();
-for (const d of fs.readdirSync(dir).sort()) {
-  const m = /^server-(.+)-\d{4}-\d{2}-\d{2}T.*$/.exec(d);
-  const file = path.join(dir, d, 'checks.json');
-  if (!m || !fs.existsSync(file)) continue;
-  byScenario.set(m[1], JSON.parse(fs.readFileSync(file, 'utf8')));
+const [revision, outFile, dir, expectedArg] = process.argv.slice(2);
+const expected = Number(expectedArg);
+// Accepted: not scored, and the fixture has no SSE resumability by design.
+const acceptedWarnings = new Set(['server-sse-polling']);
+const text = fs.readFileSync(outFile, 'utf8').replace(/\x1b\[[0-9;]*m/g, '');
+const lines = text.split('\n');
+const failures = [];
+const report = [];
+
+const announced = /^Running requirements \S+ \((\d+) scenarios\)/m.exec(text);
+const summary = new Map(); // scenario -> { ok, passed, failed }
+let inSummary = false;
+for (const l of lines) {
+  if (l.startsWith('=== SUMMARY ===')) { inSummary = true; continue; }
+  if (!inSummary) continue;
+  if (l.startsWith('Total:')) break;
+  const m = /^([✓✗]) (\S+): (\d+) passed, (\d+) failed$/.exec(l);
+  if (m) summary.set(m[2], { ok: m[1] === '✓', passed: +m[3], failed: +m[4] });
 }
-let mrtrSeen = 0, mrtrBad = 0;
-for (const [name, checks] of byScenario) {
-  const count = (s) => checks.filter((c) => c.status === s).length;
-  const bad = checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING');
-  const mrtr = name.startsWith('input-required-result-');
-  if (mrtr) mrtrSeen++;
-  if (mrtr && bad.length) mrtrBad++;
-  if (!bad.length) continue;
-  const tag = mrtr ? '  [MRTR]' : notScored.has(name) ? '  [not scored]' : '';
-  console.log(`${name}: ${count('SUCCESS')} passed, ${count('FAILURE')} failed, ${count('WARNING')} warnings${tag}`);
-  if (notScored.has(name) && name.startsWith('tasks-')) continue;
-  for (const c of bad) {
-    const msg = (c.errorMessage || '').replace(/\s+/g, ' ').slice(0, 400);
-    console.log(`  ${c.status} ${c.id}: ${msg}`);
+const notScored = new Map(); // scenario -> reason
+const ns = lines.findIndex((l) => l.startsWith(`Not scored for ${revision}:`));
+if (ns >= 0) {
+  for (const l of lines.slice(ns + 1)) {
+    const m = /^  [✓✗] (\S+) \((.+)\)$/.exec(l);
+    if (!m) break;
+    notScored.set(m[1], m[2]);
   }
 }
-console.log(`scenarios: ${byScenario.size}, MRTR scenarios: ${mrtrSeen}, MRTR scenarios with warnings or failures: ${mrtrBad}`);
-process.exit(mrtrBad ? 2 : mrtrSeen ? 0 : 3);
-EOF
-case $mrtr_rc in
-0) ;;
-2) failures+=("an input-required-result-* (MRTR) scenario reported a WARNING or FAILURE") ;;
-3) failures+=("no input-required-result-* (MRTR) scenario ran") ;;
-*) failures+=("reading the checks.json files failed (exit $mrtr_rc)") ;;
-esac
+if (!announced) failures.push('the run did not announce its scenarios');
+if (!summary.size) failures.push('the run printed no summary');
+if (announced && +announced[1] !== summary.size) {
+  failures.push(`the run announced ${announced[1]} scenarios but summarised ${summary.size}`);
+}
 
-# 4. The not-scored 2026 scenarios, one by one.
-extra_summary=()
-for scenario in "${EXTRA_SCENARIOS[@]}"; do
-	log "suite $SUITE_VERSION: --scenario $scenario --spec-version $REVISION"
-	out="$work/$scenario.txt"
+const checks = new Map(); // scenario -> checks.json
+if (fs.existsSync(dir)) {
+  for (const d of fs.readdirSync(dir).sort()) {
+    const m = /^server-(.+)-\d{4}-\d{2}-\d{2}T.*$/.exec(d);
+    const file = path.join(dir, d, 'checks.json');
+    if (m && fs.existsSync(file)) checks.set(m[1], JSON.parse(fs.readFileSync(file, 'utf8')));
+  }
+}
+const count = (cs, s) => cs.filter((c) => c.status === s).length;
+const problems = (cs) => cs.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING')
+  .map((c) => `    ${c.status} ${c.id}: ${(c.errorMessage || c.description || '').replace(/\s+/g, ' ').slice(0, 300)}`);
+
+// Required scenarios: every summarised one that is not listed as not scored.
+const required = [...summary.keys()].filter((s) => !notScored.has(s));
+let passed = 0, successChecks = 0, warnings = 0;
+const accepted = [];
+for (const s of required) {
+  const sum = summary.get(s);
+  const cs = checks.get(s);
+  if (!cs) { failures.push(`${s}: no checks.json`); continue; }
+  const w = count(cs, 'WARNING'), f = count(cs, 'FAILURE'), ok = count(cs, 'SUCCESS');
+  successChecks += ok;
+  let good = sum.ok && f === 0 && sum.failed === 0;
+  if (w && acceptedWarnings.has(s)) accepted.push(`${s} (${w} WARNING, accepted: no resumability by design)`);
+  else if (w) { warnings += w; good = false; }
+  if (ok === 0 && !acceptedWarnings.has(s)) { good = false; failures.push(`${s}: passed no check (a vacuous pass)`); }
+  if (good) passed++;
+  else if (f || w || !sum.ok) failures.push(`${s}: ${ok} passed, ${f} failed, ${w} warnings\n${problems(cs).join('\n')}`);
+}
+if (required.length !== expected) {
+  failures.push(`${required.length} required scenarios ran, want ${expected}: ${required.join(' ')}`);
+}
+report.push(`${revision}: ${passed}/${expected} required scenarios passed (${successChecks} checks), ${warnings} warnings` +
+  (accepted.length ? `; accepted: ${accepted.join(', ')}` : ''));
+
+// MRTR scenarios (2026-07-28): no WARNING or FAILURE, SHOULD-level included.
+const mrtr = required.filter((s) => s.startsWith('input-required-result-'));
+if (revision >= '2026-07-28') {
+  const bad = mrtr.filter((s) => { const cs = checks.get(s) || []; return count(cs, 'WARNING') + count(cs, 'FAILURE') > 0; });
+  if (!mrtr.length) failures.push('no input-required-result-* (MRTR) scenario ran');
+  if (bad.length) failures.push(`MRTR scenarios with a WARNING or FAILURE: ${bad.join(' ')}`);
+  report.push(`${revision}: MRTR (input-required-result-*): ${mrtr.length - bad.length}/${mrtr.length} scenarios with no warning and no failure`);
+}
+
+// Not-scored scenarios: the tasks-* extension is not implemented; every
+// other one must pass.
+const tasks = [...notScored.keys()].filter((s) => s.startsWith('tasks-'));
+const others = [...notScored.keys()].filter((s) => !s.startsWith('tasks-'));
+const otherOk = [];
+for (const s of others) {
+  const cs = checks.get(s) || [];
+  const f = count(cs, 'FAILURE'), w = count(cs, 'WARNING');
+  if (!summary.get(s)?.ok || f || (w && !acceptedWarnings.has(s))) {
+    failures.push(`not scored (${notScored.get(s)}) but expected to pass: ${s}: ${f} failed, ${w} warnings\n${problems(cs).join('\n')}`);
+  } else {
+    const none = count(cs, 'SUCCESS') ? '' : acceptedWarnings.has(s) ? ', no check: no SSE resumability by design' : ', no check';
+    otherOk.push(`${s} (${notScored.get(s)}${none}${w ? `, ${w} WARNING accepted` : ''})`);
+  }
+}
+if (others.length) report.push(`${revision}: not scored, passed: ${otherOk.join(', ') || 'none'}`);
+if (tasks.length) {
+  const failing = tasks.filter((s) => !summary.get(s)?.ok);
+  report.push(`${revision}: not implemented: the tasks extension (unscored): ${tasks.length} tasks-* scenarios run, ${failing.length} fail, ` +
+    `${tasks.length - failing.length} pass with no check; expected, mrtrkit has no tasks`);
+}
+
+console.log(report.join('\n'));
+for (const f of failures) console.log(`FAILURE: ${f}`);
+process.exit(failures.length ? 1 : 0);
+EOF
+}
+
+failures=()
+requirement_reports=()
+
+# 3. The frozen requirement sets, at one URL, 2025-11-25 first.
+for revision in "${REVISIONS[@]}"; do
+	log "suite $SUITE_VERSION: --requirements $revision"
+	out="$work/requirements-$revision.txt"
 	rc=0
-	conformance "$out" --scenario "$scenario" --spec-version "$REVISION" -o "$work/$scenario" || rc=$?
+	conformance "$out" --requirements "$revision" -o "$work/requirements-$revision" || rc=$?
+	((rc == 0)) || failures+=("--requirements $revision exited $rc")
+	report="$work/report-$revision.txt"
+	if ! check_requirements "$revision" "$out" "$work/requirements-$revision" "${REQUIRED[$revision]}" >"$report"; then
+		failures+=("--requirements $revision: the results do not show every required scenario passed (see FAILURE lines above)")
+	fi
+	requirement_reports+=("$report")
+done
+
+# 4. Single scenarios, one by one.
+single_summary=()
+for entry in "${SINGLE_SCENARIOS[@]}"; do
+	read -r scenario version <<<"$entry"
+	log "suite $SUITE_VERSION: --scenario $scenario --spec-version $version"
+	out="$work/$scenario-$version.txt"
+	rc=0
+	conformance "$out" --scenario "$scenario" --spec-version "$version" -o "$work/$scenario-$version" || rc=$?
 	line="$(grep -E '^Passed: [0-9]+/[0-9]+, [0-9]+ failed, [0-9]+ warnings' "$out" | tail -n 1 || true)"
-	extra_summary+=("$scenario: ${line:-no result line}")
+	single_summary+=("$scenario ($version): ${line:-no result line}")
 	if ((rc != 0)); then
-		failures+=("$scenario exited $rc")
+		failures+=("$scenario ($version) exited $rc")
 	elif grep -q '^SKIPPED' "$out"; then
-		failures+=("$scenario was SKIPPED")
+		failures+=("$scenario ($version) was SKIPPED")
 	elif [[ ! "$line" =~ ^Passed:\ ([0-9]+)/([0-9]+),\ 0\ failed,\ 0\ warnings$ ]] ||
 		[[ "${BASH_REMATCH[1]}" != "${BASH_REMATCH[2]}" ]] || ((BASH_REMATCH[1] < 1)); then
-		failures+=("$scenario did not print \"Passed: N/N, 0 failed, 0 warnings\" with N >= 1 (${line:-no result line})")
+		failures+=("$scenario ($version) did not print \"Passed: N/N, 0 failed, 0 warnings\" with N >= 1 (${line:-no result line})")
 	fi
 done
 
@@ -204,14 +304,12 @@ set -e
 
 # Summary.
 echo
-echo "=== mrtrkit conformance summary (suite $SUITE_VERSION, $REVISION) ==="
-sed -n '/^=== SUMMARY ===/,$p' "$main_out" | sed '1d'
+echo "=== mrtrkit conformance summary (suite $SUITE_VERSION, one fixture at $url) ==="
+echo "--- requirement sets ---"
+cat "${requirement_reports[@]}"
 echo
-echo "--- checks that did not pass (from checks.json) ---"
-cat "$report"
-echo
-echo "--- not-scored scenarios run one by one ---"
-printf '%s\n' "${extra_summary[@]}"
+echo "--- single scenarios ---"
+printf '%s\n' "${single_summary[@]}"
 echo
 echo "--- mrtrcheck ---"
 tail -n 1 "$work/mrtrcheck.txt"

@@ -1,6 +1,7 @@
 package mrtr
 
 import (
+	"bytes"
 	"encoding/json"
 	"unicode/utf8"
 )
@@ -54,13 +55,16 @@ func appendContent(b []byte, c Content) ([]byte, error) {
 }
 
 // appendValue renders v with encoding/json, except that a json.RawMessage
-// is checked and copied as it is.
+// is checked and compacted without a detour through Go values.
 func appendValue(b []byte, v any) ([]byte, error) {
 	if raw, ok := v.(json.RawMessage); ok {
-		if !validJSON(raw) {
-			return nil, &json.UnsupportedValueError{Str: "structuredContent is not valid JSON"}
+		// Compacted, as encoding/json would: a line-delimited transport
+		// must never see a line break inside a message.
+		buf := bytes.NewBuffer(b)
+		if err := json.Compact(buf, raw); err != nil {
+			return nil, err
 		}
-		return append(b, raw...), nil
+		return buf.Bytes(), nil
 	}
 	enc, err := json.Marshal(v)
 	if err != nil {

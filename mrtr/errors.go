@@ -58,6 +58,8 @@ type Error struct {
 
 	// envelope marks a -32602 raised while validating params._meta.
 	envelope bool
+	// limit marks a refusal for load.
+	limit Limit
 }
 
 // NewError returns an error with the given code, message and data (nil
@@ -79,6 +81,9 @@ func (e *Error) Error() string {
 // channel: Streamable HTTP with a 4xx status (404 for -32601, 400 for the
 // rest), where other errors travel in-band with 200.
 func (e *Error) Envelope() bool {
+	if e.limit != NoLimit {
+		return true
+	}
 	switch e.Code {
 	case CodeParseError, CodeInvalidRequest, CodeMethodNotFound, CodeHeaderMismatch, CodeMissingCapability, CodeUnsupportedVersion:
 		return true
@@ -87,6 +92,11 @@ func (e *Error) Envelope() bool {
 	}
 	return false
 }
+
+// Limit says which limit refused the request, when the error is a
+// refusal for load: NoLimit otherwise. Such a refusal is an envelope
+// error too.
+func (e *Error) Limit() Limit { return e.limit }
 
 // CodeOf returns the code of the *Error in err's chain: CodeInternalError
 // when there is none (that is how the Server answers such an error), 0 for
@@ -165,6 +175,14 @@ func unknownTool(name string) *Error {
 
 func unknownPrompt(name string) *Error {
 	return InvalidParamsError("Unknown prompt: " + quoted(name))
+}
+
+// ReasonRoundLimit is the data.reason of the -32603 that ends a call
+// whose handler asked for one round more than the Server's limit.
+const ReasonRoundLimit = "round_limit"
+
+func roundLimitError() *Error {
+	return &Error{Code: CodeInternalError, Message: "Internal error", Data: map[string]string{"reason": ReasonRoundLimit}}
 }
 
 // internalError is the opaque -32603: no detail of the failure reaches

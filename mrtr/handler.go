@@ -94,6 +94,10 @@ type Request struct {
 	Meta *Meta
 	// Principal is who the transport authenticated ("" when anonymous).
 	Principal string
+	// Token is what the transport learned of the caller's credentials:
+	// scopes, audience, expiry, claims. Nil without an authenticator that
+	// gives one.
+	Token *TokenInfo
 	// Round counts the input-required rounds this call has been through:
 	// 0 on the first call, 1 on the first retry, and so on.
 	Round int

@@ -70,16 +70,18 @@ func (c *call) checkArguments(args json.RawMessage, stringValues bool) *Error {
 
 // request starts the Request a handler sees.
 func (c *call) request() *Request {
-	return &Request{Method: c.method, Meta: c.meta, Principal: c.in.Principal, emit: c.in.Emit}
+	return &Request{Method: c.method, Meta: c.meta, Principal: c.in.Principal, Token: c.in.Token, emit: c.in.Emit}
 }
 
 func (s *Server) callTool(ctx context.Context, c *call) (json.RawMessage, *Error) {
+	c.stage = "target"
 	if c.target == "" {
 		return nil, InvalidParamsError("tools/call needs params.name, a non-empty string")
 	}
 	if c.ep.entry == nil {
 		return nil, unknownTool(c.target)
 	}
+	c.stage = "arguments"
 	args := c.p.Arguments
 	switch {
 	case isAbsent(args):
@@ -97,12 +99,14 @@ func (s *Server) callTool(ctx context.Context, c *call) (json.RawMessage, *Error
 }
 
 func (s *Server) getPrompt(ctx context.Context, c *call) (json.RawMessage, *Error) {
+	c.stage = "target"
 	if c.target == "" {
 		return nil, InvalidParamsError("prompts/get needs params.name, a non-empty string")
 	}
 	if c.ep.entry == nil {
 		return nil, unknownPrompt(c.target)
 	}
+	c.stage = "arguments"
 	req := c.request()
 	req.Name = c.target
 	args := c.p.Arguments
@@ -129,6 +133,7 @@ func (s *Server) getPrompt(ctx context.Context, c *call) (json.RawMessage, *Erro
 }
 
 func (s *Server) readResource(ctx context.Context, c *call) (json.RawMessage, *Error) {
+	c.stage = "target"
 	if c.target == "" {
 		return nil, InvalidParamsError("resources/read needs params.uri, a non-empty string")
 	}
@@ -173,14 +178,18 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 	asked := c.ep.asks
 	fromState := false
 	if !isAbsent(c.p.RequestState) {
+		c.stage = "state"
+		c.rec.StatePresented = true
 		claims, err := s.openState(c, args)
 		if err != nil {
 			return nil, err
 		}
 		fromState = true
 		req.Round, req.State, req.asked = claims.Round, claims.Payload, claims.Asked
+		c.rec.Round = claims.Round
 		asked = mergeAsked(c.ep.asks, claims.Asked)
 	}
+	c.stage = "answers"
 	if err := s.decodeResponses(c.p.InputResponses, asked, &req.Responses); err != nil {
 		return nil, err
 	}
@@ -188,7 +197,19 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 		fromState = true
 	}
 
-	res, herr := c.ep.handler.Handle(ctx, req)
+	c.stage = "" // from here, what the handler answers is its own
+	hctx := ctx
+	if s.limits.handlerTimeout > 0 {
+		var cancel context.CancelFunc
+		hctx, cancel = context.WithTimeout(ctx, s.limits.handlerTimeout)
+		defer cancel()
+	}
+	res, herr := c.ep.handler.Handle(hctx, req)
+	if ctx.Err() == nil && hctx.Err() == context.DeadlineExceeded {
+		c.stage = "timeout"
+		s.log.Warn("mrtr: a handler ran out of time", "method", c.method, "target", clip(c.target), "timeout", s.limits.handlerTimeout)
+		return nil, NewError(CodeInternalError, "Request timed out after "+s.limits.handlerTimeout.String(), nil)
+	}
 	if herr != nil {
 		var e *Error
 		if errors.As(herr, &e) {

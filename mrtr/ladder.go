@@ -3,6 +3,9 @@ package mrtr
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"runtime/debug"
+	"time"
 
 	"github.com/mrtrkit/mrtrkit/state"
 )
@@ -90,6 +93,9 @@ type call struct {
 
 	digest   state.Digest // of the arguments, once computed
 	digested bool
+
+	rec   *Call  // what interceptors see
+	stage string // the step of the ladder the call is at, named as Call.Refusal names it
 }
 
 // endpoint is the registry entry a call's target resolved to, with what
@@ -113,17 +119,55 @@ func (s *Server) Handle(ctx context.Context, in *Inbound) *Response {
 	case msg.IsNotification():
 		return nil
 	}
-	result, err := s.serve(ctx, in)
+	rec := &Call{Message: msg, Principal: in.Principal, Token: in.Token, Start: time.Now()}
+	if len(s.intercept) == 0 {
+		return s.respond(ctx, in, rec)
+	}
+	return s.intercepted(ctx, in, rec)
+}
+
+// respond serves one request within the Server's limits, recovering from
+// a panic of anything it runs, and records the outcome in rec.
+func (s *Server) respond(ctx context.Context, in *Inbound, rec *Call) (resp *Response) {
+	msg := in.Message
+	defer func() {
+		if v := recover(); v != nil {
+			s.log.Error("mrtr: a handler panicked", "method", clip(msg.Method), "target", clip(rec.Target),
+				"panic", clip(fmt.Sprint(v)), "stack", string(debug.Stack()))
+			rec.Refusal, rec.ResultType = "panic", ""
+			rec.Error = internalError()
+			resp = &Response{ID: msg.ID, Error: rec.Error}
+		}
+	}()
+	if msg.Method != MethodSubscriptionsListen {
+		release, lerr := s.limits.admit(in.Principal)
+		if lerr != nil {
+			rec.Refusal, rec.Error = "limit", lerr
+			return &Response{ID: msg.ID, Error: lerr}
+		}
+		defer release()
+	}
+	result, err := s.serve(ctx, in, rec)
 	if err != nil {
+		rec.Error, rec.ResultType = err, ""
 		return &Response{ID: msg.ID, Error: err}
+	}
+	if rec.ResultType == "" {
+		rec.ResultType = ResultComplete
 	}
 	return &Response{ID: msg.ID, Result: result}
 }
 
 // serve runs the validation ladder, then the method. The order is that of
-// the package documentation; each step refuses with its own code.
-func (s *Server) serve(ctx context.Context, in *Inbound) (json.RawMessage, *Error) {
-	c := &call{in: in, method: in.Message.Method}
+// the package documentation; each step refuses with its own code, and a
+// refusal is recorded in rec with the step that made it.
+func (s *Server) serve(ctx context.Context, in *Inbound, rec *Call) (res json.RawMessage, err *Error) {
+	c := &call{in: in, method: in.Message.Method, rec: rec, stage: "params"}
+	defer func() {
+		if err != nil && rec.Refusal == "" {
+			rec.Refusal = c.stage
+		}
+	}()
 	if err := c.p.read(in.Message); err != nil {
 		return nil, invalidRequest("params: " + err.Error())
 	}
@@ -133,15 +177,19 @@ func (s *Server) serve(ctx context.Context, in *Inbound) (json.RawMessage, *Erro
 	// mismatch.
 	fields, metaErr := splitMeta(c.p.Meta)
 	version, claimed := versionOf(fields)
+	c.stage = "version"
 	if c.method == "initialize" && !claimed {
 		return nil, s.initializeRefused(in.Message.Params)
 	}
+	c.stage = "header"
 	if err := checkVersionHeader(in.Mirror, version, claimed); err != nil {
 		return nil, err
 	}
+	c.stage = "version"
 	if claimed && !s.desc.Supports(version) {
 		return nil, unsupportedVersion(s.desc.ModernVersions(), version)
 	}
+	c.stage = "meta"
 	if metaErr != nil {
 		return nil, metaErr
 	}
@@ -153,21 +201,26 @@ func (s *Server) serve(ctx context.Context, in *Inbound) (json.RawMessage, *Erro
 		meta.LogLevel = "" // the server does not log: the opt-in means nothing
 	}
 	c.meta = meta
+	c.stage = "method"
 	m := methods[c.method]
 	if m == nil || (m.served != nil && !m.served(s.advertised())) {
 		return nil, methodNotFound(c.method)
 	}
 	if m.target != "" {
+		c.stage = "target"
 		if err := c.readTarget(m.target); err != nil {
 			return nil, err
 		}
+		rec.Target = c.target
 		if c.target != "" {
 			m.resolve(s, c)
 		}
 	}
+	c.stage = "header"
 	if err := checkMirror(c, m); err != nil {
 		return nil, err
 	}
+	c.stage = "params"
 	return m.serve(s, ctx, c)
 }
 

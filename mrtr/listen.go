@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // SubscriptionFilter is the params.notifications of subscriptions/listen:
@@ -118,6 +119,13 @@ func (s *Server) listen(ctx context.Context, c *call) (json.RawMessage, *Error) 
 			}
 		}
 	}
+	c.stage = "limit"
+	release, lerr := s.limits.listen(c.in.Principal)
+	if lerr != nil {
+		return nil, lerr
+	}
+	defer release()
+	c.stage = ""
 	id := c.in.Message.ID.raw
 	meta := map[string]json.RawMessage{MetaSubscriptionID: id}
 	s.hub.add(l)
@@ -136,11 +144,19 @@ func (s *Server) listen(ctx context.Context, c *call) (json.RawMessage, *Error) 
 		Meta map[string]json.RawMessage `json:"_meta"`
 	}{meta}
 	closed := s.closedChan()
+	var expired <-chan time.Time
+	if d := s.limits.listenLifetime; d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		expired = t.C
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return nil, internalError() // the client went away; nothing is written
 		case <-closed:
+			return s.render(ResultComplete, struct{}{}, Object{MetaSubscriptionID: id}, nil)
+		case <-expired:
 			return s.render(ResultComplete, struct{}{}, Object{MetaSubscriptionID: id}, nil)
 		case <-l.wake:
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 
 	"github.com/mrtrkit/mrtrkit/state"
 )
@@ -34,6 +35,7 @@ func (s *Server) binding(c *call, args json.RawMessage) (state.Binding, *Error) 
 // to the log.
 func (s *Server) openState(c *call, args json.RawMessage) (state.Claims, *Error) {
 	refuse := func(reason string) (state.Claims, *Error) {
+		c.rec.StateReason = reason
 		s.log.Info("mrtr: requestState refused", "reason", reason, "method", c.method, "target", clip(c.target))
 		return state.Claims{}, InvalidStateError(reason == state.ReasonExpired.String())
 	}
@@ -134,13 +136,17 @@ func (s *Server) inputRequired(c *call, r *InputRequired, args json.RawMessage, 
 		asked[key] = byte(ir.inputKind())
 		wire[key] = wireInputRequest(ir)
 	}
+	c.stage = "capability"
 	if err := gateCapabilities(r.Requests, c.meta.ClientCapabilities); err != nil {
 		return nil, err
 	}
 	next := round + 1
 	if next > s.maxRounds {
-		return nil, s.internal("handler asked past the round limit", fmt.Errorf("round %d; the limit is %d", next, s.maxRounds), c)
+		c.stage = "round_limit"
+		s.log.Error("mrtr: a handler asked past the round limit", "method", c.method, "target", clip(c.target), "round", next, "limit", s.maxRounds)
+		return nil, roundLimitError()
 	}
+	c.stage = ""
 	b, perr := s.binding(c, args)
 	if perr != nil {
 		return nil, perr
@@ -158,5 +164,11 @@ func (s *Server) inputRequired(c *call, r *InputRequired, args json.RawMessage, 
 		InputRequests map[string]inputRequestWire `json:"inputRequests"`
 		RequestState  string                      `json:"requestState"`
 	}{wire, token}
+	c.rec.ResultType = ResultInputRequired
+	c.rec.Asked = make([]string, 0, len(r.Requests))
+	for k := range r.Requests {
+		c.rec.Asked = append(c.rec.Asked, k)
+	}
+	sort.Strings(c.rec.Asked)
 	return s.render(ResultInputRequired, &body, nil, nil)
 }

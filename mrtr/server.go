@@ -36,6 +36,10 @@ type Server struct {
 	pageSize  int
 	infoMeta  []byte // `"io.modelcontextprotocol/serverInfo":{...}` or nil
 
+	limits      limits
+	intercept   []Interceptor
+	requireKeys bool
+
 	mu         sync.RWMutex
 	tools      registry[*toolEntry]
 	prompts    registry[*promptEntry]
@@ -77,12 +81,18 @@ func WithPageSize(n int) Option { return optionFunc(func(s *Server) { s.pageSize
 // (default: the server's name from its description).
 func WithAudience(a string) Option { return optionFunc(func(s *Server) { s.audience = a }) }
 
+// RequireKeys makes NewServer fail unless a key ring is configured (the
+// MRTRKIT_STATE_KEYS environment variable, or WithCodec), instead of
+// making a random key with a warning. Deployments of several replicas, and
+// any server whose restarts must not break calls in flight, want it.
+func RequireKeys() Option { return optionFunc(func(s *Server) { s.requireKeys = true }) }
+
 // NewServer returns a Server described by desc.
 func NewServer(desc discover.Description, opts ...Option) (*Server, error) {
 	if err := desc.Validate(); err != nil {
 		return nil, fmt.Errorf("mrtr: %w", err)
 	}
-	s := &Server{desc: desc, maxRounds: DefaultMaxRounds, pageSize: DefaultPageSize}
+	s := &Server{desc: desc, maxRounds: DefaultMaxRounds, pageSize: DefaultPageSize, limits: defaultLimits()}
 	for _, o := range opts {
 		o.apply(s)
 	}
@@ -102,7 +112,7 @@ func NewServer(desc discover.Description, opts ...Option) (*Server, error) {
 		return nil, errors.New("mrtr: max rounds is beyond what a requestState can carry")
 	}
 	if s.codec == nil {
-		c, err := defaultCodec(s.log)
+		c, err := defaultCodec(s.log, s.requireKeys)
 		if err != nil {
 			return nil, err
 		}
@@ -119,10 +129,13 @@ func NewServer(desc discover.Description, opts ...Option) (*Server, error) {
 	return s, nil
 }
 
-func defaultCodec(log *slog.Logger) (state.Codec, error) {
+func defaultCodec(log *slog.Logger, require bool) (state.Codec, error) {
 	ring, ok, err := state.KeyRingFromEnv()
 	if err != nil {
 		return nil, fmt.Errorf("mrtr: %s: %w", state.EnvKeys, err)
+	}
+	if !ok && require {
+		return nil, fmt.Errorf("mrtr: no requestState keys configured: set %s (see package state) or give WithCodec", state.EnvKeys)
 	}
 	if !ok {
 		ring, err = state.GenerateKeyRing()

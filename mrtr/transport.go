@@ -16,6 +16,9 @@ type Inbound struct {
 	// Principal is who the transport authenticated; "" when anonymous.
 	// It comes from the transport's authenticator, never from clientInfo.
 	Principal string
+	// Token is what the authenticator learned of the caller's credentials
+	// (its Subject is Principal); nil when there is none.
+	Token *TokenInfo
 	// Mirror holds the values the transport carries beside the body (the
 	// MCP-Protocol-Version, Mcp-Method, Mcp-Name and Mcp-Param-* headers on
 	// Streamable HTTP), already decoded. Nil for a transport without them,

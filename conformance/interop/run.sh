@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
-# Runs the client interop tests: the official Go SDK client and the
-# TypeScript SDK v2 client against the mrtrkit conformance fixture server.
+# Runs the client interop tests against the mrtrkit conformance fixture
+# server (and the summarize_repo example):
 #
-# Needs Go, Node (20 or later) and npm; installs nothing globally.
-# Exits non-zero when the build or either suite fails.
+#   - the official Go SDK client (go-sdk v1.8.0, go/): at 2026-07-28, and
+#     pinned to 2025-11-25 with and without its standalone GET stream;
+#   - the TypeScript SDK v2 client (ts/), at 2026-07-28;
+#   - the TypeScript SDK v1 client (ts1/), at 2025-11-25, against the
+#     fixture and the summarize_repo example.
+#
+# Needs Go, Node (20 or later) and npm; installs nothing globally (npm ci
+# into each folder's node_modules). Exits non-zero when a build or a suite
+# fails.
 #
 # Environment:
 #   INTEROP_TIMEOUT   seconds allowed for each step (default 600)
 #   FIXTURE_BIN       use this prebuilt fixture binary instead of building one
+#   EXAMPLE_BIN       use this prebuilt summarize_repo binary instead of building one
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -64,17 +72,40 @@ else
 fi
 export FIXTURE_BIN="$fixture"
 
-# Go SDK client (its own module, so the framework's go.mod stays untouched).
-run "go-sdk client (go test)" "$here/go" go test -count=1 -timeout "${step_timeout}s" -v ./...
-
-# TypeScript SDK v2 client.
-if [ -f "$here/ts/package-lock.json" ]; then
-	install=(npm ci --no-audit --no-fund)
+if [ -n "${EXAMPLE_BIN:-}" ]; then
+	example="$(cd "$(dirname "$EXAMPLE_BIN")" && pwd)/$(basename "$EXAMPLE_BIN")"
+	echo "==> using example $example"
 else
-	install=(npm install --no-audit --no-fund)
+	example="$work/summarize_repo"
+	if ! run "build summarize_repo example" "$root" go build -o "$example" ./examples/summarize_repo; then
+		summary
+		exit 1
+	fi
 fi
-if run "${install[*]:0:2}" "$here/ts" "${install[@]}"; then
-	run "typescript-sdk client (node --test)" "$here/ts" node --test test/interop.test.mjs
+export EXAMPLE_BIN="$example"
+
+# npm_install DIR installs DIR's locked dependencies (npm install when it has
+# no lock file yet).
+npm_install() {
+	if [ -f "$1/package-lock.json" ]; then
+		run "npm ci ($(basename "$1"))" "$1" npm ci --no-audit --no-fund
+	else
+		run "npm install ($(basename "$1"))" "$1" npm install --no-audit --no-fund
+	fi
+}
+
+# Go SDK client (its own module, so the framework's go.mod stays untouched):
+# 2026-07-28, and 2025-11-25 with and without the standalone GET stream.
+run "go-sdk client, 2026-07-28 and 2025-11-25 (go test)" "$here/go" go test -count=1 -timeout "${step_timeout}s" -v ./...
+
+# TypeScript SDK v2 client, 2026-07-28.
+if npm_install "$here/ts"; then
+	run "typescript-sdk v2 client, 2026-07-28 (node --test)" "$here/ts" node --test test/interop.test.mjs
+fi
+
+# TypeScript SDK v1 client, 2025-11-25: the fixture, then summarize_repo.
+if npm_install "$here/ts1"; then
+	run "typescript-sdk v1 client, 2025-11-25 (node --test)" "$here/ts1" node --test test/legacy.test.mjs test/summarize_repo.test.mjs
 fi
 
 summary

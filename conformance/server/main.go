@@ -1,12 +1,18 @@
 // Command server is the conformance fixture server of mrtrkit: one
 // Streamable HTTP endpoint exposing every tool, prompt, resource, resource
 // template and completion the official MCP conformance suite calls for the
-// 2026-07-28 revision, built on mrtrkit alone.
+// 2026-07-28 and 2025-11-25 revisions, plus the fixtures of the client
+// interop tests (interop.go), built on mrtrkit alone. Clients of the
+// initialize era (2025-11-25, 2025-06-18) are served on the same endpoint
+// by package mrtr/legacy.
 //
 // It listens on -addr (default 127.0.0.1:3001) and serves MCP at -path
-// (default /mcp). Logs go to stderr. requestState is sealed with the key
-// ring in MRTRKIT_STATE_KEYS, or with a random key made at start-up when
-// that variable is unset (the framework's default).
+// (default /mcp). -leg-timeout bounds how long a 2025-11-25 client may take
+// to answer one server-to-client request (default
+// legacy.DefaultLegTimeout; the interop tests use 2s). Logs go to stderr.
+// requestState is sealed with the key ring in MRTRKIT_STATE_KEYS, or with a
+// random key made at start-up when that variable is unset (the framework's
+// default).
 package main
 
 import (
@@ -40,7 +46,13 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:3001", "address to listen on (host:port)")
 	path := flag.String("path", "/mcp", "HTTP path of the MCP endpoint")
 	verbose := flag.Bool("v", false, "log every request at debug level")
+	legTimeout := flag.Duration("leg-timeout", legacy.DefaultLegTimeout,
+		"how long a 2025-11-25 session's client may take to answer one server-to-client request (elicitation, sampling, roots)")
 	flag.Parse()
+	if *legTimeout <= 0 {
+		fmt.Fprintln(os.Stderr, "-leg-timeout must be positive")
+		os.Exit(2)
+	}
 
 	level := slog.LevelInfo
 	if *verbose {
@@ -49,7 +61,7 @@ func main() {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	slog.SetDefault(log)
 
-	if err := run(*addr, *path, log); err != nil {
+	if err := run(*addr, *path, *legTimeout, log); err != nil {
 		log.Error("conformance server failed", "err", err)
 		os.Exit(1)
 	}
@@ -57,12 +69,12 @@ func main() {
 
 // run builds the fixture server, serves it until SIGINT or SIGTERM, then
 // shuts down gracefully.
-func run(addr, path string, log *slog.Logger) error {
+func run(addr, path string, legTimeout time.Duration, log *slog.Logger) error {
 	srv, err := newFixtureServer(log)
 	if err != nil {
 		return err
 	}
-	eng, err := legacy.New(srv, legacy.WithLogger(log))
+	eng, err := legacy.New(srv, legacy.WithLogger(log), legacy.WithLegTimeout(legTimeout))
 	if err != nil {
 		return fmt.Errorf("legacy: %w", err)
 	}
@@ -136,6 +148,9 @@ func newFixtureServer(log *slog.Logger) (*mrtr.Server, error) {
 		f.registerMRTRTools,
 		f.registerPrompts,
 		f.registerResources,
+		// Last, so that the official suite's resources[0] stays
+		// test://static-text.
+		f.registerInteropFixtures,
 	} {
 		if err := register(); err != nil {
 			return nil, err

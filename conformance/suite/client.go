@@ -91,6 +91,10 @@ type Evidence struct {
 	TransportError string `json:"transportError,omitempty"`
 	// Body is the start of a response body that held no JSON-RPC response.
 	Body string `json:"body,omitempty"`
+	// Received summarises, for the exchanges of a session of the
+	// initialize era, what came back on the response: the server's own
+	// requests (legs), notifications and the result's members.
+	Received string `json:"received,omitempty"`
 	// ElapsedMS is how long the exchange took, in milliseconds.
 	ElapsedMS int64 `json:"elapsedMs"`
 }
@@ -110,6 +114,9 @@ func (e Evidence) String() string {
 			r += " asking [" + strings.Join(e.InputKeys, ", ") + "]"
 		}
 		parts = append(parts, r)
+	}
+	if e.Received != "" {
+		parts = append(parts, e.Received)
 	}
 	if e.TransportError != "" {
 		parts = append(parts, e.TransportError)

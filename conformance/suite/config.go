@@ -29,6 +29,36 @@ const (
 	DefaultOtherTool = "test_elicitation_twin"
 )
 
+// DefaultLegacyRounds is how many rounds of server-to-client requests the
+// legacy scenarios follow in one call before they cancel it.
+const DefaultLegacyRounds = 3
+
+// maxLegacyRounds bounds Config.LegacyRounds.
+const maxLegacyRounds = 50
+
+// LegacyTool is a tool the legacy scenarios call on a session of the
+// initialize era, with its arguments.
+type LegacyTool struct {
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"arguments,omitempty"`
+}
+
+// DefaultLegacyTools are the fixture server's tools the legacy scenarios
+// call when Config.LegacyTools is empty and Config.Tool is too: one round
+// of form elicitation, three rounds (elicitation, sampling, roots; a
+// fixture of the interop tests, skipped by a fixture that does not list
+// it), two rounds of form elicitation, one round of three requests
+// (elicitation, sampling, roots), and one round of sampling.
+func DefaultLegacyTools() []LegacyTool {
+	return []LegacyTool{
+		{Name: DefaultTool, Args: json.RawMessage(DefaultArgs)},
+		{Name: "test_three_rounds", Args: json.RawMessage(`{}`)},
+		{Name: "test_input_required_result_multi_round", Args: json.RawMessage(`{}`)},
+		{Name: "test_input_required_result_multiple_inputs", Args: json.RawMessage(`{}`)},
+		{Name: "test_sampling", Args: json.RawMessage(`{"prompt":"mrtrcheck: say hello"}`)},
+	}
+}
+
 // DefaultCapabilities are the client capabilities the suite declares when
 // Config.Capabilities is empty: form elicitation, sampling and roots.
 const DefaultCapabilities = `{"elicitation":{"form":{}},"sampling":{},"roots":{}}`
@@ -108,6 +138,18 @@ type Config struct {
 	// not checked.
 	Strict bool
 
+	// LegacyTools are the tools the legacy scenarios call on a session of
+	// the initialize era (MCP 2025-11-25), when the server serves one:
+	// tools that ask for input, in one round or several (a round may also
+	// be state-only, which the legacy client never sees). Tools the server
+	// does not list are skipped. Empty means DefaultLegacyTools with the
+	// fixture defaults (Tool empty), else Tool with Args.
+	LegacyTools []LegacyTool
+	// LegacyRounds is how many rounds of server-to-client requests the
+	// legacy scenarios follow in one call; at the next round they cancel
+	// the call (DefaultLegacyRounds when zero).
+	LegacyRounds int
+
 	// Select, when set, chooses the scenarios to run by ID. The baseline
 	// runs whenever a selected scenario depends on it.
 	Select func(id string) bool
@@ -125,6 +167,13 @@ func (c Config) normalize() (Config, error) {
 		return c, fmt.Errorf("URL %q: the scheme must be http or https", c.URL)
 	case u.Host == "":
 		return c, fmt.Errorf("URL %q has no host", c.URL)
+	}
+	if len(c.LegacyTools) == 0 {
+		if c.Tool == "" {
+			c.LegacyTools = DefaultLegacyTools()
+		} else {
+			c.LegacyTools = []LegacyTool{{Name: c.Tool, Args: c.Args}}
+		}
 	}
 	if c.Tool == "" {
 		c.Tool = DefaultTool
@@ -197,6 +246,31 @@ func (c Config) normalize() (Config, error) {
 	if c.Token != "" && c.Token == c.OtherToken {
 		return c, errors.New("the two principals need different tokens")
 	}
+	switch {
+	case c.LegacyRounds < 0 || c.LegacyRounds > maxLegacyRounds:
+		return c, fmt.Errorf("the legacy round cap must be between 1 and %d", maxLegacyRounds)
+	case c.LegacyRounds == 0:
+		c.LegacyRounds = DefaultLegacyRounds
+	}
+	tools := make([]LegacyTool, len(c.LegacyTools))
+	for i, t := range c.LegacyTools {
+		if t.Name == "" {
+			return c, errors.New("a legacy tool has no name")
+		}
+		if len(t.Args) == 0 {
+			t.Args = json.RawMessage(`{}`)
+		}
+		if err := checkObject(fmt.Sprintf("arguments of legacy tool %q", t.Name), t.Args); err != nil {
+			return c, err
+		}
+		var b bytes.Buffer
+		if err := json.Compact(&b, t.Args); err != nil {
+			return c, err
+		}
+		t.Args = b.Bytes()
+		tools[i] = t
+	}
+	c.LegacyTools = tools
 	if c.Timeout <= 0 {
 		c.Timeout = DefaultTimeout
 	}

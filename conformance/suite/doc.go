@@ -62,12 +62,27 @@
 // A black-box suite sees only the answer: it cannot tell whether a server
 // acted on a tampered state before it returned an error.
 //
-// The suite speaks the 2026-07-28 wire: one POST per request with
+// The modern scenarios speak the 2026-07-28 wire: one POST per request with
 // Content-Type, Accept, MCP-Protocol-Version, Mcp-Method, Mcp-Name and the
 // Mcp-Param-* mirrors the tool's input schema declares (x-mcp-header),
 // and params._meta with the protocol version, client capabilities and
 // client info. It reads JSON and SSE responses alike, taking the response
 // whose id is the request's.
+//
+// # The initialize era
+//
+// When the endpoint also serves clients of MCP 2025-11-25 (a raw
+// initialize, without the _meta of 2026-07-28, is answered 200 with an
+// Mcp-Session-Id), the legacy.* scenarios check that bridge as such a
+// client sees it: no member, _meta key or error code of 2026-07-28 in any
+// message it receives, after one round or several (Config.LegacyTools,
+// Config.LegacyRounds); empty results exactly {}; the server's requests
+// numbered from 1, distinct within the session and sent on the POST's own
+// stream; cancellation; late answers accepted with 202 and answers from
+// another session ignored; 404 for unknown,
+// tampered and deleted sessions and for another principal's, 400 without
+// a session, and HTTP 200 for JSON-RPC errors on a live session. Against a
+// server that does not serve that era they are NotRun.
 //
 // The suite calls the configured tools many times. Point it at a test
 // deployment, or at tools without side effects.

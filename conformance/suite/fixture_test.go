@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 )
@@ -86,9 +87,10 @@ func startFixtureServer(t *testing.T) string {
 }
 
 // TestFixtureServerPassesEverything runs the suite with its defaults
-// against the real fixture server. The fixture server has no
-// authentication, so the cross-principal replay cannot run, and its state
-// is opaque (AEAD), so there is nothing to forge.
+// against the real fixture server, which serves both eras. The fixture
+// server has no authentication, so the cross-principal replay and the
+// legacy session-principal scenario cannot run, and its state is opaque
+// (AEAD), so there is nothing to forge.
 func TestFixtureServerPassesEverything(t *testing.T) {
 	url := startFixtureServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -97,7 +99,16 @@ func TestFixtureServerPassesEverything(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	requireAllPass(t, rep, "replay.other-principal", "state.forged")
+	requireAllPass(t, rep, "replay.other-principal", "state.forged", "legacy.session-principal")
+	res, _ := rep.Result("legacy.no-leak")
+	if !strings.Contains(res.Reason, "test_input_required_result_multi_round 2 round(s) of legs") {
+		t.Errorf("legacy.no-leak: %s", res.Reason)
+	}
+	// test_three_rounds is a fixture of the interop tests: when the fixture
+	// lists it, the default run covers rounds 1 to 3.
+	if !strings.Contains(res.Reason, "test_three_rounds is not listed") && !strings.Contains(res.Reason, "rounds covered: 1, 2, 3 of 1..3") {
+		t.Errorf("legacy.no-leak: %s", res.Reason)
+	}
 	if t.Failed() {
 		_ = rep.WriteText(os.Stderr, true)
 	}

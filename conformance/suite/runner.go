@@ -106,6 +106,12 @@ type runner struct {
 
 	// The baseline's verdict, once judged.
 	base *Result
+
+	// Whether the server serves the initialize era, probed once: why not
+	// (empty when it does) and the evidence of the probe.
+	legacyProbed bool
+	legacyWhy    string
+	legacyEv     Evidence
 }
 
 func newRunner(c Config) *runner {

@@ -17,8 +17,8 @@ import (
 // Scenario is one check of the suite.
 type Scenario struct {
 	// ID names the scenario: a group ("baseline", "state", "replay",
-	// "answers", "envelope", "http", "header", "rebinding"), a dot and a
-	// name.
+	// "answers", "envelope", "http", "header", "rebinding", "legacy"), a
+	// dot and a name.
 	ID string `json:"id"`
 	// Title describes the scenario in a few words.
 	Title string `json:"title"`
@@ -39,8 +39,9 @@ func Scenarios() []Scenario {
 
 const baselineID = "baseline.round-trip"
 
-// catalogue is every scenario, the baseline first.
-var catalogue = []Scenario{
+// catalogue is every scenario, the baseline first, the legacy scenarios
+// last.
+var catalogue = append([]Scenario{
 	{
 		ID:    baselineID,
 		Title: "first call asks; the genuine retry is accepted",
@@ -256,7 +257,7 @@ var catalogue = []Scenario{
 		needsBaseline: true,
 		run:           readable,
 	},
-}
+}, legacyScenarios...)
 
 // tamper returns a scenario that sends a fresh state, altered by mutate,
 // with the genuine arguments and answers.

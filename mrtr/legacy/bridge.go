@@ -237,8 +237,11 @@ func (s *Session) bridge(ctx context.Context, msg *mrtr.Message, out Sender) *mr
 		delete(s.x.calls, key)
 		s.x.mu.Unlock()
 	}()
-	ctx, stop := context.WithTimeout(ctx, s.e.callLimit)
+	ctx, stop := context.WithTimeoutCause(ctx, s.e.callLimit, errCallTimeout)
 	defer stop()
+	timedOut := func() *mrtr.Response {
+		return s.fail(msg, "The call did not complete within "+s.e.callLimit.String())
+	}
 
 	var answers, state json.RawMessage
 	for round := 0; ; round++ {
@@ -248,10 +251,13 @@ func (s *Session) bridge(ctx context.Context, msg *mrtr.Message, out Sender) *mr
 		}
 		resp := s.serve(ctx, m, out)
 		if ctx.Err() != nil {
+			if context.Cause(ctx) == errCallTimeout {
+				return timedOut()
+			}
 			return nil // cancelled or gone: nothing more is sent for this request
 		}
 		if resp == nil || resp.Error != nil {
-			if resp != nil && resp.Error.Code == mrtr.CodeInternalError && round >= s.e.srv.MaxRounds() {
+			if resp != nil && isRoundLimit(resp.Error) {
 				return s.fail(msg, fmt.Sprintf("The call needed more than %d rounds of input and was stopped", s.e.srv.MaxRounds()))
 			}
 			if resp != nil && resp.Error.Code == mrtr.CodeMissingCapability && msg.Method == mrtr.MethodToolsCall {
@@ -274,6 +280,9 @@ func (s *Session) bridge(ctx context.Context, msg *mrtr.Message, out Sender) *mr
 			// A state-only round: the server asks for a retry, nothing else.
 			select {
 			case <-ctx.Done():
+				if context.Cause(ctx) == errCallTimeout {
+					return timedOut()
+				}
 				return nil
 			case <-time.After(s.e.pace):
 			}
@@ -282,6 +291,9 @@ func (s *Session) bridge(ctx context.Context, msg *mrtr.Message, out Sender) *mr
 		}
 		got, failed := s.legs(ctx, ir, out)
 		if ctx.Err() != nil {
+			if context.Cause(ctx) == errCallTimeout {
+				return timedOut()
+			}
 			return nil
 		}
 		if failed != "" {
@@ -289,6 +301,18 @@ func (s *Session) bridge(ctx context.Context, msg *mrtr.Message, out Sender) *mr
 		}
 		answers = got
 	}
+}
+
+var errCallTimeout = errors.New("legacy: the call ran out of time")
+
+// isRoundLimit reports whether the Server ended the call because its
+// handler asked for more rounds than the limit.
+func isRoundLimit(e *mrtr.Error) bool {
+	if e.Code != mrtr.CodeInternalError {
+		return false
+	}
+	d, ok := e.Data.(map[string]string)
+	return ok && d["reason"] == mrtr.ReasonRoundLimit
 }
 
 // fail ends a bridged call the client cannot complete: a tools/call with
@@ -322,16 +346,29 @@ func (s *Session) legs(ctx context.Context, ir inputRequired, out Sender) (json.
 		}
 		s.x.mu.Unlock()
 	}()
+	if out == nil {
+		return nil, "The server's questions cannot reach this client: the request has no stream"
+	}
 	cancelOpen := func(reason string) {
 		for id := range open {
 			n, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled",
 				"params": map[string]any{"requestId": json.RawMessage(id), "reason": reason}})
-			_ = out.Send(n)
+			if out.Send(n) != nil {
+				// The request's stream is gone (the client cancelled or
+				// left): the session's own stream, if one is open, carries
+				// the news instead.
+				s.x.mu.Lock()
+				stream := s.x.stream
+				s.x.mu.Unlock()
+				if stream != nil {
+					_ = stream.Send(n)
+				}
+			}
 		}
 	}
 	for _, k := range keys {
 		q := ir.InputRequests[k]
-		params, err := legParams(q.Method, q.Params)
+		params, err := legParams(q.Method, q.Params, s.fixed.Version)
 		if err != nil {
 			return nil, fmt.Sprintf("The server's %s request %s could not be sent: %v", q.Method, strconv.Quote(k), err)
 		}
@@ -359,7 +396,11 @@ func (s *Session) legs(ctx context.Context, ir inputRequired, out Sender) (json.
 	for len(open) > 0 {
 		select {
 		case <-ctx.Done():
-			cancelOpen("the request was cancelled")
+			if context.Cause(ctx) == errCallTimeout {
+				cancelOpen("timed out")
+			} else {
+				cancelOpen("the request was cancelled")
+			}
 			return nil, ""
 		case <-timer.C:
 			ids := make([]string, 0, len(open))
@@ -395,8 +436,9 @@ func (s *Session) legs(ctx context.Context, ir inputRequired, out Sender) (json.
 }
 
 // legParams adapts an embedded request's params to the initialize era: a
-// url-mode elicitation gets the elicitationId that era requires.
-func legParams(method string, params json.RawMessage) (json.RawMessage, error) {
+// url-mode elicitation gets the elicitationId that era requires, and a
+// form elicitation loses its mode for 2025-06-18, which had none.
+func legParams(method string, params json.RawMessage, version string) (json.RawMessage, error) {
 	if len(params) == 0 {
 		params = emptyResult
 	}
@@ -410,7 +452,15 @@ func legParams(method string, params json.RawMessage) (json.RawMessage, error) {
 		return nil, err
 	}
 	if p.Mode != "url" {
-		return params, nil
+		if version >= "2025-11-25" || p.Mode == "" {
+			return params, nil
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(params, &m); err != nil {
+			return nil, err
+		}
+		delete(m, "mode")
+		return json.Marshal(m)
 	}
 	var id [12]byte
 	if _, err := rand.Read(id[:]); err != nil {

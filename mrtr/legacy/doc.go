@@ -34,7 +34,11 @@
 //     other methods with a JSON-RPC error; cancelling the outer request
 //     (notifications/cancelled, or the client going away) cancels the
 //     call and tells the client which of its requests are no longer
-//     wanted;
+//     wanted, on the request's stream or, when that is gone, on the
+//     session's. A client that goes away is taken to have cancelled: the
+//     initialize era says a disconnection SHOULD NOT be read so, but
+//     without resumable streams (which mrtrkit does not offer: no event
+//     ids) the answer could not reach it anyway;
 //   - no answer carries resultType, inputRequests, requestState, ttlMs,
 //     cacheScope, the server's identity in _meta, or an error code of
 //     2026-07-28 (-32020, -32021, -32022); empty results are exactly {};

@@ -1,6 +1,7 @@
 package legacy
 
 import (
+	"bytes"
 	"container/list"
 	"context"
 	"crypto/rand"
@@ -74,6 +75,8 @@ type Engine struct {
 	table   map[string]*extras // by session id (the sealed sid)
 	lru     *list.List         // of *extras, most recent first
 	revoked map[string]time.Time
+	order   []string // revoked sids, oldest first, to bound and prune revoked
+	skew    time.Duration
 }
 
 // Option configures an Engine.
@@ -173,7 +176,10 @@ func New(srv *mrtr.Server, opts ...Option) (*Engine, error) {
 		}
 		ring = r
 	}
-	codec, err := state.NewAEAD(ring, state.WithPurpose("session"), state.WithTTL(e.lifetime))
+	// The clock skew replicas are allowed stays small beside the lifetime,
+	// so that a session ends when it says it does.
+	e.skew = min(state.DefaultClockSkew, e.lifetime/10)
+	codec, err := state.NewAEAD(ring, state.WithPurpose("session"), state.WithTTL(e.lifetime), state.WithClockSkew(e.skew))
 	if err != nil {
 		return nil, fmt.Errorf("legacy: %w", err)
 	}
@@ -215,64 +221,79 @@ func (e *Engine) mint(principal string, f fixed) (string, string, error) {
 		return "", "", err
 	}
 	id := base64.RawURLEncoding.EncodeToString(sid[:])
-	payload, err := json.Marshal(f)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // escaping would grow the client info six-fold
+	if err := enc.Encode(f); err != nil {
 		return "", "", err
 	}
+	payload := bytes.TrimSpace(buf.Bytes())
 	tok, err := e.codec.Seal(state.Claims{Principal: principalKey(principal), Audience: e.audience, Method: "session", Target: id, Round: 1, Payload: payload})
 	return tok, id, err
 }
 
-// open checks a session id presented by principal and returns its sealed
-// sid and fixed part.
-func (e *Engine) open(token, principal string) (string, fixed, error) {
+// maxSessionID bounds the session ids the Engine mints and opens.
+const maxSessionID = 4096
+
+// open checks a session id presented by principal and returns its claims
+// and fixed part.
+func (e *Engine) open(token, principal string) (state.Claims, fixed, error) {
 	var f fixed
-	if token == "" || len(token) > 4096 {
-		return "", f, ErrUnknownSession
+	if token == "" || len(token) > maxSessionID {
+		return state.Claims{}, f, ErrUnknownSession
 	}
 	claims, err := e.codec.Open(token)
 	if err != nil {
-		return "", f, ErrUnknownSession
+		return state.Claims{}, f, ErrUnknownSession
 	}
 	if claims.Method != "session" || claims.Audience != e.audience || claims.Principal != principalKey(principal) {
-		return "", f, ErrUnknownSession
+		return state.Claims{}, f, ErrUnknownSession
 	}
 	if json.Unmarshal(claims.Payload, &f) != nil || !slices.Contains(e.versions, f.Version) {
-		return "", f, ErrUnknownSession
+		return state.Claims{}, f, ErrUnknownSession
 	}
 	e.mu.Lock()
 	_, gone := e.revoked[claims.Target]
 	e.mu.Unlock()
 	if gone {
-		return "", f, ErrUnknownSession
+		return state.Claims{}, f, ErrUnknownSession
 	}
-	return claims.Target, f, nil
+	return claims, f, nil
 }
 
 // Session returns the session whose id is token, presented by principal
 // (who the host authenticated for this request). Any replica holding the
 // key ring can serve any session: its fixed part travels in the id, and
 // the mutable extras are made afresh where none are kept.
+//
+// The caller must Release the session when the request is over: until
+// then its extras stay in memory.
 func (e *Engine) Session(token, principal string) (*Session, error) {
-	sid, f, err := e.open(token, principal)
+	claims, f, err := e.open(token, principal)
 	if err != nil {
 		return nil, err
 	}
-	x, err := e.extras(sid, f)
+	x, err := e.extras(claims.Target, claims.IssuedAt)
 	if err != nil {
 		return nil, err
 	}
-	return &Session{e: e, id: token, sid: sid, fixed: f, principal: principal, x: x}, nil
+	return &Session{e: e, id: token, sid: claims.Target, fixed: f, principal: principal, x: x, expires: claims.ExpiresAt}, nil
 }
 
-// extras returns the mutable part of session sid, making it when the
-// process keeps none, and marks it used.
-func (e *Engine) extras(sid string, f fixed) (*extras, error) {
+// legIDsPerMilli spaces the leg ids of extras made afresh for an existing
+// session: their counter starts past any id the session can have used.
+const legIDsPerMilli = 16
+
+// extras returns the mutable part of session sid (issued at issued),
+// making it when the process keeps none, marks it used and takes a
+// reference to it for the caller.
+func (e *Engine) extras(sid string, issued time.Time) (*extras, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	now := e.now()
 	if x := e.table[sid]; x != nil {
 		x.used = now
+		x.refs++
 		e.lru.MoveToFront(x.el)
 		return x, nil
 	}
@@ -280,10 +301,26 @@ func (e *Engine) extras(sid string, f fixed) (*extras, error) {
 	if len(e.table) >= e.max {
 		return nil, ErrBusy
 	}
-	x := &extras{sid: sid, used: now, calls: map[string]context.CancelCauseFunc{}, legs: map[string]legWaiter{}}
+	x := &extras{sid: sid, used: now, refs: 1, calls: map[string]context.CancelCauseFunc{}, legs: map[string]legWaiter{}}
+	// A session's request ids must never repeat. Extras made again (after
+	// an eviction, or on another replica) do not know which leg ids the
+	// session used, so they start past any it can have used by now.
+	if elapsed := now.Sub(issued).Milliseconds(); elapsed > 0 {
+		x.nextLeg = elapsed * legIDsPerMilli
+	}
 	x.el = e.lru.PushFront(x)
 	e.table[sid] = x
 	return x, nil
+}
+
+// release drops a reference to x taken by extras.
+func (e *Engine) release(x *extras) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if x.refs > 0 {
+		x.refs--
+	}
+	x.used = e.now()
 }
 
 // pruneLocked forgets extras idle past the timeout, and while the table
@@ -293,24 +330,41 @@ func (e *Engine) pruneLocked(now time.Time) {
 	for el := e.lru.Back(); el != nil; {
 		prev := el.Prev()
 		x := el.Value.(*extras)
-		if (now.Sub(x.used) > e.idle || len(e.table) >= e.max) && x.idle() {
+		if (now.Sub(x.used) > e.idle || len(e.table) >= e.max) && x.refs == 0 && x.idle() {
 			e.lru.Remove(el)
 			delete(e.table, x.sid)
 		}
 		el = prev
 	}
-	for sid, exp := range e.revoked {
-		if now.After(exp) {
-			delete(e.revoked, sid)
+	for len(e.order) > 0 {
+		exp, ok := e.revoked[e.order[0]]
+		if ok && !now.After(exp) {
+			break
 		}
+		delete(e.revoked, e.order[0])
+		e.order = e.order[1:]
 	}
 }
 
-// revoke ends session sid in this process.
-func (e *Engine) revoke(sid string) {
+// maxRevokedFactor bounds the deletions a process remembers: this many
+// times its session limit. Past it the oldest is forgotten before its
+// session id expires, which a client could then use again on this
+// replica: the price of bounded memory.
+const maxRevokedFactor = 4
+
+// revoke ends session sid, whose id is valid until expires, in this
+// process.
+func (e *Engine) revoke(sid string, expires time.Time) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.revoked[sid] = e.now().Add(e.lifetime)
+	if _, ok := e.revoked[sid]; !ok {
+		if len(e.order) >= maxRevokedFactor*e.max {
+			delete(e.revoked, e.order[0])
+			e.order = e.order[1:]
+		}
+		e.order = append(e.order, sid)
+	}
+	e.revoked[sid] = expires.Add(e.skew)
 	if x := e.table[sid]; x != nil {
 		e.lru.Remove(x.el)
 		delete(e.table, sid)

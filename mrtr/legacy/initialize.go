@@ -1,7 +1,9 @@
 package legacy
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"slices"
 
 	"github.com/mrtrkit/mrtrkit/mrtr"
@@ -58,7 +60,8 @@ func (c clientCaps) bits() uint8 {
 // maxClientInfo bounds the client info a session id carries.
 const maxClientInfo = 1024
 
-// Initialize answers the initialize request msg, presented by principal:
+// Initialize answers the initialize request msg, presented by principal
+// (the returned session must be Released, as one from Engine.Session):
 // it negotiates the version (the client's when it is served, else the
 // newest served), seals a new session and returns it with the response
 // to write. The result is rendered from the Server's description and its
@@ -84,17 +87,24 @@ func (e *Engine) Initialize(principal string, msg *mrtr.Message) (*Session, *mrt
 	if len(p.ClientInfo) > 0 && p.ClientInfo[0] == '{' && len(p.ClientInfo) <= maxClientInfo {
 		var info mrtr.Implementation
 		if json.Unmarshal(p.ClientInfo, &info) == nil && info.Name != "" {
-			b, _ := json.Marshal(info)
-			raw := json.RawMessage(b)
-			f.Client = &raw
+			var b bytes.Buffer
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false) // escaping could grow it six-fold
+			if enc.Encode(info) == nil && b.Len() <= maxClientInfo {
+				raw := json.RawMessage(bytes.TrimSpace(b.Bytes()))
+				f.Client = &raw
+			}
 		}
 	}
 	token, sid, err := e.mint(principal, f)
+	if err == nil && len(token) > maxSessionID {
+		err = errors.New("session id too long")
+	}
 	if err != nil {
 		e.log.Error("legacy: sealing a session id failed", "err", err)
 		return nil, failure(msg, mrtr.CodeInternalError, "Internal error"), nil
 	}
-	x, err := e.extras(sid, f)
+	x, err := e.extras(sid, e.now())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -103,7 +113,7 @@ func (e *Engine) Initialize(principal string, msg *mrtr.Message) (*Session, *mrt
 		e.log.Error("legacy: rendering initialize failed", "err", err)
 		return nil, failure(msg, mrtr.CodeInternalError, "Internal error"), nil
 	}
-	s := &Session{e: e, id: token, sid: sid, fixed: f, principal: principal, x: x}
+	s := &Session{e: e, id: token, sid: sid, fixed: f, principal: principal, x: x, expires: e.now().Add(e.lifetime)}
 	return s, result(msg, res), nil
 }
 

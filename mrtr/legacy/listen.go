@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
@@ -27,7 +28,7 @@ func (s *Session) Listen(ctx context.Context, out Sender) error {
 	if s.x.listen != nil {
 		s.x.listen() // the newest stream wins
 	}
-	s.x.listen = cancel
+	s.x.listen, s.x.stream = cancel, out
 	s.x.listenGen++
 	gen := s.x.listenGen
 	s.x.mu.Unlock()
@@ -35,15 +36,30 @@ func (s *Session) Listen(ctx context.Context, out Sender) error {
 		s.x.mu.Lock()
 		// Only the stream that is still the session's clears the slot.
 		if s.x.listenGen == gen {
-			s.x.listen = nil
+			s.x.listen, s.x.stream = nil, nil
 		}
 		s.x.mu.Unlock()
 	}()
 
+	// Each change of the subscriptions starts a new in-process listen; the
+	// old one stops only once the new one listens, so that nothing posted
+	// in between is lost (a notification may then come twice, which costs
+	// a client a refetch at most).
+	var stopPrev context.CancelFunc
+	var prevDone, prevSettled chan struct{}
+	defer func() {
+		if prevSettled != nil {
+			close(prevSettled)
+		}
+		if stopPrev != nil {
+			stopPrev()
+			<-prevDone
+		}
+	}()
 	for round := 0; ctx.Err() == nil; round++ {
 		s.x.mu.Lock()
-		changed := make(chan struct{})
-		s.x.changed = changed
+		changed, settled := make(chan struct{}), make(chan struct{})
+		s.x.changed, s.x.settled = changed, settled
 		subs := make([]string, 0, len(s.x.subs))
 		for u := range s.x.subs {
 			subs = append(subs, u)
@@ -52,27 +68,32 @@ func (s *Session) Listen(ctx context.Context, out Sender) error {
 		slices.Sort(subs)
 
 		lctx, stop := context.WithCancel(ctx)
-		done := make(chan struct{})
+		ready, done := make(chan struct{}), make(chan struct{})
 		go func() {
 			defer close(done)
-			select {
-			case <-changed:
-			case <-lctx.Done():
-			}
-			stop()
+			s.listenOnce(lctx, subs, round, out, ready)
 		}()
-		s.listenOnce(lctx, subs, round, out)
-		stop()
-		<-done
+		select {
+		case <-ready:
+		case <-done:
+		case <-ctx.Done():
+		}
+		if stopPrev != nil {
+			stopPrev()
+			<-prevDone
+		}
+		if prevSettled != nil {
+			close(prevSettled) // the change that asked for this listener is in force
+		}
+		stopPrev, prevDone, prevSettled = stop, done, settled
 		select {
 		case <-changed:
 			continue // the subscriptions changed: listen again with the new set
-		default:
-		}
-		if ctx.Err() == nil {
+		case <-done:
 			// The server closed the listen (it is shutting down): so does
 			// the stream.
 			return nil
+		case <-ctx.Done():
 		}
 	}
 	return nil
@@ -80,7 +101,10 @@ func (s *Session) Listen(ctx context.Context, out Sender) error {
 
 // listenOnce runs one in-process subscriptions/listen for the session's
 // filter until ctx ends or the server closes it.
-func (s *Session) listenOnce(ctx context.Context, subs []string, round int, out Sender) {
+func (s *Session) listenOnce(ctx context.Context, subs []string, round int, out Sender, ready chan struct{}) {
+	var once sync.Once
+	listening := func() { once.Do(func() { close(ready) }) }
+	defer listening()
 	caps := s.e.srv.Capabilities()
 	filter := map[string]any{}
 	if caps.Tools != nil && caps.Tools.ListChanged {
@@ -96,6 +120,7 @@ func (s *Session) listenOnce(ctx context.Context, subs []string, round int, out 
 		filter["resourceSubscriptions"] = subs
 	}
 	if len(filter) == 0 {
+		listening()
 		<-ctx.Done() // nothing to listen to: the stream stays open, idle
 		return
 	}
@@ -115,6 +140,7 @@ func (s *Session) listenOnce(ctx context.Context, subs []string, round int, out 
 		if legacy := legacyNotification(n); legacy != nil {
 			return out.Send(legacy)
 		}
+		listening() // the acknowledgement: the listener is registered
 		return nil
 	}})
 }

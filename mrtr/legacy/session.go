@@ -14,7 +14,7 @@ import (
 
 // A Sender delivers one encoded JSON-RPC message to the client: on
 // Streamable HTTP, an event of a response stream; on stdio, a line of
-// stdout. Send is called from one goroutine at a time per Sender.
+// stdout. Send must be safe for concurrent use.
 type Sender interface {
 	Send(msg []byte) error
 }
@@ -30,13 +30,16 @@ type extras struct {
 	sid  string
 	el   *list.Element
 	used time.Time // guarded by Engine.mu
+	refs int       // requests holding the session; guarded by Engine.mu
 
 	mu        sync.Mutex
 	level     mrtr.LogLevel
 	subs      map[string]bool
 	listen    context.CancelFunc // the session stream's listener, while one runs
 	listenGen int                // which Listen call listen belongs to
+	stream    Sender             // the session's own stream, while one runs
 	changed   chan struct{}      // closed when subs change, to restart the listener
+	settled   chan struct{}      // closed once the listener restarted for that change listens
 	calls     map[string]context.CancelCauseFunc
 	legs      map[string]legWaiter
 	nextLeg   int64
@@ -89,6 +92,18 @@ type Session struct {
 	fixed     fixed
 	principal string
 	x         *extras
+	expires   time.Time
+	released  bool
+}
+
+// Release tells the Engine that the request that got s is over. Until
+// every such request is, the session's extras (calls in flight, stream)
+// are kept even past the idle timeout and the session limit.
+func (s *Session) Release() {
+	if !s.released {
+		s.released = true
+		s.e.release(s.x)
+	}
 }
 
 // ID returns the session id, for the Mcp-Session-Id header.
@@ -99,7 +114,7 @@ func (s *Session) Version() string { return s.fixed.Version }
 
 // Close ends the session (a DELETE on Streamable HTTP): its calls and its
 // stream are cancelled and its id is refused from now on, by this process.
-func (s *Session) Close() { s.e.revoke(s.sid) }
+func (s *Session) Close() { s.e.revoke(s.sid, s.expires) }
 
 // Handle serves one message of the session and returns the response to
 // write, or nil when there is none: for a notification, for a response
@@ -242,9 +257,20 @@ func (s *Session) subscribe(msg *mrtr.Message) *mrtr.Response {
 	} else {
 		delete(s.x.subs, p.URI)
 	}
+	settled := s.x.settled
 	if s.x.changed != nil {
 		close(s.x.changed)
-		s.x.changed = nil
+		s.x.changed, s.x.settled = nil, nil
+	}
+	if settled != nil {
+		// The session's stream listens again with the new subscriptions
+		// before the answer goes: an update right after it is not lost.
+		s.x.mu.Unlock()
+		select {
+		case <-settled:
+		case <-time.After(2 * time.Second):
+		}
+		s.x.mu.Lock()
 	}
 	return result(msg, emptyResult)
 }

@@ -57,6 +57,12 @@ func (l *legacyEra) claims(r *http.Request, msg *mrtr.Message) bool {
 }
 
 func (l *legacyEra) serve(w http.ResponseWriter, r *http.Request, x exchange) {
+	answer := x.msg != nil && x.msg.IsResponse()
+	// An answer is never refused, whatever its headers (see post).
+	if v := r.Header.Get("Mcp-Protocol-Version"); !answer && v != "" && !slices.Contains(l.srv.Description().LegacyVersions, v) {
+		l.refuse(w, x, refuseUnknownVersion)
+		return
+	}
 	id := r.Header.Values(hdrSessionID)
 	sid := ""
 	switch {
@@ -70,7 +76,7 @@ func (l *legacyEra) serve(w http.ResponseWriter, r *http.Request, x exchange) {
 	case http.MethodGet:
 		l.stream(w, r, x, sid)
 	case http.MethodDelete:
-		l.delete(w, x, sid)
+		l.delete(w, r, x, sid)
 	default:
 		l.post(w, r, x, sid)
 	}
@@ -96,8 +102,8 @@ var (
 )
 
 // session resolves the session of a request, answering the request when
-// there is none to serve.
-func (l *legacyEra) session(w http.ResponseWriter, x exchange, sid string) *legacy.Session {
+// there is none to serve. The caller releases the session when done.
+func (l *legacyEra) session(w http.ResponseWriter, r *http.Request, x exchange, sid string) *legacy.Session {
 	if sid == "" {
 		l.refuse(w, x, refuseNoSession)
 		return nil
@@ -109,6 +115,11 @@ func (l *legacyEra) session(w http.ResponseWriter, x exchange, sid string) *lega
 		return nil
 	case err != nil:
 		l.refuse(w, x, refuseUnknownSession)
+		return nil
+	}
+	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && v != s.Version() {
+		s.Release()
+		l.refuse(w, x, refuseLegacyVersion)
 		return nil
 	}
 	return s
@@ -124,6 +135,7 @@ func (l *legacyEra) post(w http.ResponseWriter, r *http.Request, x exchange, sid
 		if sid != "" {
 			if s, err := l.eng.Session(sid, x.principal); err == nil {
 				s.Handle(r.Context(), msg, nil)
+				s.Release()
 			}
 		}
 		w.WriteHeader(http.StatusAccepted)
@@ -133,18 +145,11 @@ func (l *legacyEra) post(w http.ResponseWriter, r *http.Request, x exchange, sid
 		l.initialize(w, r, x, sid)
 		return
 	}
-	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !slices.Contains(l.srv.Description().LegacyVersions, v) {
-		l.refuse(w, x, refuseUnknownVersion)
-		return
-	}
-	s := l.session(w, x, sid)
+	s := l.session(w, r, x, sid)
 	if s == nil {
 		return
 	}
-	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && v != s.Version() {
-		l.refuse(w, x, refuseLegacyVersion)
-		return
-	}
+	defer s.Release()
 	if msg.IsNotification() {
 		s.Handle(r.Context(), msg, nil)
 		w.WriteHeader(http.StatusAccepted)
@@ -180,6 +185,7 @@ func (l *legacyEra) initialize(w http.ResponseWriter, r *http.Request, x exchang
 	}
 	if s != nil {
 		w.Header()[hdrSessionID] = []string{s.ID()}
+		s.Release()
 	}
 	bp := getBuffer()
 	defer putBuffer(bp)
@@ -187,11 +193,12 @@ func (l *legacyEra) initialize(w http.ResponseWriter, r *http.Request, x exchang
 	writeBody(w, http.StatusOK, *bp, l.log)
 }
 
-func (l *legacyEra) delete(w http.ResponseWriter, x exchange, sid string) {
-	s := l.session(w, x, sid)
+func (l *legacyEra) delete(w http.ResponseWriter, r *http.Request, x exchange, sid string) {
+	s := l.session(w, r, x, sid)
 	if s == nil {
 		return
 	}
+	defer s.Release()
 	s.Close()
 	w.WriteHeader(http.StatusNoContent)
 }
@@ -204,10 +211,11 @@ func (l *legacyEra) stream(w http.ResponseWriter, r *http.Request, x exchange, s
 		l.refuse(w, x, refuseAcceptStream)
 		return
 	}
-	s := l.session(w, x, sid)
+	s := l.session(w, r, x, sid)
 	if s == nil {
 		return
 	}
+	defer s.Release()
 	st := &stream{w: w, ctx: r.Context(), keepAlive: l.keepAlive, log: l.log}
 	if !st.open() {
 		return

@@ -11,12 +11,17 @@ import (
 // statusOf returns the status that carries a response whose error is e
 // (nil for a result): 200 for a result and for an error about the
 // method's params or its execution, which travels in-band; for an error
-// about the request as a whole (mrtr.Error.Envelope), 404 for -32601 and
-// 400 for the rest.
+// about the request as a whole (mrtr.Error.Envelope), 429 or 503 for a
+// refusal for load (mrtr.Error.Limit: the caller's share, or the whole
+// server), 404 for -32601 and 400 for the rest.
 func statusOf(e *mrtr.Error) int {
 	switch {
 	case e == nil || !e.Envelope():
 		return http.StatusOK
+	case e.Limit() == mrtr.CallerLimit:
+		return http.StatusTooManyRequests
+	case e.Limit() == mrtr.ServerLimit:
+		return http.StatusServiceUnavailable
 	case e.Code == mrtr.CodeMethodNotFound:
 		return http.StatusNotFound
 	}

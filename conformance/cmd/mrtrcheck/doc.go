@@ -2,13 +2,16 @@
 // for the requestState, envelope, header and DNS-rebinding properties of
 // the conformance suite in package
 // github.com/mrtrkit/mrtrkit/conformance/suite, which the official MCP
-// conformance suite does not test.
+// conformance suite does not test; and, when the same endpoint also serves
+// clients of 2025-11-25 (initialize, sessions), the legacy.* properties of
+// that bridge.
 //
 // Usage:
 //
 //	mrtrcheck -url http://127.0.0.1:3001/mcp [-tool NAME] [-args JSON] [-alt-args JSON]
 //	          [-other-tool NAME] [-other-args JSON] [-token T] [-other-token T]
 //	          [-answers JSON] [-caps JSON] [-timeout D] [-slow-after D] [-strict]
+//	          [-legacy-tool NAME[=ARGS]]... [-legacy-rounds N]
 //	          [-run REGEXP] [-json] [-v]
 //	mrtrcheck -list [-json]
 //
@@ -21,8 +24,14 @@
 // answer objects to send when the tool validates what it is told (a model
 // asked for a JSON list of paths, say): the suite otherwise makes answers
 // up, and reports the baseline NOT-RUN when the tool refuses one with
-// -32602 naming its key. Without -tool the defaults fit mrtrkit's
-// conformance fixture server:
+// -32602 naming its key. -legacy-tool, repeatable, names a tool the
+// legacy scenarios call on a 2025-11-25 session, with its arguments after
+// "=" (a JSON object); give one that asks several rounds. -legacy-rounds
+// caps the rounds of server-to-client requests followed in one call (3).
+// Against a server that does not serve 2025-11-25 the legacy scenarios are
+// NOT-RUN. The cross-principal replay and the legacy session-principal
+// scenario use -token and -other-token. Without -tool the defaults fit
+// mrtrkit's conformance fixture server:
 //
 //	go run ./conformance/server -addr 127.0.0.1:3999 &
 //	go run ./conformance/cmd/mrtrcheck -url http://127.0.0.1:3999/mcp

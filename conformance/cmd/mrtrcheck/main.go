@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"strings"
 	"syscall"
 
 	"github.com/mrtrkit/mrtrkit/conformance/suite"
@@ -37,8 +38,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: mrtrcheck -url URL [flags]\n\n"+
 			"Checks an MCP 2026-07-28 server over Streamable HTTP for the requestState, envelope, header and\n"+
-			"DNS-rebinding properties listed by -list. It calls the tools it is given many times: point it at a\n"+
-			"test deployment, or at tools without side effects.\n\n"+
+			"DNS-rebinding properties listed by -list, and, when the same endpoint also serves 2025-11-25 clients\n"+
+			"(initialize and sessions), the legacy.* properties of that era. It calls the tools it is given many\n"+
+			"times: point it at a test deployment, or at tools without side effects.\n\n"+
 			"Without -tool the defaults fit mrtrkit's conformance fixture server (go run ./conformance/server).\n\n"+
 			"Exit status: 0 when no scenario fails (NOT-RUN and INFO do not fail, unless -strict), 1 when one does, 2 on usage errors.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -51,7 +53,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		otherTool  = fs.String("other-tool", "", "a second tool for the cross-tool replay (default "+suite.DefaultOtherTool+" without -tool; with -tool, the replay is not run unless this is given)")
 		otherJSON  = fs.String("other-args", "", "arguments for -other-tool (default: -args)")
 		token      = fs.String("token", "", "bearer token of a principal, sent on every request")
-		otherToken = fs.String("other-token", "", "bearer token of a second principal, for the cross-principal replay")
+		otherToken = fs.String("other-token", "", "bearer token of a second principal, for the cross-principal replay and legacy.session-principal")
 		answers    = fs.String("answers", "", `answers to send, a JSON object by input key of exact answer objects, e.g. {"pick_files":{"role":"assistant","content":{"type":"text","text":"[\"README.md\"]"},"model":"m"}}; other keys get made-up answers`)
 		strict     = fs.Bool("strict", false, "count NOT-RUN of the state.*, replay.* and answers.* scenarios as failures (exit 1)")
 		caps       = fs.String("caps", "", "client capabilities to declare, a JSON object (default "+suite.DefaultCapabilities+")")
@@ -61,7 +63,26 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		asJSON     = fs.Bool("json", false, "print the report as JSON")
 		verbose    = fs.Bool("v", false, "print every exchange of every scenario, not only of failed ones")
 		list       = fs.Bool("list", false, "list the scenarios and exit")
+		legRounds  = fs.Int("legacy-rounds", suite.DefaultLegacyRounds, "rounds of server-to-client requests the legacy scenarios follow in one call before cancelling it")
 	)
+	var legacyTools []suite.LegacyTool
+	fs.Func("legacy-tool", "a tool the legacy (2025-11-25) scenarios call, as NAME or NAME=ARGS with ARGS a JSON object; repeat for several, "+
+		"one asking several rounds among them (default: "+defaultLegacyTools()+" without -tool; with -tool, that tool and -args)",
+		func(v string) error {
+			name, args, hasArgs := strings.Cut(v, "=")
+			if name == "" {
+				return errors.New("a tool name is required")
+			}
+			t := suite.LegacyTool{Name: name}
+			if hasArgs {
+				if !json.Valid([]byte(args)) {
+					return fmt.Errorf("the arguments of %s are not valid JSON: %s", name, args)
+				}
+				t.Args = json.RawMessage(args)
+			}
+			legacyTools = append(legacyTools, t)
+			return nil
+		})
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -86,6 +107,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Timeout:    *timeout,
 		SlowAfter:  *slowAfter,
 		Strict:     *strict,
+
+		LegacyTools:  legacyTools,
+		LegacyRounds: *legRounds,
 	}
 	if *answers != "" {
 		if err := json.Unmarshal([]byte(*answers), &cfg.Answers); err != nil || cfg.Answers == nil {
@@ -120,6 +144,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *timeout <= 0 || *slowAfter <= 0 {
 		return usage(stderr, errors.New("-timeout and -slow-after must be positive"))
 	}
+	if *legRounds < 1 {
+		return usage(stderr, errors.New("-legacy-rounds must be at least 1"))
+	}
 
 	rep, err := suite.Run(ctx, cfg)
 	var cerr *suite.ConfigError
@@ -147,6 +174,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	return exitOK
+}
+
+// defaultLegacyTools names the fixture's legacy tools, for the help.
+func defaultLegacyTools() string {
+	var names []string
+	for _, t := range suite.DefaultLegacyTools() {
+		names = append(names, t.Name)
+	}
+	return strings.Join(names, ", ")
 }
 
 func usage(stderr io.Writer, err error) int {

@@ -15,6 +15,7 @@ import (
 	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/internal/testkit"
 	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/mrtrkit/mrtrkit/mrtr/legacy"
 	"github.com/mrtrkit/mrtrkit/transport/streamablehttp"
 )
 
@@ -27,13 +28,21 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 
 // goodServer serves, with mrtrkit, a tool "ask" and its twin "ask_twin"
 // that ask for a name and then complete.
-func goodServer(t *testing.T) string {
+func goodServer(t *testing.T) string { return askServer(t, false) }
+
+// askServer is goodServer, which also serves clients of the initialize era
+// (2025-11-25) when dual is set.
+func askServer(t *testing.T, dual bool) string {
 	t.Helper()
 	codec := testkit.FreshCodec(t)
-	srv, err := mrtr.NewServer(discover.Description{
+	desc := discover.Description{
 		Server:       discover.Implementation{Name: "cli-test", Version: "1"},
 		Capabilities: discover.Capabilities{Tools: &discover.ListChanged{}},
-	}, mrtr.WithCodec(codec), mrtr.WithLogger(slog.New(slog.DiscardHandler)))
+	}
+	if dual {
+		desc.LegacyVersions = []string{"2025-11-25"}
+	}
+	srv, err := mrtr.NewServer(desc, mrtr.WithCodec(codec), mrtr.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +61,15 @@ func goodServer(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	handler, err := streamablehttp.New(srv, streamablehttp.WithLogger(slog.New(slog.DiscardHandler)))
+	opts := []streamablehttp.Option{streamablehttp.WithLogger(slog.New(slog.DiscardHandler))}
+	if dual {
+		eng, err := legacy.New(srv, legacy.WithLogger(slog.New(slog.DiscardHandler)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts = append(opts, streamablehttp.WithLegacy(eng))
+	}
+	handler, err := streamablehttp.New(srv, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,20 +108,25 @@ func acceptAnyState(t *testing.T) string {
 
 func TestUsageErrors(t *testing.T) {
 	for name, args := range map[string][]string{
-		"no url":            {},
-		"bad flag":          {"-nope"},
-		"extra argument":    {"-url", "http://127.0.0.1:1/mcp", "extra"},
-		"args not JSON":     {"-url", "http://127.0.0.1:1/mcp", "-args", "{"},
-		"args not object":   {"-url", "http://127.0.0.1:1/mcp", "-args", "[]"},
-		"caps not JSON":     {"-url", "http://127.0.0.1:1/mcp", "-caps", "x"},
-		"answers not JSON":  {"-url", "http://127.0.0.1:1/mcp", "-answers", "{"},
-		"answers array":     {"-url", "http://127.0.0.1:1/mcp", "-answers", "[]"},
-		"answer not object": {"-url", "http://127.0.0.1:1/mcp", "-answers", `{"k":1}`},
-		"bad regexp":        {"-url", "http://127.0.0.1:1/mcp", "-run", "("},
-		"bad url":           {"-url", "127.0.0.1:1/mcp"},
-		"same tool":         {"-url", "http://127.0.0.1:1/mcp", "-tool", "a", "-other-tool", "a"},
-		"same tokens":       {"-url", "http://127.0.0.1:1/mcp", "-token", "x", "-other-token", "x"},
-		"zero timeout":      {"-url", "http://127.0.0.1:1/mcp", "-timeout", "0s"},
+		"no url":                 {},
+		"bad flag":               {"-nope"},
+		"extra argument":         {"-url", "http://127.0.0.1:1/mcp", "extra"},
+		"args not JSON":          {"-url", "http://127.0.0.1:1/mcp", "-args", "{"},
+		"args not object":        {"-url", "http://127.0.0.1:1/mcp", "-args", "[]"},
+		"caps not JSON":          {"-url", "http://127.0.0.1:1/mcp", "-caps", "x"},
+		"answers not JSON":       {"-url", "http://127.0.0.1:1/mcp", "-answers", "{"},
+		"answers array":          {"-url", "http://127.0.0.1:1/mcp", "-answers", "[]"},
+		"answer not object":      {"-url", "http://127.0.0.1:1/mcp", "-answers", `{"k":1}`},
+		"bad regexp":             {"-url", "http://127.0.0.1:1/mcp", "-run", "("},
+		"bad url":                {"-url", "127.0.0.1:1/mcp"},
+		"same tool":              {"-url", "http://127.0.0.1:1/mcp", "-tool", "a", "-other-tool", "a"},
+		"same tokens":            {"-url", "http://127.0.0.1:1/mcp", "-token", "x", "-other-token", "x"},
+		"zero timeout":           {"-url", "http://127.0.0.1:1/mcp", "-timeout", "0s"},
+		"legacy tool unnamed":    {"-url", "http://127.0.0.1:1/mcp", "-legacy-tool", `={}`},
+		"legacy args not JSON":   {"-url", "http://127.0.0.1:1/mcp", "-legacy-tool", `t={`},
+		"legacy args not object": {"-url", "http://127.0.0.1:1/mcp", "-legacy-tool", `t=[1]`},
+		"zero legacy rounds":     {"-url", "http://127.0.0.1:1/mcp", "-legacy-rounds", "0"},
+		"too many legacy rounds": {"-url", "http://127.0.0.1:1/mcp", "-legacy-rounds", "51"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			code, out, errOut := runCLI(t, args...)
@@ -143,10 +165,17 @@ func TestGoodServerExitsZero(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("the JSON report does not decode: %v\n%s", err, out)
 	}
-	// NOT-RUN: the cross-principal replay (no tokens) and state.forged
-	// (the AEAD state is opaque).
-	if rep.Counts[suite.Fail] != 0 || rep.Counts[suite.NotRun] != 2 || rep.Counts[suite.Pass] < 20 {
-		t.Errorf("counts %v", rep.Counts)
+	// NOT-RUN: the cross-principal replay (no tokens), state.forged (the
+	// AEAD state is opaque), and the legacy scenarios (the server serves
+	// 2026-07-28 only).
+	legacyNotRun := 0
+	for _, res := range rep.Results {
+		if strings.HasPrefix(res.ID, "legacy.") && res.Status == suite.NotRun {
+			legacyNotRun++
+		}
+	}
+	if legacyNotRun == 0 || rep.Counts[suite.Fail] != 0 || rep.Counts[suite.NotRun] != 2+legacyNotRun || rep.Counts[suite.Pass] < 20 {
+		t.Errorf("counts %v, %d legacy NOT-RUN", rep.Counts, legacyNotRun)
 	}
 	if res, ok := rep.Result("replay.other-principal"); !ok || res.Status != suite.NotRun {
 		t.Errorf("replay.other-principal: %+v", res)
@@ -223,5 +252,25 @@ func TestAnswersFlagIsSent(t *testing.T) {
 	code, out, _ = runCLI(t, append(args, "-answers", `{"name":{"role":"assistant","content":{"type":"text","text":"magic"},"model":"m"}}`)...)
 	if code != exitOK || !strings.Contains(out, "1 PASS, 0 FAIL") {
 		t.Fatalf("with -answers: exit %d\n%s", code, out)
+	}
+}
+
+func TestLegacyFlags(t *testing.T) {
+	url := askServer(t, true)
+	code, out, errOut := runCLI(t, "-url", url, "-tool", "ask", "-args", `{"topic":"x"}`, "-run", `^legacy\.`,
+		"-legacy-tool", `ask={"topic":"legacy"}`, "-legacy-tool", "ask_twin", "-legacy-tool", "not_listed", "-legacy-rounds", "2")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"legacy.no-leak", "ask 1 round(s) of legs; ask_twin 1 round(s) of legs", "of 1..2", "not_listed is not listed, skipped",
+		"legacy.session-principal", "needs two principals", "11 PASS, 0 FAIL, 1 NOT-RUN"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the table lacks %q:\n%s", want, out)
+		}
+	}
+	// A server of 2026-07-28 only: every legacy scenario is NOT-RUN.
+	code, out, _ = runCLI(t, "-url", goodServer(t), "-tool", "ask", "-run", `^legacy\.`)
+	if code != exitOK || !strings.Contains(out, "server does not serve the initialize era") || !strings.Contains(out, "0 PASS, 0 FAIL, 12 NOT-RUN") {
+		t.Fatalf("exit %d\n%s", code, out)
 	}
 }

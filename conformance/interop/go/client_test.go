@@ -191,7 +191,7 @@ func contentJSON(c []mcp.Content) string {
 func dumpWire(t *testing.T, exs []*exchange) {
 	t.Helper()
 	for i, ex := range exs {
-		t.Logf("exchange %d: POST %s\n  headers:  %v\n  request:  %s\n  response: HTTP %d %s\n  %s", i, ex.Method, ex.Header, clip(ex.RawRequest), ex.Status, ex.ContentType, clip(ex.RawResponse))
+		t.Logf("exchange %d: %s %s\n  headers:  %v\n  request:  %s\n  response: HTTP %d %s\n  %s", i, ex.HTTPMethod, ex.Method, ex.Header, clip(ex.RawRequest), ex.Status, ex.ContentType, clip(ex.RawResponse))
 	}
 }
 

@@ -19,11 +19,15 @@ import (
 
 // The fixture server under test. By default the test builds
 // ./conformance/server from the mrtrkit module that contains this directory
-// and starts it on a free loopback port. Two environment variables change
+// and starts it on a free loopback port. These environment variables change
 // that:
 //
-//	FIXTURE_URL  use an already running server at this URL (nothing is built or started)
-//	FIXTURE_BIN  start this prebuilt fixture binary instead of building one
+//	FIXTURE_URL          use an already running server at this URL (nothing is built or started)
+//	FIXTURE_BIN          start this prebuilt fixture binary instead of building one
+//	FIXTURE_LEG_TIMEOUT  the -leg-timeout the fixture runs with (default
+//	                     defaultLegTimeout when the test starts it; with
+//	                     FIXTURE_URL the timeout tests run only when this says
+//	                     what the server uses)
 const (
 	fixturePackage = "./conformance/server"
 	fixturePath    = "/mcp"
@@ -32,8 +36,17 @@ const (
 	startTimeout   = 30 * time.Second
 )
 
+// defaultLegTimeout is the -leg-timeout the tests start the fixture with:
+// how long a 2025-11-25 session's client may take to answer one
+// server-to-client request.
+const defaultLegTimeout = 2 * time.Second
+
 // fixtureURL is the MCP endpoint every test talks to.
 var fixtureURL string
+
+// legTimeout is the fixture's leg timeout, or 0 when it is not known (a
+// server given by FIXTURE_URL without FIXTURE_LEG_TIMEOUT).
+var legTimeout time.Duration
 
 // fixtureLog collects the fixture server's stdout and stderr.
 var fixtureLog lockedBuffer
@@ -66,8 +79,18 @@ func runTests(m *testing.M) int {
 // startFixture makes a fixture server available and returns its endpoint
 // URL and a function that stops it.
 func startFixture() (string, func(), error) {
+	if v := os.Getenv("FIXTURE_LEG_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return "", nil, fmt.Errorf("FIXTURE_LEG_TIMEOUT: want a positive duration such as 2s, got %q", v)
+		}
+		legTimeout = d
+	}
 	if url := os.Getenv("FIXTURE_URL"); url != "" {
 		return url, func() {}, nil
+	}
+	if legTimeout == 0 {
+		legTimeout = defaultLegTimeout
 	}
 	bin := os.Getenv("FIXTURE_BIN")
 	cleanup := func() {}
@@ -152,7 +175,7 @@ func launch(bin string) (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
-	cmd := exec.Command(bin, "-addr", addr, "-path", fixturePath)
+	cmd := exec.Command(bin, "-addr", addr, "-path", fixturePath, "-leg-timeout", legTimeout.String())
 	cmd.Stdout = &fixtureLog
 	cmd.Stderr = &fixtureLog
 	if err := cmd.Start(); err != nil {

@@ -15,6 +15,7 @@ import (
 // client posted and the JSON-RPC messages the server answered with (one for
 // an application/json reply, one or more for a text/event-stream reply).
 type exchange struct {
+	HTTPMethod  string            // GET, POST or DELETE
 	Method      string            // JSON-RPC method of the posted message
 	ID          json.RawMessage   // JSON-RPC id of the posted message (nil for notifications)
 	Params      json.RawMessage   // params of the posted message
@@ -55,7 +56,7 @@ type recorder struct {
 func newRecorder() *recorder { return &recorder{next: http.DefaultTransport} }
 
 func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	ex := &exchange{Header: req.Header.Clone(), complete: make(chan struct{})}
+	ex := &exchange{HTTPMethod: req.Method, Header: req.Header.Clone(), complete: make(chan struct{})}
 	if req.Body != nil {
 		body, err := io.ReadAll(req.Body)
 		req.Body.Close()
@@ -116,6 +117,9 @@ func (r *recorder) since(mark int) []*exchange {
 	// body; wait briefly so the copy is whole.
 	deadline := time.After(5 * time.Second)
 	for _, ex := range exs {
+		if ex.HTTPMethod == http.MethodGet {
+			continue // a session's stream lasts as long as the session
+		}
 		select {
 		case <-ex.complete:
 		case <-deadline:

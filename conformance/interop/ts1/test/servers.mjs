@@ -1,0 +1,151 @@
+// Starts (or locates) the servers the TypeScript SDK v1 tests talk to: the
+// mrtrkit conformance fixture server and the summarize_repo example.
+//
+//   FIXTURE_URL          use an already running fixture server at this URL
+//   FIXTURE_BIN          start this prebuilt fixture binary on a free loopback port
+//   FIXTURE_LEG_TIMEOUT  the -leg-timeout the fixture runs with (default 2s when
+//                        the tests start it; with FIXTURE_URL the timeout tests
+//                        run only when this says what the server uses)
+//   EXAMPLE_BIN          start this prebuilt summarize_repo binary
+//
+// A binary that is not given is built with `go build` from the mrtrkit module
+// that contains this folder (Go must be on PATH).
+
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const repoRoot = path.resolve(here, '..', '..', '..', '..');
+
+/** The leg timeout the tests start the fixture with, in milliseconds. */
+export const defaultLegTimeoutMs = 2000;
+
+function freePort() {
+    return new Promise((resolve, reject) => {
+        const srv = net.createServer();
+        srv.unref();
+        srv.on('error', reject);
+        srv.listen(0, '127.0.0.1', () => {
+            const { port } = srv.address();
+            srv.close(() => resolve(port));
+        });
+    });
+}
+
+function canConnect(port) {
+    return new Promise(resolve => {
+        const sock = net.connect({ host: '127.0.0.1', port });
+        sock.once('connect', () => {
+            sock.destroy();
+            resolve(true);
+        });
+        sock.once('error', () => resolve(false));
+    });
+}
+
+const sleep = ms => new Promise(r => setTimeout(r, ms));
+
+// launch starts bin with args(port) and waits until it accepts connections.
+async function launch(bin, args, log) {
+    const port = await freePort();
+    const child = spawn(bin, args(port), { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.on('data', d => log.push(String(d)));
+    child.stderr.on('data', d => log.push(String(d)));
+    let exit = null;
+    child.once('exit', (code, signal) => {
+        exit = { code, signal };
+    });
+    child.once('error', err => {
+        exit = { error: err.message };
+    });
+    const stop = async () => {
+        if (exit) return;
+        const exited = new Promise(r => child.once('exit', r));
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+        await exited;
+        clearTimeout(timer);
+    };
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+        if (exit) throw new Error(`${bin} exited before listening: ${JSON.stringify(exit)}\n${log.join('')}`);
+        if (await canConnect(port)) return { url: `http://127.0.0.1:${port}/mcp`, stop };
+        await sleep(100);
+    }
+    await stop();
+    throw new Error(`${bin} did not listen on port ${port} within 30s\n${log.join('')}`);
+}
+
+// start builds pkg unless bin is given, then launches it.
+async function start(bin, pkg, args) {
+    const log = [];
+    let tmp;
+    if (!bin) {
+        tmp = mkdtempSync(path.join(os.tmpdir(), 'mrtrkit-interop-ts1-'));
+        bin = path.join(tmp, path.basename(pkg));
+        execFileSync('go', ['build', '-C', repoRoot, '-o', bin, pkg], {
+            stdio: ['ignore', 'inherit', 'inherit'],
+            timeout: 5 * 60_000
+        });
+    }
+    const cleanup = () => tmp && rmSync(tmp, { recursive: true, force: true });
+    let lastErr;
+    // A port picked by listening on :0 can be taken before the server binds it.
+    for (let attempt = 0; attempt < 3; attempt++) {
+        try {
+            const { url, stop } = await launch(bin, args, log);
+            return {
+                url,
+                log,
+                stop: async () => {
+                    await stop();
+                    cleanup();
+                }
+            };
+        } catch (err) {
+            lastErr = err;
+        }
+    }
+    cleanup();
+    throw lastErr;
+}
+
+/**
+ * Returns { url, stop, log, legTimeoutMs } for a running fixture server.
+ * legTimeoutMs is undefined when the server was given by FIXTURE_URL and
+ * FIXTURE_LEG_TIMEOUT does not say what it uses.
+ */
+export async function startFixture() {
+    const fromEnv = process.env.FIXTURE_LEG_TIMEOUT ? parseDuration(process.env.FIXTURE_LEG_TIMEOUT) : undefined;
+    if (process.env.FIXTURE_URL) {
+        return { url: process.env.FIXTURE_URL, stop: async () => {}, log: [], legTimeoutMs: fromEnv };
+    }
+    const legTimeoutMs = fromEnv ?? defaultLegTimeoutMs;
+    const srv = await start(process.env.FIXTURE_BIN, './conformance/server', port => [
+        '-addr',
+        `127.0.0.1:${port}`,
+        '-path',
+        '/mcp',
+        '-leg-timeout',
+        `${legTimeoutMs}ms`
+    ]);
+    return { ...srv, legTimeoutMs };
+}
+
+/**
+ * Returns { url, stop, log } for the summarize_repo example serving dir.
+ */
+export async function startExample(dir) {
+    return start(process.env.EXAMPLE_BIN, './examples/summarize_repo', port => ['-addr', `127.0.0.1:${port}`, '-dir', dir]);
+}
+
+// parseDuration reads a Go duration of the forms the tests use: 1500ms, 2s.
+function parseDuration(s) {
+    const m = /^(\d+(?:\.\d+)?)(ms|s)$/.exec(s.trim());
+    if (!m) throw new Error(`FIXTURE_LEG_TIMEOUT: want a duration such as 2s or 1500ms, got ${JSON.stringify(s)}`);
+    return Number(m[1]) * (m[2] === 's' ? 1000 : 1);
+}

@@ -1,0 +1,263 @@
+package suite
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// legacyIDs are the ids of the legacy scenarios.
+func legacyIDs() []string {
+	var ids []string
+	for _, s := range legacyScenarios {
+		ids = append(ids, s.ID)
+	}
+	return ids
+}
+
+func onlyLegacy(id string) bool { return strings.HasPrefix(id, "legacy.") }
+
+// legacyConfig is the suite configuration for the legacy stack: its tool
+// of one round for the modern scenarios, its four asking tools for the
+// legacy ones, two principals.
+func legacyConfig(url string) Config {
+	var tools []LegacyTool
+	for _, name := range legacyToolNames {
+		tools = append(tools, LegacyTool{Name: name})
+	}
+	return Config{
+		URL:         url,
+		Tool:        "one_round",
+		Args:        json.RawMessage(`{"topic":"mrtrcheck topic"}`),
+		OtherTool:   "two_rounds",
+		Token:       aliceToken,
+		OtherToken:  bobToken,
+		LegacyTools: tools,
+		Timeout:     3 * time.Second,
+	}
+}
+
+func TestLegacyStackPassesEverything(t *testing.T) {
+	rep := run(t, legacyConfig(serve(t, newLegacyStack(t, true))))
+	// The modern scenarios pass too: one endpoint, both eras.
+	requireAllPass(t, rep, "state.forged")
+	res, _ := rep.Result("legacy.no-leak")
+	for _, want := range []string{
+		"one_round 1 round(s) of legs",
+		"two_rounds 2 round(s) of legs",
+		"state_only 2 round(s) of legs (3 on the 2026-07-28 wire, 1 state-only)",
+		"three_inputs 1 round(s) of legs",
+		"rounds covered: 1, 2, 3 of 1..3",
+	} {
+		if !strings.Contains(res.Reason, want) {
+			t.Errorf("legacy.no-leak reason lacks %q: %s", want, res.Reason)
+		}
+	}
+	if strings.Contains(res.Reason, "add one with -legacy-tool") {
+		t.Errorf("legacy.no-leak asks for a tool it has: %s", res.Reason)
+	}
+	if res, _ := rep.Result("legacy.leg-ids"); !strings.Contains(res.Reason, "8 legs over 4 calls, ids 1, 2, 3, 4, 5, 6, 7, 8") {
+		t.Errorf("legacy.leg-ids: %s", res.Reason)
+	}
+	if res, _ := rep.Result("legacy.session-principal"); !strings.Contains(res.Reason, "unknown (404)") {
+		t.Errorf("legacy.session-principal: %s", res.Reason)
+	}
+	if t.Failed() {
+		var b strings.Builder
+		_ = rep.WriteText(&b, true)
+		t.Log("\n" + b.String())
+	}
+}
+
+// The middleware that weakens the stack changes nothing by itself.
+func TestLegacyMiddlewareIsTransparent(t *testing.T) {
+	cfg := legacyConfig(serve(t, weaken(newLegacyStack(t, true), flawNone)))
+	cfg.Select = onlyLegacy
+	rep := run(t, cfg)
+	requireStatus(t, rep, Pass, legacyIDs()...)
+}
+
+func TestLegacyRoundCap(t *testing.T) {
+	cfg := legacyConfig(serve(t, newLegacyStack(t, true)))
+	cfg.LegacyTools = []LegacyTool{{Name: "endless"}, {Name: "one_round"}, {Name: "not_a_tool"}}
+	cfg.LegacyRounds = 2
+	cfg.Select = func(id string) bool { return id == "legacy.no-leak" }
+	rep := run(t, cfg)
+	requireStatus(t, rep, Pass, "legacy.no-leak")
+	res, _ := rep.Result("legacy.no-leak")
+	for _, want := range []string{"endless 2 round(s) of legs (more than 2 on the 2026-07-28 wire), stopped at the cap",
+		"rounds covered: 1, 2 of 1..2", "not_a_tool is not listed, skipped"} {
+		if !strings.Contains(res.Reason, want) {
+			t.Errorf("reason lacks %q: %s", want, res.Reason)
+		}
+	}
+}
+
+func TestLegacyNotServed(t *testing.T) {
+	for name, url := range map[string]string{
+		"modern only":       newFrameworkServer(t, false),
+		"refuses all (401)": refuseAll(t, http.StatusUnauthorized, -32600),
+		"weak (405 GET)":    newWeakServer(t, weakUnbound, false),
+	} {
+		t.Run(name, func(t *testing.T) {
+			cfg := frameworkConfig(url)
+			cfg.Select = onlyLegacy
+			rep := run(t, cfg)
+			requireStatus(t, rep, NotRun, legacyIDs()...)
+			for _, res := range rep.Results {
+				if !strings.HasPrefix(res.Reason, notServed) {
+					t.Errorf("%s: %q", res.ID, res.Reason)
+				}
+			}
+			if len(rep.Results) != len(legacyScenarios) {
+				t.Errorf("%d results", len(rep.Results))
+			}
+		})
+	}
+}
+
+func TestLegacyPrincipalNeedsAuthentication(t *testing.T) {
+	url := serve(t, newLegacyStack(t, false))
+	cfg := legacyConfig(url)
+	cfg.Select = func(id string) bool { return id == "legacy.session-principal" }
+	rep := run(t, cfg)
+	requireStatus(t, rep, NotRun, "legacy.session-principal")
+	if res, _ := rep.Result("legacy.session-principal"); !strings.Contains(res.Reason, "does not authenticate") {
+		t.Errorf("reason: %q", res.Reason)
+	}
+	cfg.Token, cfg.OtherToken = "", ""
+	rep = run(t, cfg)
+	requireStatus(t, rep, NotRun, "legacy.session-principal")
+	if res, _ := rep.Result("legacy.session-principal"); !strings.Contains(res.Reason, "needs two principals") {
+		t.Errorf("reason: %q", res.Reason)
+	}
+	// Without tokens the other scenarios run as they do against the fixture.
+	cfg.Select = onlyLegacy
+	rep = run(t, cfg)
+	ids := legacyIDs()
+	requireStatus(t, rep, Pass, ids[:len(ids)-1]...)
+}
+
+// Each flaw of a weakened stack must fail the scenario that checks it, for
+// the reason it names.
+func TestLegacyFlawsFail(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		flaw     legacyFlaw
+		scenario string
+		reason   string
+	}{
+		{"resultType in tools/call results", flawLeakResultType, "legacy.no-leak", "result of tools/call one_round: resultType"},
+		{"serverInfo in the _meta of legs", flawLeakLegMeta, "legacy.no-leak", "(elicitation/create) of tools/call one_round: _meta io.modelcontextprotocol/serverInfo"},
+		{"-32021 for a missing capability", flawLeakCode, "legacy.no-leak", "error answering tools/call one_round without capabilities: error code -32021"},
+		{"ping answered with resultType", flawPingResultType, "legacy.empty-results", `ping answered {"resultType":"complete"}, not {}`},
+		{"legs numbered from 0", flawLegsFromZero, "legacy.leg-ids", "leg 0 (elicitation/create) of one_round: the id is below 1"},
+		{"legs numbered per call", flawLegsPerCall, "legacy.leg-ids", "id 1 used again by a leg of two_rounds (first used by one_round)"},
+		{"legs on the GET stream", flawLegsOnGet, "legacy.legs-on-post-stream", "came on the GET stream instead of the POST's"},
+		{"client's cancellation ignored", flawCancelIgnored, "legacy.cancel", "no notifications/cancelled on the call's stream for its open leg(s) 1"},
+		{"legs not cancelled", flawNoLegCancel, "legacy.cancel", "no notifications/cancelled on the call's stream for its open leg(s) 1"},
+		{"late answers refused with 400", flawLateAnswer400, "legacy.late-answers", "an answer to id 987654321, which the server never used was answered HTTP 400"},
+		{"answers routed across sessions", flawCrossSessionAnswers, "legacy.answer-other-session", "the second session's answers to leg(s) 1 were taken for the first session's: the call completed"},
+		{"unknown session answered 400", flawUnknown400, "legacy.session-unknown", "a made-up session id: answered HTTP 400"},
+		{"DELETE ignored", flawDeleteIgnored, "legacy.session-deleted", "after DELETE, the session id was answered HTTP 200"},
+		{"session id optional", flawSessionOptional, "legacy.session-required", "served without a session"},
+		{"JSON-RPC errors with 400", flawErrorStatus, "legacy.error-status", "an unknown method: error -32601 with HTTP 400"},
+		{"session not bound to its principal", flawUnbound, "legacy.session-principal", "a session served another principal"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := legacyConfig(serve(t, weaken(newLegacyStack(t, true), tc.flaw)))
+			cfg.Select = func(id string) bool { return id == tc.scenario }
+			rep := run(t, cfg)
+			requireStatus(t, rep, Fail, tc.scenario)
+			if res, _ := rep.Result(tc.scenario); !strings.Contains(res.Reason, tc.reason) {
+				t.Errorf("reason lacks %q: %s", tc.reason, res.Reason)
+			}
+			if !rep.Failed() {
+				t.Error("the report does not say it failed")
+			}
+		})
+	}
+}
+
+func TestLegacyConfig(t *testing.T) {
+	c, err := Config{URL: "http://127.0.0.1:3001/mcp"}.normalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.LegacyTools) != len(DefaultLegacyTools()) || c.LegacyTools[0].Name != DefaultTool || c.LegacyRounds != DefaultLegacyRounds {
+		t.Errorf("fixture defaults: %+v, %d", c.LegacyTools, c.LegacyRounds)
+	}
+	c, err = Config{URL: "http://127.0.0.1:3001/mcp", Tool: "mine", Args: json.RawMessage(`{ "a": 1 }`)}.normalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.LegacyTools) != 1 || c.LegacyTools[0].Name != "mine" || string(c.LegacyTools[0].Args) != `{"a":1}` {
+		t.Errorf("with -tool: %+v", c.LegacyTools)
+	}
+	c, err = Config{URL: "http://127.0.0.1:3001/mcp", LegacyTools: []LegacyTool{{Name: "x"}}}.normalize()
+	if err != nil || string(c.LegacyTools[0].Args) != `{}` {
+		t.Errorf("no args: %+v, %v", c.LegacyTools, err)
+	}
+	for name, cfg := range map[string]Config{
+		"nameless tool":  {URL: "http://127.0.0.1/mcp", LegacyTools: []LegacyTool{{Args: json.RawMessage(`{}`)}}},
+		"args array":     {URL: "http://127.0.0.1/mcp", LegacyTools: []LegacyTool{{Name: "x", Args: json.RawMessage(`[]`)}}},
+		"negative cap":   {URL: "http://127.0.0.1/mcp", LegacyRounds: -1},
+		"cap too large":  {URL: "http://127.0.0.1/mcp", LegacyRounds: maxLegacyRounds + 1},
+		"args not JSON":  {URL: "http://127.0.0.1/mcp", LegacyTools: []LegacyTool{{Name: "x", Args: json.RawMessage(`{`)}}},
+		"args a string":  {URL: "http://127.0.0.1/mcp", LegacyTools: []LegacyTool{{Name: "x", Args: json.RawMessage(`"a"`)}}},
+		"args null JSON": {URL: "http://127.0.0.1/mcp", LegacyTools: []LegacyTool{{Name: "x", Args: json.RawMessage(`null`)}}},
+	} {
+		if _, err := cfg.normalize(); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func TestLeaksOf(t *testing.T) {
+	for raw, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":1,"result":{}}`:                                                             "",
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"resultType"}]}}`:              "",
+		`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","ttlMs":5}}`:                            "resultType, ttlMs",
+		`{"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{}}}}`:            "_meta io.modelcontextprotocol/serverInfo",
+		`{"jsonrpc":"2.0","id":1,"result":{"_meta":{"mine":1}}}`:                                           "",
+		`{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"x"}}`:                                   "error code -32022",
+		`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"x"}}`:                                   "",
+		`{"jsonrpc":"2.0","id":2,"method":"elicitation/create","params":{"requestState":"x"}}`:             "requestState",
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"inputRequests":{},"cacheScope":1}}`: "inputRequests, cacheScope",
+	} {
+		ms := parseMessages([]byte(raw))
+		if len(ms) != 1 {
+			t.Fatalf("%s: %d messages", raw, len(ms))
+		}
+		if got := strings.Join(leaksOf(ms[0]), ", "); got != want {
+			t.Errorf("%s: %q, want %q", raw, got, want)
+		}
+	}
+}
+
+func TestBadLegID(t *testing.T) {
+	for id, bad := range map[string]bool{`1`: false, `42`: false, `"a"`: false, `0`: true, `-1`: true, `""`: true, `1.5`: true, `null`: true, `{}`: true} {
+		if got := badLegID(json.RawMessage(id)) != ""; got != bad {
+			t.Errorf("%s: bad %v, want %v", id, got, bad)
+		}
+	}
+}
+
+func TestScanEventsAndParseMessages(t *testing.T) {
+	stream := ": open\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"roots/list\"}\n\n" +
+		"data: [{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"},\n" +
+		"data: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}]\n\n"
+	var got []lmsg
+	if err := scanEvents(strings.NewReader(stream), func(p []byte) bool {
+		got = append(got, parseMessages(p)...)
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || !got[0].isRequest() || !got[1].isNotification() || !got[2].answers(7) {
+		t.Fatalf("got %+v", got)
+	}
+}

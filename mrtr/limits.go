@@ -1,0 +1,142 @@
+package mrtr
+
+import (
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Defaults of the Server's limits.
+const (
+	// DefaultMaxInFlight bounds the requests one principal may have in
+	// flight at once (subscriptions/listen streams are bounded apart).
+	// Anonymous callers are one principal.
+	DefaultMaxInFlight = 64
+	// DefaultHandlerTimeout bounds one run of a handler; the handler sees
+	// its context cancelled.
+	DefaultHandlerTimeout = 5 * time.Minute
+	// DefaultMaxListeners bounds the subscriptions/listen streams open at
+	// once, all principals together.
+	DefaultMaxListeners = 1000
+	// DefaultMaxListenersPerPrincipal bounds the streams of one principal.
+	DefaultMaxListenersPerPrincipal = 16
+)
+
+// Limit says which limit refused a request, for a transport that answers
+// such a refusal with a status of its own.
+type Limit uint8
+
+// The limits a request can meet.
+const (
+	// NoLimit: the error is not a refusal for load.
+	NoLimit Limit = iota
+	// CallerLimit: the caller has too much in flight (HTTP 429).
+	CallerLimit
+	// ServerLimit: the server is full, whoever asks (HTTP 503).
+	ServerLimit
+)
+
+// limits holds the Server's bounds on concurrent work.
+type limits struct {
+	maxInFlight    int
+	handlerTimeout time.Duration
+	maxListeners   int
+	perPrincipal   int
+	listenLifetime time.Duration
+
+	mu        sync.Mutex
+	inFlight  map[string]int
+	listeners int
+	listening map[string]int
+}
+
+func defaultLimits() limits {
+	return limits{maxInFlight: DefaultMaxInFlight, handlerTimeout: DefaultHandlerTimeout,
+		maxListeners: DefaultMaxListeners, perPrincipal: DefaultMaxListenersPerPrincipal}
+}
+
+// limitError is a refusal for load.
+func limitError(kind Limit, message string) *Error {
+	return &Error{Code: CodeInternalError, Message: message, limit: kind}
+}
+
+// admit counts a request of principal in, or refuses it when the
+// principal has its share in flight. release counts it out.
+func (l *limits) admit(principal string) (release func(), err *Error) {
+	if l.maxInFlight <= 0 {
+		return func() {}, nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.inFlight[principal] >= l.maxInFlight {
+		return nil, limitError(CallerLimit, "Too many requests in flight for this caller (at most "+strconv.Itoa(l.maxInFlight)+"); retry later")
+	}
+	if l.inFlight == nil {
+		l.inFlight = map[string]int{}
+	}
+	l.inFlight[principal]++
+	return func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.inFlight[principal]--; l.inFlight[principal] == 0 {
+			delete(l.inFlight, principal)
+		}
+	}, nil
+}
+
+// listen counts a listen stream of principal in, or refuses it.
+func (l *limits) listen(principal string) (release func(), err *Error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case l.maxListeners > 0 && l.listeners >= l.maxListeners:
+		return nil, limitError(ServerLimit, "Too many subscriptions/listen streams open on this server; retry later")
+	case l.perPrincipal > 0 && l.listening[principal] >= l.perPrincipal:
+		return nil, limitError(CallerLimit, "Too many subscriptions/listen streams open for this caller (at most "+strconv.Itoa(l.perPrincipal)+")")
+	}
+	if l.listening == nil {
+		l.listening = map[string]int{}
+	}
+	l.listeners++
+	l.listening[principal]++
+	return func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.listeners--
+		if l.listening[principal]--; l.listening[principal] == 0 {
+			delete(l.listening, principal)
+		}
+	}, nil
+}
+
+// WithMaxInFlight bounds the requests one principal may have in flight at
+// once (default DefaultMaxInFlight; 0 or less for no bound). A request
+// past it is refused with -32603 "Too many requests in flight", whose
+// Limit is CallerLimit (HTTP 429 on Streamable HTTP). Anonymous callers
+// share one count.
+func WithMaxInFlight(n int) Option { return optionFunc(func(s *Server) { s.limits.maxInFlight = n }) }
+
+// WithHandlerTimeout bounds one run of a handler (default
+// DefaultHandlerTimeout; 0 or less for no bound): the handler sees its
+// context cancelled, and the request is answered with -32603 "Request
+// timed out".
+func WithHandlerTimeout(d time.Duration) Option {
+	return optionFunc(func(s *Server) { s.limits.handlerTimeout = d })
+}
+
+// WithMaxListeners bounds the subscriptions/listen streams open at once:
+// total for the server (default DefaultMaxListeners) and perPrincipal for
+// one principal (default DefaultMaxListenersPerPrincipal); 0 or less for
+// no bound. A stream past the total is refused with Limit ServerLimit
+// (HTTP 503), one past the principal's share with CallerLimit (429).
+func WithMaxListeners(total, perPrincipal int) Option {
+	return optionFunc(func(s *Server) { s.limits.maxListeners, s.limits.perPrincipal = total, perPrincipal })
+}
+
+// WithListenLifetime ends every subscriptions/listen stream gracefully
+// (with its final result, as Close does) once it has been open for d
+// (default: no bound). Clients listen again; a bound keeps long-lived
+// streams from pinning a replica forever.
+func WithListenLifetime(d time.Duration) Option {
+	return optionFunc(func(s *Server) { s.limits.listenLifetime = d })
+}

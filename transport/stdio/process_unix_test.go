@@ -1,0 +1,106 @@
+//go:build unix
+
+package stdio_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mrtrkit/mrtrkit/transport/stdio"
+)
+
+// helperEnv makes the test binary a stdio server (see TestMain).
+const helperEnv = "MRTRKIT_STDIO_TEST_SERVER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(helperEnv) == "1" {
+		os.Exit(serverMain())
+	}
+	os.Exit(m.Run())
+}
+
+// serverMain is what a stdio server's main does: serve until stdin ends
+// or a signal comes, then exit 0.
+func serverMain() int {
+	f := newFixture(processTB{})
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := stdio.ServeStdio(ctx, f.srv, stdio.WithLogger(quiet)); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// processTB lets the helper process build the test fixture: a failure
+// there ends the process with status 2.
+type processTB struct{ testing.TB }
+
+func (processTB) Helper() {}
+
+func (processTB) Errorf(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
+
+func (processTB) FailNow() { os.Exit(2) }
+
+// A real process: it answers on stdout, and exits 0 when its stdin is
+// closed, or on SIGTERM while its stdin stays open.
+func TestProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	start := func(t *testing.T) (*exec.Cmd, io.WriteCloser, *bufio.Reader) {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), helperEnv+"=1")
+		in, err := cmd.StdinPipe()
+		require.NoError(t, err)
+		out, err := cmd.StdoutPipe()
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
+		t.Cleanup(func() { _ = cmd.Process.Kill() })
+		br := bufio.NewReader(out)
+		_, err = io.WriteString(in, call("1", "echo", `{"text":"from a process"}`)+"\n")
+		require.NoError(t, err)
+		line, err := br.ReadString('\n')
+		require.NoError(t, err)
+		assert.Contains(t, line, `"text":"from a process"`)
+		return cmd, in, br
+	}
+	exited := func(t *testing.T, cmd *exec.Cmd) {
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			require.NoError(t, err, "exit status 0")
+		case <-time.After(wait):
+			t.Fatal("the process did not exit")
+		}
+	}
+	t.Run("stdin closed", func(t *testing.T) {
+		t.Parallel()
+		cmd, in, br := start(t)
+		_, err := io.WriteString(in, call("2", "stubborn", `{"tag":"s","sleepMs":30}`)+"\n")
+		require.NoError(t, err)
+		require.NoError(t, in.Close())
+		line, err := br.ReadString('\n')
+		require.NoError(t, err)
+		assert.Contains(t, line, "stubborn s", "answered during the shutdown")
+		exited(t, cmd)
+	})
+	t.Run("SIGTERM", func(t *testing.T) {
+		t.Parallel()
+		cmd, in, _ := start(t)
+		defer in.Close()
+		require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+		exited(t, cmd)
+	})
+}

@@ -77,7 +77,26 @@ func (s *Server) completion(ctx context.Context, c *call) (json.RawMessage, *Err
 	}
 	s.mu.RLock()
 	h := s.complete
+	completer := s.completerLocked(&req.Ref, req.Argument.Name)
 	s.mu.RUnlock()
+	if !s.seesRef(c.in, &req.Ref) {
+		// A hidden entry is answered as one that does not exist: nothing
+		// to suggest.
+		h, completer = nil, nil
+	}
+	if completer != nil {
+		var others map[string]string
+		if req.Context != nil {
+			others = req.Context.Arguments
+		}
+		h = CompletionHandlerFunc(func(ctx context.Context, r *CompleteRequest) (*Completion, error) {
+			vals, err := completer(ctx, r.Argument.Name, r.Argument.Value, others)
+			if err != nil {
+				return nil, err
+			}
+			return &Completion{Values: vals}, nil
+		})
+	}
 	if h == nil {
 		// Advertised by the description with no handler: nothing to offer.
 		h = CompletionHandlerFunc(func(context.Context, *CompleteRequest) (*Completion, error) { return &Completion{}, nil })
@@ -104,4 +123,46 @@ func (s *Server) completion(ctx context.Context, c *call) (json.RawMessage, *Err
 	return s.render(ResultComplete, &struct {
 		Completion Completion `json:"completion"`
 	}{cp}, nil, nil)
+}
+
+// completerLocked finds the completer registered for an argument of the
+// prompt or resource template ref names. The caller holds s.mu.
+func (s *Server) completerLocked(ref *CompletionRef, argument string) Completer {
+	switch ref.Type {
+	case "ref/prompt":
+		if p := s.prompts.byKey[ref.Name]; p != nil {
+			return p.completes[argument]
+		}
+	case "ref/resource":
+		if t := s.templates.byKey[ref.URI]; t != nil {
+			return t.completes[argument]
+		}
+		if r := s.resources.byKey[ref.URI]; r != nil {
+			return r.completes[argument]
+		}
+	}
+	return nil
+}
+
+// seesRef reports whether the caller of in sees the prompt or resource a
+// completion reference names. A reference to a URI that no resource or
+// template has is left to the completion handler.
+func (s *Server) seesRef(in *Inbound, ref *CompletionRef) bool {
+	if s.visible == nil {
+		return true
+	}
+	if ref.Type == "ref/prompt" {
+		return s.sees(in, KindPrompt, ref.Name)
+	}
+	s.mu.RLock()
+	_, isTemplate := s.templates.byKey[ref.URI]
+	_, isResource := s.resources.byKey[ref.URI]
+	s.mu.RUnlock()
+	switch {
+	case isTemplate:
+		return s.sees(in, KindResourceTemplate, ref.URI)
+	case isResource:
+		return s.sees(in, KindResource, ref.URI)
+	}
+	return true
 }

@@ -60,6 +60,8 @@ type Error struct {
 	envelope bool
 	// limit marks a refusal for load.
 	limit Limit
+	// scopes are the scopes a refusal for insufficient scope asks for.
+	scopes []string
 }
 
 // NewError returns an error with the given code, message and data (nil
@@ -81,7 +83,7 @@ func (e *Error) Error() string {
 // channel: Streamable HTTP with a 4xx status (404 for -32601, 400 for the
 // rest), where other errors travel in-band with 200.
 func (e *Error) Envelope() bool {
-	if e.limit != NoLimit {
+	if e.limit != NoLimit || len(e.scopes) > 0 {
 		return true
 	}
 	switch e.Code {
@@ -97,6 +99,23 @@ func (e *Error) Envelope() bool {
 // refusal for load: NoLimit otherwise. Such a refusal is an envelope
 // error too.
 func (e *Error) Limit() Limit { return e.limit }
+
+// Scopes returns the scopes the request lacked, when the error refuses a
+// caller whose token does not grant what the target requires
+// (RequireScopes): a transport answers it as an authorization failure
+// (HTTP 403 with error="insufficient_scope" on Streamable HTTP). Nil
+// otherwise.
+func (e *Error) Scopes() []string { return e.scopes }
+
+// checkScopes refuses a token that does not grant every scope of need.
+func checkScopes(t *TokenInfo, need []string) *Error {
+	for _, sc := range need {
+		if !t.HasScope(sc) {
+			return &Error{Code: CodeInvalidRequest, Message: "Forbidden: insufficient scope", scopes: append([]string(nil), need...)}
+		}
+	}
+	return nil
+}
 
 // CodeOf returns the code of the *Error in err's chain: CodeInternalError
 // when there is none (that is how the Server answers such an error), 0 for

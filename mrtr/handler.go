@@ -107,8 +107,9 @@ type Request struct {
 	// Responses are the client's answers to the previous round's requests.
 	Responses Responses
 
-	asked map[string]byte
-	emit  func([]byte) error
+	asked   map[string]byte
+	emit    func([]byte) error
+	headers map[string]string
 }
 
 // Capabilities returns the client capabilities declared on this request.

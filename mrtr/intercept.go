@@ -48,6 +48,9 @@ type Call struct {
 	Principal string
 	// Token is what the transport's authenticator learned; nil without one.
 	Token *TokenInfo
+	// Headers are the request headers the transport passed on, by
+	// lower-cased name (see Inbound.Headers).
+	Headers map[string]string
 	// Target is the tool or prompt name or the resource URI, once read.
 	Target string
 	// StatePresented reports whether the request carried a requestState.
@@ -66,8 +69,9 @@ type Call struct {
 	// the Server, not the handler, decided the answer: "params", "version",
 	// "meta", "method", "target", "header", "arguments", "state" (with
 	// StateReason), "answers", "capability", "round_limit", "limit",
-	// "hidden", "scope", "timeout" or "panic". "" when the handler answered,
-	// including with an error of its own.
+	// "scope", "timeout" or "panic"; an entry hidden from the caller
+	// (WithVisibility) is refused at "target", as an unknown one is. "" when
+	// the handler answered, including with an error of its own.
 	Refusal string
 	// StateReason says why a presented requestState was refused
 	// ("expired", "integrity", "principal_mismatch", ...), for logs and

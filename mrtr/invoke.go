@@ -14,14 +14,20 @@ import (
 var emptyObject = json.RawMessage(`{}`)
 
 func (s *Server) resolveTool(c *call) {
+	if !s.sees(c.in, KindTool, c.target) {
+		return
+	}
 	s.mu.RLock()
 	if t := s.tools.byKey[c.target]; t != nil {
-		c.ep = endpoint{entry: &t.entry, headers: t.headers}
+		c.ep = endpoint{entry: &t.entry, headers: t.headers, out: t.out}
 	}
 	s.mu.RUnlock()
 }
 
 func (s *Server) resolvePrompt(c *call) {
+	if !s.sees(c.in, KindPrompt, c.target) {
+		return
+	}
 	s.mu.RLock()
 	if p := s.prompts.byKey[c.target]; p != nil {
 		c.ep = endpoint{entry: &p.entry, prompt: &p.prompt}
@@ -30,20 +36,20 @@ func (s *Server) resolvePrompt(c *call) {
 }
 
 func (s *Server) resolveResource(c *call) {
-	c.ep = s.findResource(c.target)
+	c.ep = s.findResource(c.in, c.target)
 }
 
-// findResource looks a URI up among resources, then templates in
-// registration order.
-func (s *Server) findResource(uri string) endpoint {
+// findResource looks a URI up among the resources, then the templates in
+// registration order, that the caller sees.
+func (s *Server) findResource(in *Inbound, uri string) endpoint {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if r := s.resources.byKey[uri]; r != nil {
+	if r := s.resources.byKey[uri]; r != nil && s.sees(in, KindResource, uri) {
 		return endpoint{entry: &r.entry}
 	}
 	for _, name := range s.templates.names {
 		t := s.templates.byKey[name]
-		if vars, ok := t.tmpl.match(uri); ok {
+		if vars, ok := t.tmpl.match(uri); ok && s.sees(in, KindResourceTemplate, name) {
 			return endpoint{entry: &t.entry, vars: vars}
 		}
 	}
@@ -70,7 +76,7 @@ func (c *call) checkArguments(args json.RawMessage, stringValues bool) *Error {
 
 // request starts the Request a handler sees.
 func (c *call) request() *Request {
-	return &Request{Method: c.method, Meta: c.meta, Principal: c.in.Principal, Token: c.in.Token, emit: c.in.Emit}
+	return &Request{Method: c.method, Meta: c.meta, Principal: c.in.Principal, Token: c.in.Token, emit: c.in.Emit, headers: c.in.Headers}
 }
 
 func (s *Server) callTool(ctx context.Context, c *call) (json.RawMessage, *Error) {
@@ -234,6 +240,11 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 	}
 	if !ok || method != c.method {
 		return nil, s.internal("handler returned no result of its method", fmt.Errorf("%T is not a result of %s", res, c.method), c)
+	}
+	if r, ok := res.(*CallToolResult); ok {
+		if err := s.checkOutput(c, r); err != nil {
+			return nil, err
+		}
 	}
 	var hint *discover.Hint
 	if method == MethodResourcesRead {

@@ -7,6 +7,8 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/mrtrkit/mrtrkit/state"
 )
 
@@ -103,9 +105,10 @@ type call struct {
 // target.
 type endpoint struct {
 	*entry
-	headers []paramHeader     // a tool's x-mcp-header declarations
-	prompt  *Prompt           // a prompt's declaration
-	vars    map[string]string // the values a resource template matched
+	headers []paramHeader        // a tool's x-mcp-header declarations
+	out     *jsonschema.Resolved // a tool's output schema, when results are held to it
+	prompt  *Prompt              // a prompt's declaration
+	vars    map[string]string    // the values a resource template matched
 }
 
 // Handle serves one message and returns the response to write: nil for a
@@ -119,7 +122,7 @@ func (s *Server) Handle(ctx context.Context, in *Inbound) *Response {
 	case msg.IsNotification():
 		return nil
 	}
-	rec := &Call{Message: msg, Principal: in.Principal, Token: in.Token, Start: time.Now()}
+	rec := &Call{Message: msg, Principal: in.Principal, Token: in.Token, Headers: in.Headers, Start: time.Now()}
 	if len(s.intercept) == 0 {
 		return s.respond(ctx, in, rec)
 	}
@@ -214,6 +217,12 @@ func (s *Server) serve(ctx context.Context, in *Inbound, rec *Call) (res json.Ra
 		rec.Target = c.target
 		if c.target != "" {
 			m.resolve(s, c)
+		}
+		if c.ep.entry != nil && len(c.ep.scopes) > 0 {
+			c.stage = "scope"
+			if err := checkScopes(in.Token, c.ep.scopes); err != nil {
+				return nil, err
+			}
 		}
 	}
 	c.stage = "header"

@@ -86,10 +86,20 @@ func (s *Server) renderList(c *call, key string, items []json.RawMessage, next s
 	return s.render(ResultComplete, json.RawMessage(b), nil, &hint)
 }
 
-// listOf renders one page of a registry.
-func listOf[T any](s *Server, c *call, reg *registry[T], key string, wire func(T) json.RawMessage) (json.RawMessage, *Error) {
+// listOf renders one page of a registry, of the entries the caller sees.
+func listOf[T any](s *Server, c *call, reg *registry[T], kind, key string, wire func(T) json.RawMessage) (json.RawMessage, *Error) {
 	s.mu.RLock()
-	names, next, err := s.page(c, reg.names)
+	names := reg.names
+	if s.visible != nil {
+		seen := make([]string, 0, len(names))
+		for _, n := range names {
+			if s.sees(c.in, kind, n) {
+				seen = append(seen, n)
+			}
+		}
+		names = seen
+	}
+	names, next, err := s.page(c, names)
 	items := make([]json.RawMessage, len(names))
 	for i, n := range names {
 		items[i] = wire(reg.byKey[n])
@@ -102,17 +112,17 @@ func listOf[T any](s *Server, c *call, reg *registry[T], key string, wire func(T
 }
 
 func (s *Server) listTools(_ context.Context, c *call) (json.RawMessage, *Error) {
-	return listOf(s, c, &s.tools, "tools", func(e *toolEntry) json.RawMessage { return e.wire })
+	return listOf(s, c, &s.tools, KindTool, "tools", func(e *toolEntry) json.RawMessage { return e.wire })
 }
 
 func (s *Server) listPrompts(_ context.Context, c *call) (json.RawMessage, *Error) {
-	return listOf(s, c, &s.prompts, "prompts", func(e *promptEntry) json.RawMessage { return e.wire })
+	return listOf(s, c, &s.prompts, KindPrompt, "prompts", func(e *promptEntry) json.RawMessage { return e.wire })
 }
 
 func (s *Server) listResources(_ context.Context, c *call) (json.RawMessage, *Error) {
-	return listOf(s, c, &s.resources, "resources", func(e *resourceEntry) json.RawMessage { return e.wire })
+	return listOf(s, c, &s.resources, KindResource, "resources", func(e *resourceEntry) json.RawMessage { return e.wire })
 }
 
 func (s *Server) listTemplates(_ context.Context, c *call) (json.RawMessage, *Error) {
-	return listOf(s, c, &s.templates, "resourceTemplates", func(e *templateEntry) json.RawMessage { return e.wire })
+	return listOf(s, c, &s.templates, KindResourceTemplate, "resourceTemplates", func(e *templateEntry) json.RawMessage { return e.wire })
 }

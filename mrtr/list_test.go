@@ -205,7 +205,7 @@ func TestRegistrationErrors(t *testing.T) {
 	require.NoError(t, f.srv.AddResource(mrtr.Resource{URI: "file:///r", Name: "r"}, h))
 	assert.Error(t, f.srv.AddResource(mrtr.Resource{URI: "file:///r", Name: "r2"}, h))
 
-	for _, tmpl := range []string{"file:///{+path}", "file:///{#frag}", "file:///x{.ext}", "file://{/p}", "file:///x{;p}", "file:///x{?q}", "file:///x{&q}", "file:///{x", "file:///x}"} {
+	for _, tmpl := range []string{"file:///{x", "file:///x}", "file:///{}", "file:///{a b}"} {
 		assert.Error(t, f.srv.AddResourceTemplate(mrtr.ResourceTemplate{URITemplate: tmpl, Name: "t"}, h), tmpl)
 	}
 	assert.Error(t, f.srv.AddResourceTemplate(mrtr.ResourceTemplate{URITemplate: "file:///{x}"}, h))

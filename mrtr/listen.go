@@ -113,7 +113,7 @@ func (s *Server) listen(ctx context.Context, c *call) (json.RawMessage, *Error) 
 		// the acknowledgement says which.
 		l.uris = make(map[string]bool, len(f.ResourceSubscriptions))
 		for _, u := range f.ResourceSubscriptions {
-			if ep := s.findResource(u); ep.entry != nil && !l.uris[u] {
+			if ep := s.findResource(c.in, u); ep.entry != nil && !l.uris[u] {
 				l.uris[u] = true
 				honoured.ResourceSubscriptions = append(honoured.ResourceSubscriptions, u)
 			}

@@ -80,11 +80,12 @@ func (s *Server) render(resultType string, body any, meta Object, hint *discover
 }
 
 // hint is the cache hint of a result of kind k served to principal. With
-// no scope configured, a result served to an authenticated principal is
+// no scope configured, a result served to an authenticated principal, or
+// by a server whose entries depend on the caller (WithVisibility), is
 // private: it may depend on who asked.
 func (s *Server) hint(k discover.CacheKind, principal string) discover.Hint {
 	h := s.desc.Cache.Hint(k)
-	if s.desc.Cache.Scope == "" && principal != "" {
+	if s.desc.Cache.Scope == "" && (principal != "" || s.visible != nil) {
 		h.CacheScope = discover.Private
 	}
 	return h
@@ -109,6 +110,9 @@ func (s *Server) renderDiscover(caps ServerCapabilities, principal string) (json
 }
 
 func (s *Server) serveDiscover(_ context.Context, c *call) (json.RawMessage, *Error) {
+	if s.visible != nil {
+		return s.renderDiscover(s.capabilitiesFor(c.in), c.in.Principal)
+	}
 	if c.in.Principal == "" {
 		// The anonymous answer depends only on the registries: it is
 		// rendered when they change.
@@ -117,4 +121,33 @@ func (s *Server) serveDiscover(_ context.Context, c *call) (json.RawMessage, *Er
 		}
 	}
 	return s.renderDiscover(*s.advertised(), c.in.Principal)
+}
+
+// capabilitiesFor returns what the server advertises to the caller of in
+// under WithVisibility: a kind of entry the caller sees none of is left
+// out.
+func (s *Server) capabilitiesFor(in *Inbound) ServerCapabilities {
+	caps := *s.advertised()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	seesAny := func(names []string, kinds ...string) bool {
+		for _, n := range names {
+			for _, k := range kinds {
+				if s.sees(in, k, n) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if !seesAny(s.tools.names, KindTool) {
+		caps.Tools = nil
+	}
+	if !seesAny(s.prompts.names, KindPrompt) {
+		caps.Prompts = nil
+	}
+	if !seesAny(s.resources.names, KindResource) && !seesAny(s.templates.names, KindResourceTemplate) {
+		caps.Resources = nil
+	}
+	return caps
 }

@@ -39,6 +39,7 @@ type Server struct {
 	limits      limits
 	intercept   []Interceptor
 	requireKeys bool
+	visible     Visibility
 
 	mu         sync.RWMutex
 	tools      registry[*toolEntry]
@@ -180,10 +181,19 @@ func (s *Server) AddTool(t Tool, h Handler, opts ...RegisterOption) error {
 	if err != nil {
 		return fmt.Errorf("mrtr: tool %q: %w", t.Name, err)
 	}
-	c := regOptions(opts)
+	c, err := regOptions(opts)
+	if err != nil {
+		return fmt.Errorf("mrtr: tool %q: %w", t.Name, err)
+	}
+	te := &toolEntry{entry: c.entry(wire, h), tool: t, headers: headers}
+	if !isAbsent(t.OutputSchema) && !c.skipOutput {
+		if te.out, err = compileOutput(t.OutputSchema); err != nil {
+			return fmt.Errorf("mrtr: tool %q: %w", t.Name, err)
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.tools.add(t.Name, &toolEntry{entry: entry{wire: wire, handler: h, asks: c.asks}, tool: t, headers: headers}) {
+	if !s.tools.add(t.Name, te) {
 		return fmt.Errorf("mrtr: tool %q is already registered", t.Name)
 	}
 	s.changed(changeTools)
@@ -210,10 +220,13 @@ func (s *Server) AddPrompt(p Prompt, h Handler, opts ...RegisterOption) error {
 	if err != nil {
 		return fmt.Errorf("mrtr: prompt %q: %w", p.Name, err)
 	}
-	c := regOptions(opts)
+	c, err := regOptions(opts)
+	if err != nil {
+		return fmt.Errorf("mrtr: prompt %q: %w", p.Name, err)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.prompts.add(p.Name, &promptEntry{entry: entry{wire: wire, handler: h, asks: c.asks}, prompt: p}) {
+	if !s.prompts.add(p.Name, &promptEntry{entry: c.entry(wire, h), prompt: p}) {
 		return fmt.Errorf("mrtr: prompt %q is already registered", p.Name)
 	}
 	s.changed(changePrompts)
@@ -240,19 +253,25 @@ func (s *Server) AddResource(r Resource, h Handler, opts ...RegisterOption) erro
 	if err != nil {
 		return fmt.Errorf("mrtr: resource %q: %w", r.URI, err)
 	}
-	c := regOptions(opts)
+	c, err := regOptions(opts)
+	if err != nil {
+		return fmt.Errorf("mrtr: resource %q: %w", r.URI, err)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.resources.add(r.URI, &resourceEntry{entry: entry{wire: wire, handler: h, asks: c.asks}, resource: r}) {
+	if !s.resources.add(r.URI, &resourceEntry{entry: c.entry(wire, h), resource: r}) {
 		return fmt.Errorf("mrtr: resource %q is already registered", r.URI)
 	}
 	s.changed(changeResources)
 	return nil
 }
 
-// AddResourceTemplate registers a resource template. Each {name} in the
-// template matches one or more characters other than '/'; the matched
-// values reach the handler in Request.Vars.
+// AddResourceTemplate registers a resource template: an RFC 6570 URI
+// template, such as "db://{schema}/{table}" or "file:///{+path}". A read
+// of a URI that no resource has goes to the first template, in
+// registration order, that matches it; the values its variables take,
+// decoded, reach the handler in Request.Vars (a list or an associative
+// array from an explode modifier joined with commas).
 func (s *Server) AddResourceTemplate(t ResourceTemplate, h Handler, opts ...RegisterOption) error {
 	if t.URITemplate == "" || t.Name == "" || h == nil {
 		return errors.New("mrtr: a resource template needs a uriTemplate, a name and a handler")
@@ -265,14 +284,40 @@ func (s *Server) AddResourceTemplate(t ResourceTemplate, h Handler, opts ...Regi
 	if err != nil {
 		return fmt.Errorf("mrtr: resource template %q: %w", t.URITemplate, err)
 	}
-	c := regOptions(opts)
+	c, err := regOptions(opts)
+	if err != nil {
+		return fmt.Errorf("mrtr: resource template %q: %w", t.URITemplate, err)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.templates.add(t.URITemplate, &templateEntry{entry: entry{wire: wire, handler: h, asks: c.asks}, template: t, tmpl: tmpl}) {
+	if !s.templates.add(t.URITemplate, &templateEntry{entry: c.entry(wire, h), template: t, tmpl: tmpl}) {
 		return fmt.Errorf("mrtr: resource template %q is already registered", t.URITemplate)
 	}
 	s.changed(changeResources)
 	return nil
+}
+
+// RemoveResource unregisters a resource and reports whether it was there.
+func (s *Server) RemoveResource(uri string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.resources.remove(uri) {
+		return false
+	}
+	s.changed(changeResources)
+	return true
+}
+
+// RemoveResourceTemplate unregisters a resource template, named by its
+// uriTemplate, and reports whether it was there.
+func (s *Server) RemoveResourceTemplate(uriTemplate string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.templates.remove(uriTemplate) {
+		return false
+	}
+	s.changed(changeResources)
+	return true
 }
 
 // SetCompletionHandler sets the handler of completion/complete; the server
@@ -322,7 +367,7 @@ func (s *Server) capabilitiesLocked() ServerCapabilities {
 	if len(s.resources.names) > 0 || len(s.templates.names) > 0 {
 		implied.Resources = &discover.ResourcesCapability{}
 	}
-	if s.complete != nil {
+	if s.complete != nil || s.hasCompleters() {
 		implied.Completions = &discover.Empty{}
 	}
 	return c.Merge(implied)
@@ -337,3 +382,24 @@ func (s *Server) Description() discover.Description { return s.desc }
 // Audience returns the identity bound into every requestState this Server
 // seals (WithAudience; the server's name by default).
 func (s *Server) Audience() string { return s.audience }
+
+// hasCompleters reports whether a prompt or resource registered
+// completers. The caller holds s.mu.
+func (s *Server) hasCompleters() bool {
+	for _, p := range s.prompts.byKey {
+		if len(p.completes) > 0 {
+			return true
+		}
+	}
+	for _, t := range s.templates.byKey {
+		if len(t.completes) > 0 {
+			return true
+		}
+	}
+	for _, r := range s.resources.byKey {
+		if len(r.completes) > 0 {
+			return true
+		}
+	}
+	return false
+}

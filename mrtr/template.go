@@ -1,60 +1,85 @@
 package mrtr
 
 import (
-	"errors"
-	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/yosida95/uritemplate/v3"
 )
 
-// uriTemplate matches URIs against a resource template's simple {name}
-// expressions, each standing for one or more characters other than '/'.
+// uriTemplate matches URIs against a resource template: an RFC 6570 URI
+// template (levels 1 to 4: {var}, {+var}, {#var}, {.var}, {/var}, {;var},
+// {?var}, {&var}, prefixes and explode modifiers), matched by
+// github.com/yosida95/uritemplate.
+//
+// A variable of a simple ({var}) or reserved ({+var}) expression must
+// match at least one character: "db://{schema}/{table}" does not match
+// db:///orders. Expressions with a separator of their own ({/var},
+// {.var}, {;var}, {?var}, {&var}, {#var}) may match nothing.
 type uriTemplate struct {
-	re   *regexp.Regexp
-	vars []string
+	t        *uritemplate.Template
+	required []string
 }
 
-var templateVarRE = regexp.MustCompile(`\{([A-Za-z0-9_]+)\}`)
-
 func compileTemplate(tmpl string) (*uriTemplate, error) {
-	if strings.ContainsAny(tmpl, "+#./;?&") && strings.Contains(tmpl, "{") {
-		for _, op := range []string{"{+", "{#", "{.", "{/", "{;", "{?", "{&"} {
-			if strings.Contains(tmpl, op) {
-				return nil, fmt.Errorf("operator %q expressions are not supported; use simple {name} expressions", op[1:])
-			}
-		}
-	}
-	var b strings.Builder
-	var vars []string
-	b.WriteString("^")
-	last := 0
-	for _, m := range templateVarRE.FindAllStringSubmatchIndex(tmpl, -1) {
-		b.WriteString(regexp.QuoteMeta(tmpl[last:m[0]]))
-		b.WriteString("([^/]+)")
-		vars = append(vars, tmpl[m[2]:m[3]])
-		last = m[1]
-	}
-	b.WriteString(regexp.QuoteMeta(tmpl[last:]))
-	b.WriteString("$")
-	if strings.ContainsAny(tmpl[last:], "{}") {
-		return nil, errors.New("unbalanced braces")
-	}
-	re, err := regexp.Compile(b.String())
+	t, err := uritemplate.New(tmpl)
 	if err != nil {
 		return nil, err
 	}
-	return &uriTemplate{re: re, vars: vars}, nil
+	u := &uriTemplate{t: t}
+	for rest := tmpl; ; {
+		i := strings.IndexByte(rest, '{')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(rest[i:], '}')
+		if j < 0 {
+			break
+		}
+		expr := rest[i+1 : i+j]
+		rest = rest[i+j+1:]
+		if expr == "" {
+			continue
+		}
+		switch expr[0] {
+		case '#', '.', '/', ';', '?', '&':
+			continue
+		case '+':
+			expr = expr[1:]
+		}
+		for _, spec := range strings.Split(expr, ",") {
+			name, _, _ := strings.Cut(strings.TrimSuffix(spec, "*"), ":")
+			u.required = append(u.required, name)
+		}
+	}
+	return u, nil
 }
 
-// match returns the values the template's variables take in uri.
+// match returns the values the template's variables take in uri, decoded.
+// A list or an associative array (from an explode modifier) is joined
+// with commas, as a simple expansion would show it.
 func (t *uriTemplate) match(uri string) (map[string]string, bool) {
-	m := t.re.FindStringSubmatch(uri)
-	if m == nil {
+	vals := t.t.Match(uri)
+	if vals == nil {
 		return nil, false
 	}
-	vars := make(map[string]string, len(t.vars))
-	for i, v := range t.vars {
-		vars[v] = m[i+1]
+	for _, name := range t.required {
+		if v := vals.Get(name); !v.Valid() || (v.String() == "" && len(v.List()) == 0 && len(v.KV()) == 0) {
+			return nil, false
+		}
+	}
+	vars := make(map[string]string, len(vals))
+	for name, v := range vals {
+		if !v.Valid() {
+			continue
+		}
+		switch {
+		case len(v.List()) > 0:
+			vars[name] = strings.Join(v.List(), ",")
+		case len(v.KV()) > 0:
+			vars[name] = strings.Join(v.KV(), ",")
+		default:
+			vars[name] = v.String()
+		}
 	}
 	return vars, true
 }

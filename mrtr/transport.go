@@ -19,6 +19,10 @@ type Inbound struct {
 	// Token is what the authenticator learned of the caller's credentials
 	// (its Subject is Principal); nil when there is none.
 	Token *TokenInfo
+	// Headers are the request headers an operator chose to pass on to
+	// handlers (a tenant header set by a gateway, say), by lower-cased
+	// name; nil for none.
+	Headers map[string]string
 	// Mirror holds the values the transport carries beside the body (the
 	// MCP-Protocol-Version, Mcp-Method, Mcp-Name and Mcp-Param-* headers on
 	// Streamable HTTP), already decoded. Nil for a transport without them,

@@ -128,11 +128,11 @@ func newLegacyStack(t *testing.T, auth bool) http.Handler {
 	opts := []streamablehttp.Option{streamablehttp.WithLegacy(eng), streamablehttp.WithLogger(quiet)}
 	if auth {
 		principals := map[string]string{aliceToken: "alice", bobToken: "bob"}
-		opts = append(opts, streamablehttp.WithAuthenticator(streamablehttp.BearerAuthenticator(func(_ context.Context, token string) (string, error) {
+		opts = append(opts, streamablehttp.WithAuthenticator(streamablehttp.BearerAuthenticator(func(_ context.Context, token string) (*mrtr.TokenInfo, error) {
 			if p, ok := principals[token]; ok {
-				return p, nil
+				return &mrtr.TokenInfo{Subject: p}, nil
 			}
-			return "", errors.New("unknown token")
+			return nil, errors.New("unknown token")
 		}, "")))
 	}
 	h, err := streamablehttp.New(srv, opts...)

@@ -104,11 +104,11 @@ func newFrameworkServer(t *testing.T, hmacState bool) string {
 		}
 	}
 	principals := map[string]string{aliceToken: "alice", bobToken: "bob"}
-	auth := streamablehttp.BearerAuthenticator(func(_ context.Context, token string) (string, error) {
+	auth := streamablehttp.BearerAuthenticator(func(_ context.Context, token string) (*mrtr.TokenInfo, error) {
 		if p, ok := principals[token]; ok {
-			return p, nil
+			return &mrtr.TokenInfo{Subject: p}, nil
 		}
-		return "", errors.New("unknown token")
+		return nil, errors.New("unknown token")
 	}, "")
 	h, err := streamablehttp.New(srv, streamablehttp.WithAuthenticator(auth), streamablehttp.WithLogger(quiet))
 	if err != nil {

@@ -34,8 +34,12 @@ func testCodec(t *testing.T, opts ...state.Option) state.Codec {
 
 // headerPrincipal authenticates "Authorization: Bearer <name>" as <name>
 // and a request without the header as anonymous.
-func headerPrincipal(r *http.Request) (string, error) {
-	return strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "), nil
+func headerPrincipal(r *http.Request) (*mrtr.TokenInfo, error) {
+	p := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if p == "" {
+		return nil, nil
+	}
+	return &mrtr.TokenInfo{Subject: p}, nil
 }
 
 func quietLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

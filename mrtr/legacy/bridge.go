@@ -162,7 +162,7 @@ func appendCaps(b []byte, c uint8) []byte {
 // serve sends one modern request to the Server, forwarding its
 // notifications to out.
 func (s *Session) serve(ctx context.Context, m *mrtr.Message, out Sender) *mrtr.Response {
-	in := &mrtr.Inbound{Message: m, Principal: s.principal}
+	in := &mrtr.Inbound{Message: m, Principal: s.principal, Token: s.token, Headers: s.headers}
 	if out != nil {
 		in.Emit = out.Send
 	}

@@ -300,7 +300,7 @@ func TestCancelledByTheClient(t *testing.T) {
 	x := v.runCtx(context.Background(), s, toolCall("c1", "pair", `{}`), nil, func(m wireMsg) {
 		if m.isRequest() && string(m.ID) == "2" {
 			// Both questions are out: the client changes its mind.
-			again, err := v.e.Session(s.ID(), "")
+			again, err := v.e.Session(s.ID(), nil)
 			require.NoError(t, err)
 			assert.Nil(t, again.Handle(context.Background(), parse(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c1","reason":"user"}}`), nil))
 		}

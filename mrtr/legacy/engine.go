@@ -261,14 +261,15 @@ func (e *Engine) open(token, principal string) (state.Claims, fixed, error) {
 	return claims, f, nil
 }
 
-// Session returns the session whose id is token, presented by principal
-// (who the host authenticated for this request). Any replica holding the
+// Session returns the session whose id is token, presented by caller
+// (what the host authenticated for this request; nil when anonymous). Any replica holding the
 // key ring can serve any session: its fixed part travels in the id, and
 // the mutable extras are made afresh where none are kept.
 //
 // The caller must Release the session when the request is over: until
 // then its extras stay in memory.
-func (e *Engine) Session(token, principal string) (*Session, error) {
+func (e *Engine) Session(token string, caller *mrtr.TokenInfo) (*Session, error) {
+	principal := subject(caller)
 	claims, f, err := e.open(token, principal)
 	if err != nil {
 		return nil, err
@@ -277,7 +278,16 @@ func (e *Engine) Session(token, principal string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Session{e: e, id: token, sid: claims.Target, fixed: f, principal: principal, x: x, expires: claims.ExpiresAt}, nil
+	return &Session{e: e, id: token, sid: claims.Target, fixed: f, principal: principal, token: caller, x: x, expires: claims.ExpiresAt}, nil
+}
+
+// subject is the principal of a caller: its token's subject, "" when
+// anonymous.
+func subject(caller *mrtr.TokenInfo) string {
+	if caller == nil {
+		return ""
+	}
+	return caller.Subject
 }
 
 // legIDsPerMilli spaces the leg ids of extras made afresh for an existing

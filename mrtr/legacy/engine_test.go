@@ -52,7 +52,7 @@ func TestInitializeNegotiatesAndRendersTheEra(t *testing.T) {
 		{"2026-07-28", "2025-11-25"},
 		{"bogus", "2025-11-25"},
 	} {
-		s, resp, err := v.e.Initialize("", parse(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+tc.asked+`","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`))
+		s, resp, err := v.e.Initialize(nil, parse(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+tc.asked+`","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`))
 		require.NoError(t, err)
 		require.NotNil(t, s)
 		require.Nil(t, resp.Error)
@@ -80,7 +80,7 @@ func TestInitializeNegotiatesAndRendersTheEra(t *testing.T) {
 		for i := 0; i < len(id); i++ {
 			require.True(t, id[i] > 0x20 && id[i] < 0x7f, "byte %d of the session id is %#x", i, id[i])
 		}
-		again, err := v.e.Session(id, "")
+		again, err := v.e.Session(id, nil)
 		require.NoError(t, err)
 		assert.Equal(t, tc.got, again.Version())
 	}
@@ -97,7 +97,7 @@ func TestInitializeRefusesBadParams(t *testing.T) {
 		`,"params":{"protocolVersion":"","capabilities":{}}`,
 		`,"params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":7}}`,
 	} {
-		s, resp, err := v.e.Initialize("", parse(t, `{"jsonrpc":"2.0","id":"i","method":"initialize"`+params+`}`))
+		s, resp, err := v.e.Initialize(nil, parse(t, `{"jsonrpc":"2.0","id":"i","method":"initialize"`+params+`}`))
 		require.NoError(t, err, params)
 		assert.Nil(t, s, params)
 		require.NotNil(t, resp, params)
@@ -108,13 +108,13 @@ func TestInitializeRefusesBadParams(t *testing.T) {
 	assert.Zero(t, v.e.Sessions(), "a refused initialize keeps no session")
 
 	// A notification named initialize gets nothing at all.
-	s, resp, err := v.e.Initialize("", parse(t, `{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`))
+	s, resp, err := v.e.Initialize(nil, parse(t, `{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`))
 	assert.Nil(t, s)
 	assert.Nil(t, resp)
 	assert.NoError(t, err)
 
 	// Client info that is not an Implementation is dropped, not refused.
-	s, resp, err = v.e.Initialize("", parse(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":"nope"}}`))
+	s, resp, err = v.e.Initialize(nil, parse(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":"nope"}}`))
 	require.NoError(t, err)
 	require.Nil(t, resp.Error)
 	assert.Nil(t, s.fixed.Client)
@@ -125,7 +125,7 @@ func TestSessionIsBoundToItsPrincipalAndKeys(t *testing.T) {
 	s := v.open("alice", capsAll)
 	id := s.ID()
 
-	_, err := v.e.Session(id, "alice")
+	_, err := v.e.Session(id, caller("alice"))
 	require.NoError(t, err)
 	for name, tc := range map[string]struct{ token, principal string }{
 		"other principal": {id, "bob"},
@@ -136,26 +136,26 @@ func TestSessionIsBoundToItsPrincipalAndKeys(t *testing.T) {
 		"too long":        {strings.Repeat("a", 5000), "alice"},
 		"garbage":         {"not-a-session", "alice"},
 	} {
-		_, err := v.e.Session(tc.token, tc.principal)
+		_, err := v.e.Session(tc.token, caller(tc.principal))
 		assert.ErrorIs(t, err, ErrUnknownSession, name)
 	}
 
 	// Another replica with the same keys serves the session; one with
 	// other keys does not know it.
 	same := newEngine(t, v.srv)
-	_, err = same.Session(id, "alice")
+	_, err = same.Session(id, caller("alice"))
 	assert.NoError(t, err, "a replica with the same key ring")
 	ring, err := state.GenerateKeyRing()
 	require.NoError(t, err)
 	other, err := New(v.srv, WithKeyRing(ring), WithLogger(quiet))
 	require.NoError(t, err)
-	_, err = other.Session(id, "alice")
+	_, err = other.Session(id, caller("alice"))
 	assert.ErrorIs(t, err, ErrUnknownSession, "a replica with other keys")
 
 	// A server of another audience with the same keys does not know it.
 	b := &book{}
 	srv2 := newTestServer(t, b, mrtr.WithAudience("elsewhere"))
-	_, err = newEngine(t, srv2).Session(id, "alice")
+	_, err = newEngine(t, srv2).Session(id, caller("alice"))
 	assert.ErrorIs(t, err, ErrUnknownSession, "another audience")
 }
 
@@ -235,7 +235,7 @@ func TestSimpleMethodsAnswerInTheEraShape(t *testing.T) {
 		mrtr.WithCodec(testkit.Codec(t)), mrtr.WithLogger(quiet))
 	require.NoError(t, err)
 	pe := newEngine(t, plain)
-	ps, resp, err := pe.Initialize("", parse(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`))
+	ps, resp, err := pe.Initialize(nil, parse(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`))
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"p","version":"1"}}`, string(resp.Result))
 	for _, m := range []string{"logging/setLevel", "resources/subscribe", "resources/unsubscribe"} {
@@ -307,7 +307,7 @@ func TestMaxSessionsEvictsIdleAndRefusesWhenBusy(t *testing.T) {
 	go func() { listening <- s2.Listen(ctx2, newPipe()) }()
 	require.Eventually(t, func() bool { return !s2.x.idle() }, 2*time.Second, time.Millisecond)
 
-	_, _, err := v.e.Initialize("", parse(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`))
+	_, _, err := v.e.Initialize(nil, parse(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`))
 	assert.ErrorIs(t, err, ErrBusy, "every session is busy")
 	assert.Equal(t, 2, v.e.Sessions())
 
@@ -331,7 +331,7 @@ func TestMaxSessionsEvictsIdleAndRefusesWhenBusy(t *testing.T) {
 	// fresh extras, when there is room.
 	cancel2()
 	require.NoError(t, <-listening)
-	again, err := v.e.Session(s1.ID(), "")
+	again, err := v.e.Session(s1.ID(), nil)
 	require.NoError(t, err, "an evicted session's id stays valid")
 	assert.NotSame(t, s1.x, again.x)
 	noLeftovers(t)
@@ -346,7 +346,7 @@ func TestIdleSessionsAreForgotten(t *testing.T) {
 	require.Nil(t, r.Error)
 
 	clock.Advance(30 * time.Second)
-	used, err := v.e.Session(s1.ID(), "") // used: its idle time starts again
+	used, err := v.e.Session(s1.ID(), nil) // used: its idle time starts again
 	require.NoError(t, err)
 	used.Release()
 	clock.Advance(45 * time.Second)
@@ -358,7 +358,7 @@ func TestIdleSessionsAreForgotten(t *testing.T) {
 	assert.Equal(t, 1, v.e.Sessions(), "the idle sessions were forgotten")
 
 	// The session lives on, without its log level.
-	s, err := v.e.Session(s1.ID(), "")
+	s, err := v.e.Session(s1.ID(), nil)
 	require.NoError(t, err)
 	assert.Empty(t, s.x.level)
 }
@@ -372,10 +372,10 @@ func TestSessionExpires(t *testing.T) {
 	s := v.open("", capsAll)
 
 	clock.Advance(59 * time.Minute)
-	_, err := v.e.Session(s.ID(), "")
+	_, err := v.e.Session(s.ID(), nil)
 	require.NoError(t, err)
 	clock.Advance(2*time.Minute + state.DefaultClockSkew)
-	_, err = v.e.Session(s.ID(), "")
+	_, err = v.e.Session(s.ID(), nil)
 	assert.ErrorIs(t, err, ErrUnknownSession)
 }
 
@@ -391,7 +391,7 @@ func TestSessionExpiresAtItsLifetime(t *testing.T) {
 	s := v.open("", capsAll)
 
 	clock.Advance(20 * time.Second)
-	_, err := v.e.Session(s.ID(), "")
+	_, err := v.e.Session(s.ID(), nil)
 	assert.ErrorIs(t, err, ErrUnknownSession, "a session with a lifetime of 1s is still served 20s after initialize")
 }
 
@@ -422,7 +422,7 @@ func TestCloseRevokesAndCancels(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("the stream outlived its session")
 	}
-	_, err := v.e.Session(s.ID(), "")
+	_, err := v.e.Session(s.ID(), nil)
 	assert.ErrorIs(t, err, ErrUnknownSession, "a deleted session is unknown")
 	assert.Zero(t, v.e.Sessions())
 
@@ -446,12 +446,12 @@ func TestDeletedSessionStaysDeleted(t *testing.T) {
 	s := v.open("", capsAll)
 	clock.Advance(time.Second)
 	s.Close()
-	_, err := v.e.Session(s.ID(), "")
+	_, err := v.e.Session(s.ID(), nil)
 	require.ErrorIs(t, err, ErrUnknownSession)
 
 	clock.Advance(time.Hour + 5*time.Second) // past the revocation, inside the skew
 	v.open("", capsAll)                      // prunes the revocation
-	_, err = v.e.Session(s.ID(), "")
+	_, err = v.e.Session(s.ID(), nil)
 	assert.ErrorIs(t, err, ErrUnknownSession, "a deleted session id is served again")
 }
 
@@ -471,7 +471,7 @@ func TestLegIDsNeverRepeatInASession(t *testing.T) {
 
 	clock.Advance(2 * time.Minute)
 	v.open("", capsAll) // prunes the idle session's extras
-	again, err := v.e.Session(s.ID(), "")
+	again, err := v.e.Session(s.ID(), nil)
 	require.NoError(t, err, "the session lives on")
 	x = v.run(again, toolCall(2, "sampler", `{}`), standard)
 	assert.NotEqual(t, []int64{1}, legIDs(t, x.requests()), "leg id 1 is used twice in one session")
@@ -486,11 +486,11 @@ func TestLegIDsNeverRepeatInASession(t *testing.T) {
 func TestEvictionWhileARequestHoldsTheSession(t *testing.T) {
 	v := newEnv(t, nil, WithMaxSessions(1), WithLegTimeout(300*time.Millisecond))
 	s := v.open("", capsAll)
-	held, err := v.e.Session(s.ID(), "") // a request for s begins
+	held, err := v.e.Session(s.ID(), nil) // a request for s begins
 	require.NoError(t, err)
 	// The one place is taken by a session a request holds: a new session
 	// is refused rather than the held one forgotten.
-	_, _, err = v.e.Initialize("", parse(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`))
+	_, _, err = v.e.Initialize(nil, parse(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`))
 	assert.ErrorIs(t, err, ErrBusy)
 
 	x := v.run(held, toolCall(1, "sampler", `{}`), standard)
@@ -500,14 +500,14 @@ func TestEvictionWhileARequestHoldsTheSession(t *testing.T) {
 
 	// Released, the session may make room for another.
 	s2 := v.open("", capsAll)
-	held, err = v.e.Session(s2.ID(), "")
+	held, err = v.e.Session(s2.ID(), nil)
 	require.NoError(t, err)
 	done := make(chan error, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() { done <- held.Listen(ctx, newPipe()) }()
 	time.Sleep(20 * time.Millisecond)
-	again, err := v.e.Session(s2.ID(), "")
+	again, err := v.e.Session(s2.ID(), nil)
 	require.NoError(t, err)
 	again.Close()
 	again.Release()
@@ -552,10 +552,10 @@ func TestDeletionsAreBounded(t *testing.T) {
 func TestClientInfoNeverSpoilsTheSessionID(t *testing.T) {
 	v := newEnv(t, nil)
 	name := strings.Repeat("<", 900)
-	s, resp, err := v.e.Initialize("", parse(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"`+name+`","version":"1"}}}`))
+	s, resp, err := v.e.Initialize(nil, parse(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"`+name+`","version":"1"}}}`))
 	require.NoError(t, err)
 	require.Nil(t, resp.Error)
 	require.NotNil(t, s)
-	_, err = v.e.Session(s.ID(), "")
+	_, err = v.e.Session(s.ID(), nil)
 	assert.NoError(t, err, "initialize handed out a session id of %d characters that no request can use", len(s.ID()))
 }

@@ -308,7 +308,7 @@ func (v *env) open(principal, caps string) *Session {
 
 func (v *env) openVersion(principal, caps, version string) *Session {
 	v.t.Helper()
-	s, resp, err := v.e.Initialize(principal, parse(v.t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+version+`","capabilities":`+caps+`,"clientInfo":{"name":"test-client","version":"1"}}}`))
+	s, resp, err := v.e.Initialize(caller(principal), parse(v.t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+version+`","capabilities":`+caps+`,"clientInfo":{"name":"test-client","version":"1"}}}`))
 	require.NoError(v.t, err)
 	require.NotNil(v.t, resp)
 	require.Nil(v.t, resp.Error)
@@ -436,7 +436,7 @@ func (v *env) answer(s *Session, id json.RawMessage, r reply) {
 	} else {
 		body += `,"result":` + r.Result + `}`
 	}
-	s2, err := v.e.Session(s.ID(), s.principal)
+	s2, err := v.e.Session(s.ID(), caller(s.principal))
 	if err != nil {
 		return // as a host does: the answer is accepted and dropped
 	}
@@ -606,4 +606,13 @@ func codecAt(t testing.TB, e *Engine, now func() time.Time) state.Codec {
 	c, err := state.NewAEAD(testkit.Ring(t), state.WithPurpose("session"), state.WithTTL(e.lifetime), state.WithClockSkew(e.skew), state.WithClock(now))
 	require.NoError(t, err)
 	return c
+}
+
+// caller is the token an authenticator would have made for principal;
+// nil for an anonymous request.
+func caller(principal string) *mrtr.TokenInfo {
+	if principal == "" {
+		return nil
+	}
+	return &mrtr.TokenInfo{Subject: principal}
 }

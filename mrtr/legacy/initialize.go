@@ -60,14 +60,16 @@ func (c clientCaps) bits() uint8 {
 // maxClientInfo bounds the client info a session id carries.
 const maxClientInfo = 1024
 
-// Initialize answers the initialize request msg, presented by principal
-// (the returned session must be Released, as one from Engine.Session):
+// Initialize answers the initialize request msg, presented by caller (nil
+// when anonymous; the returned session must be Released, as one from
+// Engine.Session):
 // it negotiates the version (the client's when it is served, else the
 // newest served), seals a new session and returns it with the response
 // to write. The result is rendered from the Server's description and its
 // advertised capabilities. Bad params are answered with a -32602 response
 // and no session; ErrBusy means the process holds all the sessions it may.
-func (e *Engine) Initialize(principal string, msg *mrtr.Message) (*Session, *mrtr.Response, error) {
+func (e *Engine) Initialize(caller *mrtr.TokenInfo, msg *mrtr.Message) (*Session, *mrtr.Response, error) {
+	principal := subject(caller)
 	var p initializeParams
 	if msg.IsNotification() {
 		return nil, nil, nil
@@ -113,7 +115,7 @@ func (e *Engine) Initialize(principal string, msg *mrtr.Message) (*Session, *mrt
 		e.log.Error("legacy: rendering initialize failed", "err", err)
 		return nil, failure(msg, mrtr.CodeInternalError, "Internal error"), nil
 	}
-	s := &Session{e: e, id: token, sid: sid, fixed: f, principal: principal, x: x, expires: e.now().Add(e.lifetime)}
+	s := &Session{e: e, id: token, sid: sid, fixed: f, principal: principal, token: caller, x: x, expires: e.now().Add(e.lifetime)}
 	return s, result(msg, res), nil
 }
 

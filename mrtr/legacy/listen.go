@@ -136,7 +136,7 @@ func (s *Session) listenOnce(ctx context.Context, subs []string, round int, out 
 		<-ctx.Done()
 		return
 	}
-	s.e.srv.Handle(ctx, &mrtr.Inbound{Message: m, Principal: s.principal, Emit: func(n []byte) error {
+	s.e.srv.Handle(ctx, &mrtr.Inbound{Message: m, Principal: s.principal, Token: s.token, Headers: s.headers, Emit: func(n []byte) error {
 		if legacy := legacyNotification(n); legacy != nil {
 			return out.Send(legacy)
 		}

@@ -159,7 +159,7 @@ func TestSecondListenReplacesTheFirst(t *testing.T) {
 	first, firstDone, _ := listening(t, s)
 	require.Eventually(t, func() bool { return !s.x.idle() }, 2*time.Second, time.Millisecond)
 
-	again, err := v.e.Session(s.ID(), "")
+	again, err := v.e.Session(s.ID(), nil)
 	require.NoError(t, err)
 	second, _, _ := listening(t, again)
 	select {

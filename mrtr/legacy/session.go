@@ -91,10 +91,16 @@ type Session struct {
 	sid       string
 	fixed     fixed
 	principal string
+	token     *mrtr.TokenInfo
+	headers   map[string]string
 	x         *extras
 	expires   time.Time
 	released  bool
 }
+
+// SetHeaders sets the request headers the host passes on to handlers
+// for the request that got s (mrtr.Inbound.Headers: by lower-cased name).
+func (s *Session) SetHeaders(h map[string]string) { s.headers = h }
 
 // Release tells the Engine that the request that got s is over. Until
 // every such request is, the session's extras (calls in flight, stream)

@@ -393,7 +393,11 @@ func (c *conn) initialize(msg *mrtr.Message) bool {
 	if eng == nil {
 		return false // the Server answers -32022
 	}
-	s, resp, err := eng.Initialize(c.cfg.principal, msg)
+	var caller *mrtr.TokenInfo
+	if c.cfg.principal != "" {
+		caller = &mrtr.TokenInfo{Subject: c.cfg.principal}
+	}
+	s, resp, err := eng.Initialize(caller, msg)
 	switch {
 	case errors.Is(err, legacy.ErrBusy):
 		resp = &mrtr.Response{ID: msg.ID, Error: mrtr.NewError(mrtr.CodeInternalError, "Too many sessions: retry later", nil)}

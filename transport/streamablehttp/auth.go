@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
 // ErrUnauthorized is wrapped by the errors BearerAuthenticator returns and
@@ -17,9 +19,10 @@ var ErrUnauthorized = errors.New("streamablehttp: unauthorized")
 // authenticator names no other.
 const DefaultChallenge = "Bearer"
 
-// Authenticator decides who sent a request. It returns the principal (""
-// for an anonymous but accepted request) or an error, which the Handler
-// answers with 401 Unauthorized and a WWW-Authenticate header. The header
+// Authenticator decides who sent a request. It returns what it learned of
+// the caller's credentials (nil for an anonymous but accepted request) or
+// an error, which the Handler answers with 401 Unauthorized and a
+// WWW-Authenticate header. The header
 // value is taken from the error when it has a method Challenge() string
 // (as the errors of BearerAuthenticator do), else it is DefaultChallenge.
 // An error wrapping ErrForbidden (a valid token without the scope the
@@ -27,10 +30,13 @@ const DefaultChallenge = "Bearer"
 // example `Bearer error="insufficient_scope", scope="files:read"`. The
 // error itself goes only to the logger, never to the client.
 //
-// The principal reaches handlers as mrtr.Request.Principal and is bound
-// into every requestState, so a state issued to one principal is refused
-// for another.
-type Authenticator func(r *http.Request) (principal string, err error)
+// The token's Subject is the request's principal: it reaches handlers as
+// mrtr.Request.Principal (the whole token as mrtr.Request.Token) and is
+// bound into every requestState, so a state issued to one principal is
+// refused for another. A token without a Subject is refused: an
+// authenticated caller nobody can name would share the anonymous
+// principal's states.
+type Authenticator func(r *http.Request) (*mrtr.TokenInfo, error)
 
 // authError carries the challenge to send with a refusal.
 type authError struct {
@@ -68,8 +74,8 @@ func challengeOf(err error) string {
 
 // BearerAuthenticator returns an Authenticator for OAuth 2.0 bearer tokens
 // (RFC 6750). It reads "Authorization: Bearer <token>", the scheme matched
-// regardless of case, and passes the token to verify, whose principal it
-// returns. A missing, repeated or malformed Authorization header, or any
+// regardless of case, and passes the token to verify, whose TokenInfo it
+// returns; a TokenInfo without a Subject is refused. A missing, repeated or malformed Authorization header, or any
 // error from verify, is refused with an error wrapping ErrUnauthorized,
 // except an error from Forbidden, which is answered 403.
 //
@@ -77,35 +83,38 @@ func challengeOf(err error) string {
 // `Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource"`
 // so that clients can discover the authorization server; "" means
 // DefaultChallenge.
-func BearerAuthenticator(verify func(ctx context.Context, token string) (principal string, err error), challenge string) Authenticator {
+func BearerAuthenticator(verify func(ctx context.Context, token string) (*mrtr.TokenInfo, error), challenge string) Authenticator {
 	if challenge == "" {
 		challenge = DefaultChallenge
 	}
 	refuse := func(err error) error { return &authError{challenge: challenge, err: err} }
-	return func(r *http.Request) (string, error) {
+	return func(r *http.Request) (*mrtr.TokenInfo, error) {
 		lines := r.Header["Authorization"]
 		switch len(lines) {
 		case 0:
-			return "", refuse(fmt.Errorf("%w: no Authorization header", ErrUnauthorized))
+			return nil, refuse(fmt.Errorf("%w: no Authorization header", ErrUnauthorized))
 		case 1:
 		default:
-			return "", refuse(fmt.Errorf("%w: more than one Authorization header", ErrUnauthorized))
+			return nil, refuse(fmt.Errorf("%w: more than one Authorization header", ErrUnauthorized))
 		}
 		token, ok := bearerToken(lines[0])
 		if !ok {
-			return "", refuse(fmt.Errorf("%w: Authorization header is not \"Bearer <token>\"", ErrUnauthorized))
+			return nil, refuse(fmt.Errorf("%w: Authorization header is not \"Bearer <token>\"", ErrUnauthorized))
 		}
-		principal, err := verify(r.Context(), token)
+		info, err := verify(r.Context(), token)
 		if err != nil {
 			if errors.Is(err, ErrForbidden) {
-				return "", err // a known caller without scope: 403, its own challenge
+				return nil, err // a known caller without scope: 403, its own challenge
 			}
 			if !errors.Is(err, ErrUnauthorized) {
 				err = fmt.Errorf("%w: %w", ErrUnauthorized, err)
 			}
-			return "", refuse(err)
+			return nil, refuse(err)
 		}
-		return principal, nil
+		if info == nil || info.Subject == "" {
+			return nil, refuse(fmt.Errorf("%w: the token names no subject", ErrUnauthorized))
+		}
+		return info, nil
 	}
 }
 

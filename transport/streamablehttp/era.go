@@ -26,5 +26,7 @@ type era interface {
 // exchange is what the shared checks learned about a request.
 type exchange struct {
 	principal string
-	msg       *mrtr.Message // nil unless the method is POST
+	token     *mrtr.TokenInfo   // nil when anonymous
+	headers   map[string]string // the forwarded headers (WithForwardedHeaders)
+	msg       *mrtr.Message     // nil unless the method is POST
 }

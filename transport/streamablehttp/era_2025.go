@@ -31,6 +31,7 @@ type legacyEra struct {
 	srv       *mrtr.Server
 	keepAlive time.Duration
 	log       *slog.Logger
+	meta      string // the resource metadata URL of scope challenges
 }
 
 var legacyMethods = []string{http.MethodGet, http.MethodPost, http.MethodDelete}
@@ -108,7 +109,7 @@ func (l *legacyEra) session(w http.ResponseWriter, r *http.Request, x exchange, 
 		l.refuse(w, x, refuseNoSession)
 		return nil
 	}
-	s, err := l.eng.Session(sid, x.principal)
+	s, err := l.eng.Session(sid, x.token)
 	switch {
 	case errors.Is(err, legacy.ErrBusy):
 		l.refuse(w, x, refuseBusy)
@@ -122,6 +123,7 @@ func (l *legacyEra) session(w http.ResponseWriter, r *http.Request, x exchange, 
 		l.refuse(w, x, refuseLegacyVersion)
 		return nil
 	}
+	s.SetHeaders(x.headers)
 	return s
 }
 
@@ -133,7 +135,7 @@ func (l *legacyEra) post(w http.ResponseWriter, r *http.Request, x exchange, sid
 		// session this process does not know): a 4xx would make some
 		// clients drop their whole session.
 		if sid != "" {
-			if s, err := l.eng.Session(sid, x.principal); err == nil {
+			if s, err := l.eng.Session(sid, x.token); err == nil {
 				s.Handle(r.Context(), msg, nil)
 				s.Release()
 			}
@@ -155,7 +157,7 @@ func (l *legacyEra) post(w http.ResponseWriter, r *http.Request, x exchange, sid
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	st := &stream{w: w, ctx: r.Context(), keepAlive: l.keepAlive, log: l.log, inBand: true}
+	st := &stream{w: w, ctx: r.Context(), keepAlive: l.keepAlive, log: l.log, inBand: true, resourceMetadata: l.meta}
 	resp := s.Handle(r.Context(), msg, legacy.SenderFunc(st.emit))
 	if resp == nil {
 		// The client cancelled the request or went away: it gets no
@@ -171,7 +173,7 @@ func (l *legacyEra) initialize(w http.ResponseWriter, r *http.Request, x exchang
 		l.refuse(w, x, refuseReinitialize)
 		return
 	}
-	s, resp, err := l.eng.Initialize(x.principal, x.msg)
+	s, resp, err := l.eng.Initialize(x.token, x.msg)
 	switch {
 	case errors.Is(err, legacy.ErrBusy):
 		l.refuse(w, x, refuseBusy)

@@ -15,6 +15,7 @@ type modern struct {
 	srv       *mrtr.Server
 	keepAlive time.Duration
 	log       *slog.Logger
+	meta      string // the resource metadata URL of scope challenges
 }
 
 var modernMethods = []string{http.MethodPost}
@@ -36,14 +37,14 @@ func (m *modern) serve(w http.ResponseWriter, r *http.Request, x exchange) {
 		return
 	}
 	if x.msg.IsNotification() {
-		m.srv.Handle(ctx, &mrtr.Inbound{Message: x.msg, Principal: x.principal})
+		m.srv.Handle(ctx, &mrtr.Inbound{Message: x.msg, Principal: x.principal, Token: x.token, Headers: x.headers})
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
 	// One allocation holds everything the request needs.
-	c := &modernCall{stream: stream{w: w, ctx: ctx, keepAlive: m.keepAlive, log: m.log}}
+	c := &modernCall{stream: stream{w: w, ctx: ctx, keepAlive: m.keepAlive, log: m.log, resourceMetadata: m.meta}}
 	readMirror(r.Header, &c.mirror)
-	c.in = mrtr.Inbound{Message: x.msg, Principal: x.principal, Mirror: &c.mirror, Emit: c.emit}
+	c.in = mrtr.Inbound{Message: x.msg, Principal: x.principal, Token: x.token, Headers: x.headers, Mirror: &c.mirror, Emit: c.emit}
 	resp := m.srv.Handle(ctx, &c.in)
 	if resp == nil {
 		m.log.Error("streamablehttp: the server returned no response to a request", "method", x.msg.Method, "id", x.msg.ID.String())

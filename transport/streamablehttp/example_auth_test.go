@@ -44,11 +44,11 @@ func ExampleBearerAuthenticator() {
 
 	// verify maps a token to its principal; a real one checks a signed
 	// token's issuer, audience, expiry and scope, or asks the issuer.
-	verify := func(ctx context.Context, token string) (string, error) {
+	verify := func(ctx context.Context, token string) (*mrtr.TokenInfo, error) {
 		if token == "token-for-ada" {
-			return "ada", nil
+			return &mrtr.TokenInfo{Subject: "ada"}, nil
 		}
-		return "", errors.New("unknown token")
+		return nil, errors.New("unknown token")
 	}
 	auth := streamablehttp.BearerAuthenticator(verify,
 		`Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource"`)

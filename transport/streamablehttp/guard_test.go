@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
 func TestGuardDefaults(t *testing.T) {
@@ -121,14 +123,18 @@ func TestBearerToken(t *testing.T) {
 
 func TestBearerAuthenticatorErrors(t *testing.T) {
 	verifyErr := errors.New("token expired")
-	auth := BearerAuthenticator(func(_ context.Context, token string) (string, error) {
+	auth := BearerAuthenticator(func(_ context.Context, token string) (*mrtr.TokenInfo, error) {
 		switch token {
 		case "expired":
-			return "", verifyErr
+			return nil, verifyErr
 		case "revoked":
-			return "", fmt.Errorf("%w: revoked", ErrUnauthorized)
+			return nil, fmt.Errorf("%w: revoked", ErrUnauthorized)
+		case "nobody":
+			return &mrtr.TokenInfo{Scopes: []string{"tools"}}, nil
+		case "nil":
+			return nil, nil
 		}
-		return "carol", nil
+		return &mrtr.TokenInfo{Subject: "carol"}, nil
 	}, `Bearer realm="mcp"`)
 	req := func(authz ...string) *http.Request {
 		r := httptest.NewRequest(http.MethodPost, "/mcp", nil)
@@ -136,11 +142,13 @@ func TestBearerAuthenticatorErrors(t *testing.T) {
 		return r
 	}
 
-	principal, err := auth(req("Bearer fine"))
+	info, err := auth(req("Bearer fine"))
 	require.NoError(t, err)
-	assert.Equal(t, "carol", principal)
+	assert.Equal(t, "carol", info.Subject)
 
-	for _, r := range []*http.Request{req(), req("Bearer expired"), req("Bearer revoked"), req("Token x")} {
+	// A verifier that accepts a token but names nobody must not turn the
+	// request anonymous: the token is refused.
+	for _, r := range []*http.Request{req(), req("Bearer expired"), req("Bearer revoked"), req("Token x"), req("Bearer nobody"), req("Bearer nil")} {
 		_, err := auth(r)
 		require.Error(t, err)
 		assert.ErrorIs(t, err, ErrUnauthorized)

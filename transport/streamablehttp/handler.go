@@ -60,14 +60,14 @@ func New(srv *mrtr.Server, opts ...Option) (*Handler, error) {
 		log = slog.Default()
 	}
 	h := &Handler{cfg: cfg, log: log, guard: g}
-	h.eras = []era{&modern{srv: srv, keepAlive: cfg.keepAlive, log: log}}
+	h.eras = []era{&modern{srv: srv, keepAlive: cfg.keepAlive, log: log, meta: cfg.resourceMetadata}}
 	if e := cfg.legacy; e != nil {
 		if e.Server() != srv {
 			return nil, errors.New("streamablehttp: the legacy engine serves another server")
 		}
 		// The era of the initialize era goes first: it claims only what
 		// is recognisably its own.
-		h.eras = append([]era{&legacyEra{eng: e, srv: srv, keepAlive: cfg.keepAlive, log: log}}, h.eras...)
+		h.eras = append([]era{&legacyEra{eng: e, srv: srv, keepAlive: cfg.keepAlive, log: log, meta: cfg.resourceMetadata}}, h.eras...)
 	}
 	seen := map[string]bool{}
 	for _, e := range h.eras {
@@ -117,7 +117,10 @@ func (h *Handler) serveEndpoint(w http.ResponseWriter, r *http.Request) {
 	}
 	x := exchange{}
 	if a := h.cfg.auth; a != nil {
-		principal, err := a(r)
+		info, err := a(r)
+		if err == nil && info != nil && info.Subject == "" {
+			err = fmt.Errorf("%w: the authenticator named no subject", ErrUnauthorized)
+		}
 		if err != nil {
 			h.log.Debug("streamablehttp: authentication failed", "err", err)
 			w.Header()["Www-Authenticate"] = []string{challengeOf(err)}
@@ -128,8 +131,11 @@ func (h *Handler) serveEndpoint(w http.ResponseWriter, r *http.Request) {
 			h.refuse(w, mrtr.ID{}, refuseUnauthorized)
 			return
 		}
-		x.principal = principal
+		if info != nil {
+			x.token, x.principal = info, info.Subject
+		}
 	}
+	x.headers = h.forwarded(r)
 	if r.Method == http.MethodPost && !h.readMessage(w, r, &x) {
 		return
 	}
@@ -144,6 +150,24 @@ func (h *Handler) serveEndpoint(w http.ResponseWriter, r *http.Request) {
 		id = x.msg.ID
 	}
 	h.refuse(w, id, refuseUnclaimed)
+}
+
+// forwarded returns the headers of r that WithForwardedHeaders names, by
+// lower-cased name; nil for none.
+func (h *Handler) forwarded(r *http.Request) map[string]string {
+	if len(h.cfg.forward) == 0 {
+		return nil
+	}
+	var out map[string]string
+	for _, name := range h.cfg.forward {
+		if v := r.Header[name]; len(v) > 0 {
+			if out == nil {
+				out = make(map[string]string, len(h.cfg.forward))
+			}
+			out[strings.ToLower(name)] = v[0]
+		}
+	}
+	return out
 }
 
 func (h *Handler) served(method string) bool {

@@ -19,18 +19,18 @@ import (
 )
 
 func TestUnauthorized(t *testing.T) {
-	verify := func(_ context.Context, token string) (string, error) {
+	verify := func(_ context.Context, token string) (*mrtr.TokenInfo, error) {
 		if token == "good-token" {
-			return "alice", nil
+			return &mrtr.TokenInfo{Subject: "alice"}, nil
 		}
-		return "", errors.New("unknown token")
+		return nil, errors.New("unknown token")
 	}
 	const challenge = `Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource"`
-	custom := func(r *http.Request) (string, error) {
+	custom := func(r *http.Request) (*mrtr.TokenInfo, error) {
 		if r.Header.Get("X-Key") == "k" {
-			return "bob", nil
+			return &mrtr.TokenInfo{Subject: "bob"}, nil
 		}
-		return "", fmt.Errorf("%w: no key", ErrUnauthorized)
+		return nil, fmt.Errorf("%w: no key", ErrUnauthorized)
 	}
 	tests := []struct {
 		name          string
@@ -82,11 +82,11 @@ func TestUnauthorized(t *testing.T) {
 // TestCheckOrder sends requests that break two rules at once: the status
 // tells which check came first.
 func TestCheckOrder(t *testing.T) {
-	f := newFixture(t, WithMaxBodyBytes(64), WithAuthenticator(BearerAuthenticator(func(_ context.Context, tok string) (string, error) {
+	f := newFixture(t, WithMaxBodyBytes(64), WithAuthenticator(BearerAuthenticator(func(_ context.Context, tok string) (*mrtr.TokenInfo, error) {
 		if tok == "ok" {
-			return "p", nil
+			return &mrtr.TokenInfo{Subject: "p"}, nil
 		}
-		return "", errors.New("no")
+		return nil, errors.New("no")
 	}, "")))
 	const (
 		good   = "Bearer ok"
@@ -463,11 +463,11 @@ func TestNewRejectsBadOptions(t *testing.T) {
 // insufficient_scope challenge, not 401.
 func TestForbiddenScope(t *testing.T) {
 	const challenge = `Bearer error="insufficient_scope", scope="files:read"`
-	verify := func(_ context.Context, token string) (string, error) {
+	verify := func(_ context.Context, token string) (*mrtr.TokenInfo, error) {
 		if token == "reader" {
-			return "", Forbidden(challenge)
+			return nil, Forbidden(challenge)
 		}
-		return "alice", nil
+		return &mrtr.TokenInfo{Subject: "alice"}, nil
 	}
 	f := newFixture(t, WithAuthenticator(BearerAuthenticator(verify, "")))
 	c := toolCall(1, "echo", `{"text":"p"}`)

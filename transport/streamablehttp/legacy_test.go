@@ -208,8 +208,12 @@ func newLegacyServer(t testing.TB, f *lgFixture, opts ...mrtr.Option) *mrtr.Serv
 
 // bearerIsPrincipal takes the bearer token, if any, for the principal;
 // without one the request is anonymous.
-func bearerIsPrincipal(r *http.Request) (string, error) {
-	return strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "), nil
+func bearerIsPrincipal(r *http.Request) (*mrtr.TokenInfo, error) {
+	p := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if p == "" {
+		return nil, nil
+	}
+	return &mrtr.TokenInfo{Subject: p}, nil
 }
 
 // newLegacyFixture serves both eras at one endpoint.

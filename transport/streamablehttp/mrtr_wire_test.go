@@ -70,11 +70,11 @@ func newWizard(t *testing.T, codec state.Codec, opts ...mrtr.Option) *wizard {
 		w.calls.Add(1)
 		return mrtr.Ask("s", &mrtr.SamplingRequest{Messages: []mrtr.SamplingMessage{mrtr.UserText("x")}, MaxTokens: 5}), nil
 	})))
-	auth := BearerAuthenticator(func(_ context.Context, token string) (string, error) {
+	auth := BearerAuthenticator(func(_ context.Context, token string) (*mrtr.TokenInfo, error) {
 		if token == "" {
-			return "", errors.New("empty token")
+			return nil, errors.New("empty token")
 		}
-		return token, nil
+		return &mrtr.TokenInfo{Subject: token}, nil
 	}, "")
 	handler, err := New(srv, WithAuthenticator(auth), WithLogger(quiet))
 	require.NoError(t, err)

@@ -2,6 +2,8 @@ package streamablehttp
 
 import (
 	"log/slog"
+	"net/http"
+	"strings"
 	"time"
 
 	"github.com/mrtrkit/mrtrkit/mrtr/legacy"
@@ -33,6 +35,9 @@ type config struct {
 	log       *slog.Logger
 	keepAlive time.Duration
 	legacy    *legacy.Engine
+
+	forward          []string // canonical names of the forwarded headers
+	resourceMetadata string
 }
 
 func defaultConfig() config {
@@ -100,3 +105,26 @@ func WithKeepAlive(d time.Duration) Option { return optionFunc(func(c *config) {
 // the initialize era gets -32022 naming the versions served, and GET and
 // DELETE get 405.
 func WithLegacy(e *legacy.Engine) Option { return optionFunc(func(c *config) { c.legacy = e }) }
+
+// WithForwardedHeaders passes the named request headers on to handlers
+// (mrtr.Request.Header) and interceptors (mrtr.Call.Headers), for
+// example a tenant header set by a gateway in front of the server. Only
+// headers named here are passed; the names match regardless of case.
+// Values pass as they are; a repeated header passes its first value.
+func WithForwardedHeaders(names ...string) Option {
+	return optionFunc(func(c *config) {
+		for _, n := range names {
+			if n = strings.TrimSpace(n); n != "" {
+				c.forward = append(c.forward, http.CanonicalHeaderKey(n))
+			}
+		}
+	})
+}
+
+// WithResourceMetadata names the RFC 9728 protected resource metadata
+// document of the server (its URL), which the WWW-Authenticate challenge
+// of a 403 for insufficient scope carries as resource_metadata, so that a
+// client can find where to get a token with more scope.
+func WithResourceMetadata(url string) Option {
+	return optionFunc(func(c *config) { c.resourceMetadata = url })
+}

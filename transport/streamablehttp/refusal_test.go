@@ -27,14 +27,14 @@ import (
 // authenticator and a small body limit.
 func TestRefusalsOnTheWire(t *testing.T) {
 	const scopeChallenge = `Bearer error="insufficient_scope", scope="tools"`
-	auth := BearerAuthenticator(func(_ context.Context, token string) (string, error) {
+	auth := BearerAuthenticator(func(_ context.Context, token string) (*mrtr.TokenInfo, error) {
 		switch token {
 		case "ok":
-			return "alice", nil
+			return &mrtr.TokenInfo{Subject: "alice"}, nil
 		case "reader":
-			return "", Forbidden(scopeChallenge)
+			return nil, Forbidden(scopeChallenge)
 		}
-		return "", errors.New("unknown token")
+		return nil, errors.New("unknown token")
 	}, "")
 	f := newFixture(t, WithMaxBodyBytes(1024), WithAuthenticator(auth))
 	authed := func(c call) call { return c.withHeader("Authorization", "Bearer ok") }

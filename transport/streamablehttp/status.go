@@ -2,6 +2,7 @@ package streamablehttp
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
@@ -13,11 +14,14 @@ import (
 // method's params or its execution, which travels in-band; for an error
 // about the request as a whole (mrtr.Error.Envelope), 429 or 503 for a
 // refusal for load (mrtr.Error.Limit: the caller's share, or the whole
-// server), 404 for -32601 and 400 for the rest.
+// server), 403 for a caller whose token lacks a scope the target requires
+// (mrtr.Error.Scopes), 404 for -32601 and 400 for the rest.
 func statusOf(e *mrtr.Error) int {
 	switch {
 	case e == nil || !e.Envelope():
 		return http.StatusOK
+	case len(e.Scopes()) > 0:
+		return http.StatusForbidden
 	case e.Limit() == mrtr.CallerLimit:
 		return http.StatusTooManyRequests
 	case e.Limit() == mrtr.ServerLimit:
@@ -62,4 +66,15 @@ func (r refusal) error() *mrtr.Error {
 // internalError is the opaque -32603.
 func internalError() *mrtr.Error {
 	return mrtr.NewError(mrtr.CodeInternalError, "Internal error", nil)
+}
+
+// scopeChallenge is the WWW-Authenticate value of a 403 for insufficient
+// scope: the scopes needed and, when known, where the resource's metadata
+// is (RFC 6750 section 3, RFC 9728 section 5.1).
+func scopeChallenge(scopes []string, resourceMetadata string) string {
+	v := `Bearer error="insufficient_scope", scope="` + strings.Join(scopes, " ") + `"`
+	if resourceMetadata != "" {
+		v += `, resource_metadata="` + resourceMetadata + `"`
+	}
+	return v
 }

@@ -53,8 +53,10 @@ type stream struct {
 	keepAlive time.Duration
 
 	// inBand answers every error with status 200, as the initialize era
-	// does for everything but session problems.
+	// does for everything but session and authorization problems.
 	inBand bool
+	// resourceMetadata is the URL a 403 for insufficient scope names.
+	resourceMetadata string
 
 	mu    sync.Mutex
 	phase phase
@@ -185,7 +187,9 @@ func (s *stream) finish(resp *mrtr.Response) {
 	case pending:
 		s.phase = done
 		status := statusOf(resp.Error)
-		if s.inBand {
+		if resp.Error != nil && len(resp.Error.Scopes()) > 0 {
+			s.w.Header()["Www-Authenticate"] = []string{scopeChallenge(resp.Error.Scopes(), s.resourceMetadata)}
+		} else if s.inBand {
 			status = http.StatusOK
 		}
 		writeBody(s.w, status, body, s.log)

@@ -331,16 +331,28 @@ func (e *Engine) release(x *extras) {
 		x.refs--
 	}
 	x.used = e.now()
+	if e.table[x.sid] == x {
+		// The list stays ordered by last use, so that pruning stops at
+		// the first entry it must keep.
+		e.lru.MoveToFront(x.el)
+	}
 }
 
 // pruneLocked forgets extras idle past the timeout, and while the table
 // is full the least recently used idle ones; and revocations whose
 // session expired anyway. The caller holds e.mu.
 func (e *Engine) pruneLocked(now time.Time) {
+	// From the least recently used: entries idle past the timeout go, and
+	// while the table is full the oldest that nothing holds. The walk
+	// ends at the first entry that is recent enough with room to spare,
+	// so making a session costs the same with 10 or 10,000 in the table.
 	for el := e.lru.Back(); el != nil; {
 		prev := el.Prev()
 		x := el.Value.(*extras)
-		if (now.Sub(x.used) > e.idle || len(e.table) >= e.max) && x.refs == 0 && x.idle() {
+		if now.Sub(x.used) <= e.idle && len(e.table) < e.max {
+			break
+		}
+		if x.refs == 0 && x.idle() {
 			e.lru.Remove(el)
 			delete(e.table, x.sid)
 		}

@@ -1,0 +1,452 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/mrtrkit/mrtrkit/mrtr/model/openai"
+)
+
+// Version is mcpcall's version, sent in clientInfo and User-Agent.
+const Version = "0.1.0"
+
+// ProtocolVersion is the only protocol version mcpcall speaks.
+const ProtocolVersion = "2026-07-28"
+
+// Environment variables.
+const (
+	EnvURL         = "MCPCALL_URL"           // default for -url
+	EnvToken       = "MCPCALL_TOKEN"         // bearer token, when -token is not given
+	EnvModelAPIKey = "MCPCALL_MODEL_API_KEY" // API key of -model-url
+)
+
+// DefaultURL is the endpoint used without -url or MCPCALL_URL.
+const DefaultURL = "http://127.0.0.1:8080/mcp"
+
+// Exit codes.
+const (
+	exitOK       = 0 // complete result
+	exitRPCError = 1 // JSON-RPC error, or a tool result with isError
+	exitUsage    = 2 // bad command line or input files, transport failure
+)
+
+// env is what run needs from its process, so that tests can supply it.
+type env struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+	// terminal reports that stdin is a terminal, so that elicitations may
+	// be answered by typing.
+	terminal bool
+}
+
+// stringList is a repeatable flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// options are the parsed flags.
+type options struct {
+	url             string
+	jsonOut         bool
+	token           string
+	timeout         time.Duration
+	maxRounds       int
+	elicitAnswers   string
+	samplingAnswers string
+	modelURL        string
+	model           string
+	roots           stringList
+	logLevel        string
+	capabilities    string
+	args            string
+	argsFile        string
+	verbose         bool
+
+	set map[string]bool // flags given on the command line
+}
+
+const usageText = `Usage: mcpcall [flags] COMMAND [ARGS]
+
+Calls an MCP server that speaks protocol revision 2026-07-28 over Streamable HTTP.
+
+Commands:
+  discover                        server/discover: who the server is, what it offers
+  tools list                      tools/list
+  tools call NAME [--args JSON | --args-file FILE]
+                                  tools/call, answering input_required rounds
+  prompts list                    prompts/list
+  prompts get NAME [--args JSON]  prompts/get (arguments: an object of strings)
+  resources list                  resources/list
+  resources templates             resources/templates/list
+  resources read URI              resources/read
+
+Flags may come before or after the command. Answers to a server's questions:
+  elicitation   typed at the terminal, or from --elicit-answers FILE:
+                {"KEY" or "*": ElicitResult | form content | "accept"|"decline"|"cancel"}
+  sampling      from --sampling-answers FILE: {"KEY" or "*": CreateMessageResult | "text" | [...]}
+                or [CreateMessageResult | "text", ...] used in order; and/or forwarded to
+                --model-url (OpenAI-compatible chat completions; key in $` + EnvModelAPIKey + `)
+  roots         from --root file:///PATH (repeatable; a plain path is turned into a file URI)
+The client capabilities declared on each request are those the flags can answer.
+
+Exit status: 0 complete result, 1 JSON-RPC error or isError result, 2 usage or transport error.
+
+Flags:
+`
+
+func newFlagSet(o *options, e *env) *flag.FlagSet {
+	fs := flag.NewFlagSet("mcpcall", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	defURL := e.getenv(EnvURL)
+	if defURL == "" {
+		defURL = DefaultURL
+	}
+	fs.StringVar(&o.url, "url", defURL, "`URL` of the MCP endpoint; $"+EnvURL+" sets the default")
+	fs.BoolVar(&o.jsonOut, "json", false, "print one JSON object per line (each round, then the result) instead of text")
+	fs.StringVar(&o.token, "token", "", "bearer `token` for the server (default $"+EnvToken+"); never printed")
+	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "how long to wait for the server's next message (each event of a stream restarts it; 0: forever)")
+	fs.IntVar(&o.maxRounds, "max-rounds", 10, "most input_required rounds answered in one call")
+	fs.StringVar(&o.elicitAnswers, "elicit-answers", "", "JSON `file` answering elicitation requests by key (\"*\": any key)")
+	fs.StringVar(&o.samplingAnswers, "sampling-answers", "", "JSON `file` answering sampling requests by key, or a list used in order")
+	fs.StringVar(&o.modelURL, "model-url", "", "base `URL` of an OpenAI-compatible API that answers sampling requests (…/v1)")
+	fs.StringVar(&o.model, "model", "", "model `name` for -model-url (default: the request's first model hint)")
+	fs.Var(&o.roots, "root", "a root to answer roots/list with: a file:// `URI` or a path (repeatable)")
+	fs.StringVar(&o.logLevel, "log-level", "", "ask the server for log notifications at this `level` and above (debug, info, …)")
+	fs.StringVar(&o.capabilities, "capabilities", "", "declare these client capabilities (`JSON`) instead of those the flags can answer")
+	fs.StringVar(&o.args, "args", "", "arguments of tools call or prompts get: a `JSON` object")
+	fs.StringVar(&o.argsFile, "args-file", "", "read the arguments from this `file` (- for stdin)")
+	fs.BoolVar(&o.verbose, "v", false, "print every HTTP request and response on stderr (the token redacted)")
+	return fs
+}
+
+func printUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, usageText)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}
+
+// usageError is a bad command line: the message, then the usage.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+// parseArgs parses flags that may sit anywhere among the command words.
+// "--" ends the flags.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var words []string
+	rest := args
+	for len(rest) > 0 {
+		if err := fs.Parse(rest); err != nil {
+			return nil, err
+		}
+		left := fs.Args()
+		consumed := len(rest) - len(left)
+		if consumed > 0 && rest[consumed-1] == "--" {
+			words = append(words, left...)
+			break
+		}
+		if len(left) == 0 {
+			break
+		}
+		words = append(words, left[0])
+		rest = left[1:]
+	}
+	return words, nil
+}
+
+// command is one parsed command line.
+type command struct {
+	method string // the MCP method
+	target string // tool or prompt name, resource URI
+}
+
+func parseCommand(words []string) (command, error) {
+	need := func(n int, form string) error {
+		if len(words) < n {
+			return &usageError{"missing argument: mcpcall " + form}
+		}
+		if len(words) > n {
+			return &usageError{fmt.Sprintf("unexpected argument %q after mcpcall %s", words[n], form)}
+		}
+		return nil
+	}
+	if len(words) == 0 {
+		return command{}, &usageError{"no command given"}
+	}
+	switch words[0] {
+	case "discover":
+		return command{method: mrtr.MethodDiscover}, need(1, "discover")
+	case "tools":
+		if len(words) > 1 {
+			switch words[1] {
+			case "list":
+				return command{method: mrtr.MethodToolsList}, need(2, "tools list")
+			case "call":
+				err := need(3, "tools call NAME")
+				return command{method: mrtr.MethodToolsCall, target: at(words, 2)}, err
+			}
+		}
+		return command{}, &usageError{unknownSub(words, "tools", "list, call")}
+	case "prompts":
+		if len(words) > 1 {
+			switch words[1] {
+			case "list":
+				return command{method: mrtr.MethodPromptsList}, need(2, "prompts list")
+			case "get":
+				err := need(3, "prompts get NAME")
+				return command{method: mrtr.MethodPromptsGet, target: at(words, 2)}, err
+			}
+		}
+		return command{}, &usageError{unknownSub(words, "prompts", "list, get")}
+	case "resources":
+		if len(words) > 1 {
+			switch words[1] {
+			case "list":
+				return command{method: mrtr.MethodResourcesList}, need(2, "resources list")
+			case "templates":
+				return command{method: mrtr.MethodTemplatesList}, need(2, "resources templates")
+			case "read":
+				err := need(3, "resources read URI")
+				return command{method: mrtr.MethodResourcesRead, target: at(words, 2)}, err
+			}
+		}
+		return command{}, &usageError{unknownSub(words, "resources", "list, templates, read")}
+	}
+	return command{}, &usageError{fmt.Sprintf("unknown command %q", words[0])}
+}
+
+func at(words []string, i int) string {
+	if i < len(words) {
+		return words[i]
+	}
+	return ""
+}
+
+func unknownSub(words []string, cmd, subs string) string {
+	if len(words) < 2 {
+		return fmt.Sprintf("mcpcall %s needs a subcommand: %s", cmd, subs)
+	}
+	return fmt.Sprintf("unknown subcommand %q of %s (want %s)", words[1], cmd, subs)
+}
+
+// run is the whole program; it returns the exit status.
+func run(ctx context.Context, args []string, e *env) int {
+	var o options
+	fs := newFlagSet(&o, e)
+	words, err := parseArgs(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		printUsage(e.stdout, fs)
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "mcpcall: %v\n\n", err)
+		printUsage(e.stderr, fs)
+		return exitUsage
+	}
+	o.set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
+	cmd, err := parseCommand(words)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "mcpcall: %v\n\n", err)
+		printUsage(e.stderr, fs)
+		return exitUsage
+	}
+	s, err := setup(&o, cmd, e)
+	if err != nil {
+		var ue *usageError
+		fmt.Fprintf(e.stderr, "mcpcall: %v\n", err)
+		if errors.As(err, &ue) {
+			fmt.Fprintln(e.stderr, "Run mcpcall -h for usage.")
+		}
+		return exitUsage
+	}
+	return s.execute(ctx, cmd)
+}
+
+// session is one run's configured client, answerers and printer.
+type session struct {
+	opts    *options
+	env     *env
+	client  *client
+	answers *answerer
+	out     *printer
+	args    json.RawMessage      // tools call / prompts get arguments; nil when none
+	tools   map[string]*toolInfo // tools/list, fetched once per run for tools call
+}
+
+// setup checks the flags against the command and builds the session.
+func setup(o *options, cmd command, e *env) (*session, error) {
+	takesArgs := cmd.method == mrtr.MethodToolsCall || cmd.method == mrtr.MethodPromptsGet
+	if (o.set["args"] || o.set["args-file"]) && !takesArgs {
+		return nil, &usageError{"--args and --args-file apply only to tools call and prompts get"}
+	}
+	if o.set["args"] && o.set["args-file"] {
+		return nil, &usageError{"give --args or --args-file, not both"}
+	}
+	if o.maxRounds < 0 {
+		return nil, &usageError{"--max-rounds must not be negative"}
+	}
+	if o.timeout < 0 {
+		return nil, &usageError{"--timeout must not be negative"}
+	}
+	u, err := url.Parse(o.url)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, &usageError{fmt.Sprintf("-url %q is not an absolute http or https URL", o.url)}
+	}
+	if u.User != nil {
+		return nil, &usageError{"-url must not hold credentials; use -token or $" + EnvToken}
+	}
+	if o.logLevel != "" && !mrtr.LogLevel(o.logLevel).Valid() {
+		return nil, &usageError{fmt.Sprintf("--log-level %q is not one of debug, info, notice, warning, error, critical, alert, emergency", o.logLevel)}
+	}
+	s := &session{opts: o, env: e, out: &printer{json: o.jsonOut, w: e.stdout, errw: e.stderr}}
+
+	if takesArgs {
+		var raw []byte
+		var what string
+		switch {
+		case o.set["args"]:
+			raw, what = []byte(o.args), "--args"
+		case o.set["args-file"]:
+			what = "--args-file " + o.argsFile
+			if o.argsFile == "-" {
+				raw, err = io.ReadAll(e.stdin)
+				e.terminal = false // stdin is spent
+			} else {
+				raw, err = os.ReadFile(o.argsFile)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", what, err)
+			}
+		}
+		if raw != nil {
+			obj, err := parseJSONObject(raw, what)
+			if err != nil {
+				return nil, err
+			}
+			if cmd.method == mrtr.MethodPromptsGet {
+				if err := checkPromptArgs(obj, what); err != nil {
+					return nil, err
+				}
+			}
+			s.args = obj
+		}
+	}
+
+	token := o.token
+	if !o.set["token"] {
+		token = e.getenv(EnvToken)
+	}
+	if token != "" && u.Scheme == "http" && !loopbackHost(u.Hostname()) {
+		fmt.Fprintf(e.stderr, "mcpcall: warning: sending the bearer token over plain http to %s\n", u.Host)
+	}
+
+	a, err := newAnswerer(o, e)
+	if err != nil {
+		return nil, err
+	}
+	s.answers = a
+
+	caps := a.capabilities()
+	if o.capabilities != "" {
+		c, err := parseJSONObject([]byte(o.capabilities), "--capabilities")
+		if err != nil {
+			return nil, err
+		}
+		caps = c
+	}
+	s.client = &client{
+		url:      o.url,
+		token:    token,
+		timeout:  o.timeout,
+		caps:     caps,
+		logLevel: o.logLevel,
+		verbose:  o.verbose,
+		stderr:   e.stderr,
+		onNote:   s.out.notification,
+	}
+	s.client.init()
+	return s, nil
+}
+
+// newAnswerer loads the answer files and the model client.
+func newAnswerer(o *options, e *env) (*answerer, error) {
+	a := &answerer{terminal: e.terminal, in: newLineReader(e.stdin), prompt: e.stderr}
+	if o.elicitAnswers != "" {
+		m, err := loadElicitAnswers(o.elicitAnswers)
+		if err != nil {
+			return nil, err
+		}
+		a.elicit = m
+		a.elicitSrc = "--elicit-answers"
+	}
+	if o.samplingAnswers != "" {
+		sa, err := loadSamplingAnswers(o.samplingAnswers)
+		if err != nil {
+			return nil, err
+		}
+		a.sampling = sa
+	}
+	if o.modelURL != "" {
+		key := e.getenv(EnvModelAPIKey)
+		u, err := url.Parse(o.modelURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, &usageError{fmt.Sprintf("--model-url %q is not an absolute http or https URL", o.modelURL)}
+		}
+		if u.User != nil {
+			return nil, &usageError{"--model-url must not hold credentials; put the key in $" + EnvModelAPIKey}
+		}
+		if key != "" && u.Scheme == "http" && !loopbackHost(u.Hostname()) {
+			return nil, &usageError{fmt.Sprintf("$%s is set: --model-url must be https unless its host is loopback, so that the key is not sent in clear", EnvModelAPIKey)}
+		}
+		m, err := openai.New(openai.Config{BaseURL: o.modelURL, APIKey: key, Model: o.model})
+		if err != nil {
+			return nil, err
+		}
+		a.model = m
+		a.modelName = o.model
+	} else if o.model != "" {
+		return nil, &usageError{"--model needs --model-url"}
+	}
+	for _, r := range o.roots {
+		uri, err := rootURI(r)
+		if err != nil {
+			return nil, err
+		}
+		a.roots = append(a.roots, mrtr.Root{URI: uri})
+	}
+	return a, nil
+}
+
+// rootURI turns a --root value into a file:// URI.
+func rootURI(v string) (string, error) {
+	if strings.HasPrefix(v, "file://") {
+		u, err := url.Parse(v)
+		if err != nil || u.Path == "" {
+			return "", &usageError{fmt.Sprintf("--root %q is not a valid file:// URI", v)}
+		}
+		return v, nil
+	}
+	if strings.Contains(v, "://") {
+		return "", &usageError{fmt.Sprintf("--root %q: roots are file:// URIs or paths", v)}
+	}
+	abs, err := filepath.Abs(v)
+	if err != nil {
+		return "", fmt.Errorf("--root %q: %v", v, err)
+	}
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String(), nil
+}

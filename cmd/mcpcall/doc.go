@@ -1,0 +1,92 @@
+// Command mcpcall calls any MCP server that speaks protocol revision
+// 2026-07-28 over Streamable HTTP, from the command line: discovery,
+// lists, and tool calls, prompts and resource reads that ask for input
+// over several rounds (multi round-trip requests).
+//
+//	go run github.com/mrtrkit/mrtrkit/cmd/mcpcall [flags] COMMAND [ARGS]
+//
+// # Usage
+//
+// Start a server (here the repository's example) and point mcpcall at it;
+// -url defaults to $MCPCALL_URL, then http://127.0.0.1:8080/mcp. Flags may
+// come before or after the command.
+//
+//	go run ./examples/summarize_repo &
+//	mcpcall discover
+//	mcpcall tools list
+//	mcpcall -url http://127.0.0.1:3001/mcp prompts list
+//	mcpcall prompts get greeting --args '{"name":"Ada"}'
+//	mcpcall resources list
+//	mcpcall resources templates
+//	mcpcall resources read test://static-text
+//
+// A tool call whose server asks for model completions (sampling), answered
+// from a file: an object from input key to a CreateMessageResult or to the
+// text of an assistant answer ("*" answers any key; a list under a key is
+// used in order), or a top-level list used in order whatever the key:
+//
+//	cat > answers.json <<'EOF'
+//	{"pick_files": "[\"README.md\", \"go.mod\"]",
+//	 "summary": {"role": "assistant", "model": "me", "content": {"type": "text", "text": "A Go framework for MCP servers."}}}
+//	EOF
+//	mcpcall tools call summarize_repo --args '{"audience":"developer"}' --sampling-answers answers.json
+//
+// Or forwarded to an OpenAI-compatible chat-completions API (the key, if
+// any, comes from $MCPCALL_MODEL_API_KEY; plain http is refused with a key
+// unless the host is loopback; redirects are not followed):
+//
+//	MCPCALL_MODEL_API_KEY=sk-... mcpcall tools call summarize_repo --args '{"audience":"developer"}' \
+//		--model-url https://api.openai.com/v1 --model gpt-4o-mini
+//	mcpcall tools call summarize_repo --args-file args.json --model-url http://127.0.0.1:11434/v1 --model llama3.2
+//
+// Questions to the user (elicitation) are asked at the terminal, field by
+// field, with each field's title, description, type, choices and default,
+// and the typed value is checked before it is sent; or they are answered
+// from a file mapping input key (or "*") to an ElicitResult, to the form's
+// content (sent with action accept), or to "accept", "decline" or
+// "cancel". Roots come from --root, repeatable:
+//
+//	echo '{"user_name": {"name": "Ada"}, "*": "decline"}' > elicit.json
+//	mcpcall tools call test_input_required_result_multiple_inputs \
+//		--elicit-answers elicit.json --sampling-answers answers.json --root . --root file:///srv/data
+//
+// Machine-readable output, one JSON object per line: each round
+// ({"type":"round","round":N,"inputRequests":…,"inputResponses":…,"answeredBy":…,"requestState":…}),
+// then the result ({"type":"result","rounds":N,"result":…}) or the error
+// ({"type":"error","httpStatus":…,"error":…}); notifications go to stderr,
+// as JSON lines too:
+//
+//	mcpcall -json tools call summarize_repo --args '{"audience":"developer"}' --sampling-answers answers.json | jq .
+//
+// Other flags: -token (or $MCPCALL_TOKEN) sends a bearer token, never
+// printed; --log-level asks for log notifications; --max-rounds (default
+// 10) bounds the rounds of one call; --capabilities declares given client
+// capabilities instead of those the flags can answer; -timeout bounds each
+// HTTP exchange; -v prints every HTTP exchange on stderr, the token
+// redacted.
+//
+// # What it sends
+//
+// Every request carries MCP-Protocol-Version, Mcp-Method, Accept and
+// Content-Type headers, and params._meta with the protocol version, the
+// client capabilities this run can answer (elicitation when stdin is a
+// terminal or --elicit-answers is given, sampling with --sampling-answers
+// or --model-url, roots with --root), clientInfo and a progress token.
+// tools/call, prompts/get and resources/read carry Mcp-Name; a tool call
+// also carries an Mcp-Param-{Name} header for each argument its
+// inputSchema marks with x-mcp-header, learnt from one tools/list per run
+// (listed again once if the server answers -32020 about such a header).
+// Header values are encoded as SEP-2243 says (the =?base64?…?= form for
+// values that are not plain ASCII). A retry repeats the request's params
+// with a new id, the latest round's answers in inputResponses, and the
+// requestState exactly as received, byte for byte. Responses may be JSON
+// or an event stream; progress and log notifications are printed on
+// stderr as they arrive.
+//
+// # Exit status
+//
+// 0 for a complete result; 1 for a JSON-RPC error or a tool result with
+// isError (the message says which); 2 for a usage error, bad input files,
+// a question mcpcall cannot answer, the round limit, or a transport error
+// (connection, HTTP refusals such as 401, malformed responses).
+package main

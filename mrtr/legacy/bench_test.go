@@ -1,0 +1,152 @@
+package legacy
+
+import (
+	"context"
+	"encoding/json"
+	"runtime"
+	"strconv"
+	"testing"
+
+	"github.com/mrtrkit/mrtrkit/mrtr"
+)
+
+// benchTool asks the client for its roots once, then answers: one round.
+func benchTool(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
+	r, ok := req.Responses.Roots("where")
+	if !ok {
+		return mrtr.Ask("where", &mrtr.RootsRequest{}), nil
+	}
+	return textResult("roots " + strconv.Itoa(len(r.Roots))), nil
+}
+
+func benchServer(b *testing.B) *mrtr.Server {
+	srv := newTestServer(b, &book{})
+	if err := srv.AddTool(mrtr.Tool{Name: "bench", InputSchema: json.RawMessage(`{"type":"object"}`)}, mrtr.HandlerFunc(benchTool)); err != nil {
+		b.Fatal(err)
+	}
+	return srv
+}
+
+func mustParse(b *testing.B, s string) *mrtr.Message {
+	m, _, perr := mrtr.ParseMessage([]byte(s))
+	if perr != nil {
+		b.Fatal(perr)
+	}
+	return m
+}
+
+// chanSender hands each message the server sends to the client loop.
+type chanSender chan []byte
+
+func (c chanSender) Send(p []byte) error {
+	c <- append([]byte(nil), p...)
+	return nil
+}
+
+// BenchmarkBridgedCall is one tools/call of a client of the initialize era
+// whose handler asks one question: the request, the server-to-client
+// roots/list, the client's answer posted as its own message (through a
+// session looked up afresh, as a host does), and the final result.
+// Compare with BenchmarkModernCall, the same handler served to a
+// 2026-07-28 client in two requests.
+func BenchmarkBridgedCall(b *testing.B) {
+	v := &env{t: b, srv: benchServer(b)}
+	v.e = newEngine(b, v.srv)
+	s := v.open("ada", `{"roots":{}}`)
+	out := make(chanSender, 4)
+	answer := []byte(`,"result":{"roots":[{"uri":"file:///w","name":"w"}]}}`)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		sess, err := v.e.Session(s.ID(), caller("ada"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		msg := mustParse(b, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,"method":"tools/call","params":{"name":"bench","arguments":{}}}`)
+		done := make(chan *mrtr.Response, 1)
+		go func() { done <- sess.Handle(context.Background(), msg, out) }()
+		var resp *mrtr.Response
+		for resp == nil {
+			select {
+			case raw := <-out:
+				var m struct {
+					ID json.RawMessage `json:"id"`
+				}
+				if json.Unmarshal(raw, &m) != nil || len(m.ID) == 0 {
+					continue
+				}
+				a, err := v.e.Session(s.ID(), caller("ada"))
+				if err != nil {
+					b.Fatal(err)
+				}
+				body := append(append([]byte(`{"jsonrpc":"2.0","id":`), m.ID...), answer...)
+				a.Handle(context.Background(), mustParse(b, string(body)), nil)
+				a.Release()
+			case resp = <-done:
+			}
+		}
+		sess.Release()
+		if resp.Error != nil {
+			b.Fatalf("call failed: %+v", resp.Error)
+		}
+	}
+}
+
+// BenchmarkModernCall is BenchmarkBridgedCall's handler served to a
+// 2026-07-28 client: a first request answered input_required, and the
+// retry with the answer and the sealed requestState.
+func BenchmarkModernCall(b *testing.B) {
+	srv := benchServer(b)
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{}}}`
+	first := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"bench","arguments":{},` + meta + `}}`
+	in := &mrtr.Inbound{Principal: "ada"}
+	b.ReportAllocs()
+	for b.Loop() {
+		in.Message = mustParse(b, first)
+		resp := srv.Handle(context.Background(), in)
+		var r struct {
+			RequestState string `json:"requestState"`
+		}
+		if resp.Error != nil || json.Unmarshal(resp.Result, &r) != nil || r.RequestState == "" {
+			b.Fatalf("first round: %+v %s", resp.Error, resp.Result)
+		}
+		retry := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bench","arguments":{},` + meta +
+			`,"requestState":"` + r.RequestState + `","inputResponses":{"where":{"roots":[{"uri":"file:///w","name":"w"}]}}}}`
+		in.Message = mustParse(b, retry)
+		if resp := srv.Handle(context.Background(), in); resp.Error != nil {
+			b.Fatalf("retry: %+v", resp.Error)
+		}
+	}
+}
+
+// BenchmarkIdleSessions opens b.N sessions that then sit idle, and
+// reports the heap each holds (heap-B/session) and how many the engine
+// keeps (sessions): at most DefaultMaxSessions, the least recently used
+// being dropped beyond that. Run with -benchtime=10000x to fill the
+// default table exactly.
+func BenchmarkIdleSessions(b *testing.B) {
+	v := &env{t: b, srv: benchServer(b)}
+	v.e = newEngine(b, v.srv)
+	ids := make([]string, 0, b.N)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		ids = append(ids, v.open("user-"+strconv.Itoa(i), `{"roots":{},"elicitation":{}}`).ID())
+	}
+	b.StopTimer()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	held := float64(after.HeapAlloc) - float64(before.HeapAlloc)
+	// The ids are what a client keeps; they are not the server's memory.
+	idBytes := 0
+	for _, id := range ids {
+		idBytes += len(id)
+	}
+	b.ReportMetric((held-float64(idBytes))/float64(b.N), "heap-B/session")
+	b.ReportMetric(float64(v.e.Sessions()), "sessions")
+	b.ReportMetric(float64(idBytes)/float64(b.N), "id-bytes")
+	runtime.KeepAlive(ids)
+}

@@ -3,6 +3,7 @@ module github.com/mrtrkit/mrtrkit
 go 1.26.0
 
 require (
+	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/go-playground/validator/v10 v10.30.6
 	github.com/google/jsonschema-go v0.4.3
 	github.com/gorilla/mux v1.8.1

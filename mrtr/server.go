@@ -40,6 +40,8 @@ type Server struct {
 	intercept   []Interceptor
 	requireKeys bool
 	visible     Visibility
+	// ephemeralKeys: the codec seals with the random key NewServer made.
+	ephemeralKeys bool
 
 	mu         sync.RWMutex
 	tools      registry[*toolEntry]
@@ -48,6 +50,7 @@ type Server struct {
 	templates  registry[*templateEntry]
 	complete   CompletionHandler
 	hub        hub
+	share      shareState
 	caps       atomic.Pointer[ServerCapabilities] // capabilitiesLocked, cached
 	discovered atomic.Pointer[json.RawMessage]    // server/discover for anonymous callers, cached
 }
@@ -79,7 +82,10 @@ func WithMaxRounds(n int) Option { return optionFunc(func(s *Server) { s.maxRoun
 func WithPageSize(n int) Option { return optionFunc(func(s *Server) { s.pageSize = n }) }
 
 // WithAudience sets the server identity bound into every requestState
-// (default: the server's name from its description).
+// (default: the server's name from its description). Set it to the
+// deployment's canonical URL, such as "https://mcp.example.com/mcp": two
+// deployments that share a name and a key ring would otherwise accept
+// each other's states. Replicas of one deployment share the audience.
 func WithAudience(a string) Option { return optionFunc(func(s *Server) { s.audience = a }) }
 
 // RequireKeys makes NewServer fail unless a key ring is configured (the
@@ -113,11 +119,11 @@ func NewServer(desc discover.Description, opts ...Option) (*Server, error) {
 		return nil, errors.New("mrtr: max rounds is beyond what a requestState can carry")
 	}
 	if s.codec == nil {
-		c, err := defaultCodec(s.log, s.requireKeys)
+		c, ephemeral, err := defaultCodec(s.log, s.requireKeys)
 		if err != nil {
 			return nil, err
 		}
-		s.codec = c
+		s.codec, s.ephemeralKeys = c, ephemeral
 	}
 	if meta := desc.ServerInfoMeta(); meta != nil {
 		b, err := json.Marshal(meta[MetaServerInfo])
@@ -126,27 +132,31 @@ func NewServer(desc discover.Description, opts ...Option) (*Server, error) {
 		}
 		s.infoMeta = append([]byte(`"`+MetaServerInfo+`":`), b...)
 	}
+	if err := s.startShare(); err != nil {
+		return nil, fmt.Errorf("mrtr: shared bus: %w", err)
+	}
 	s.changed(0)
 	return s, nil
 }
 
-func defaultCodec(log *slog.Logger, require bool) (state.Codec, error) {
+func defaultCodec(log *slog.Logger, require bool) (state.Codec, bool, error) {
 	ring, ok, err := state.KeyRingFromEnv()
 	if err != nil {
-		return nil, fmt.Errorf("mrtr: %s: %w", state.EnvKeys, err)
+		return nil, false, fmt.Errorf("mrtr: %s: %w", state.EnvKeys, err)
 	}
 	if !ok && require {
-		return nil, fmt.Errorf("mrtr: no requestState keys configured: set %s (see package state) or give WithCodec", state.EnvKeys)
+		return nil, false, fmt.Errorf("mrtr: no requestState keys configured: set %s (see package state) or give WithCodec", state.EnvKeys)
 	}
 	if !ok {
 		ring, err = state.GenerateKeyRing()
 		if err != nil {
-			return nil, fmt.Errorf("mrtr: %w", err)
+			return nil, false, fmt.Errorf("mrtr: %w", err)
 		}
 		log.Warn("no requestState keys configured: using a random key made at start-up; replicas will not share it and restarts invalidate open calls",
 			"env", state.EnvKeys)
 	}
-	return state.NewAEAD(ring)
+	c, err := state.NewAEAD(ring)
+	return c, !ok, err
 }
 
 var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
@@ -339,7 +349,7 @@ func (s *Server) changed(bits uint8) {
 		s.discovered.Store(&b)
 	}
 	if bits != 0 {
-		s.hub.post(bits, "")
+		s.post(bits, "")
 	}
 }
 

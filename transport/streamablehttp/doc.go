@@ -12,7 +12,7 @@
 //
 //	srv, _ := mrtr.NewServer(desc)
 //	h, _ := streamablehttp.New(srv)
-//	http.ListenAndServe("127.0.0.1:8080", h)
+//	log.Fatal(streamablehttp.NewHTTPServer("127.0.0.1:8080", h).ListenAndServe())
 //
 // # What the Handler checks
 //
@@ -23,10 +23,13 @@
 //     suits a local server and protects it from DNS rebinding; a server
 //     listening on a public interface must list its names and the origins
 //     of its browser clients.
+//   - With WithCORS, a CORS preflight from an allowed origin, answered
+//     here with 204 No Content (see Browsers below).
 //   - The HTTP method: POST only (405 Method Not Allowed, Allow: POST).
 //   - Authentication, with WithAuthenticator (401 Unauthorized with a
 //     WWW-Authenticate challenge).
-//   - The body size, WithMaxBodyBytes (413 Content Too Large).
+//   - The body size, WithMaxBodyBytes (413 Content Too Large), and its
+//     arrival within WithReadTimeout (408 Request Timeout).
 //   - Content-Type: application/json (415 Unsupported Media Type).
 //   - Accept: it must allow both application/json and text/event-stream
 //     (406 Not Acceptable).
@@ -43,6 +46,25 @@
 // above. Every error answer carries a JSON-RPC error object, with the
 // request id whenever it could be read.
 //
+// # Clients of the initialize era
+//
+// With WithLegacy, the endpoint also serves clients of MCP 2025-11-25 and
+// 2025-06-18, which open a session with initialize, carry Mcp-Session-Id,
+// hold a GET stream and answer server-to-client requests. A request
+// belongs to that era when it is a GET or a DELETE, when its body is a
+// JSON-RPC response (a client's answer to one of the session's requests),
+// or when it is a POST whose params._meta names no protocol version and
+// whose MCP-Protocol-Version header is absent or names a version the
+// server serves only to that era. Every other POST is served statelessly.
+// A 2026-07-28 request is therefore never mistaken for an old one: it
+// always names its version in params._meta.
+//
+// Sessions live in their sealed ids (see package mrtr/legacy), so any
+// replica with the key ring can serve them; a multi-round handler's
+// questions become real requests on the client's stream, and the answers
+// must reach the replica that waits for them (see docs/deployment.md for
+// header-hash affinity).
+//
 // # Streaming
 //
 // A response switches to SSE lazily, at the first notification the
@@ -52,5 +74,35 @@
 // at once, and comments keep an idle stream open (WithKeepAlive). A client
 // that disconnects cancels the handler's context, and emitting after that,
 // or after the response, fails. So does emitting to a client that has
-// stopped reading: each write to a stream must complete within 30 seconds.
+// stopped reading: each write to a stream must complete within the write
+// timeout (WithWriteTimeout, 30 seconds by default).
+//
+// # Browsers
+//
+// Browser pages of other origins can call the endpoint once WithCORS is
+// given: preflights from the origins WithAllowedOrigins allows are
+// answered with the methods the endpoint serves and the headers of the
+// protocol, including the Mcp-Param-* headers the registered tools
+// declare at that moment, and every answer to those origins lets the page
+// read it, Mcp-Session-Id and WWW-Authenticate included. Other origins
+// are refused with 403 and get no CORS headers. Credentials (cookies) are
+// allowed only with CORS.AllowCredentials.
+//
+// # Deadlines and the http.Server
+//
+// The Handler bounds its own I/O: reading a request body
+// (WithReadTimeout) and each write of an answer, a JSON body or one event
+// of a stream (WithWriteTimeout), 30 seconds each by default. A slow or
+// stalled client is cut off; a stream that stays open for hours, such as
+// subscriptions/listen, is not, since only each write is bounded.
+// NewHTTPServer returns an http.Server to match, with ReadHeaderTimeout,
+// IdleTimeout and MaxHeaderBytes set and ReadTimeout and WriteTimeout
+// left at zero: those bound a whole request and would cut such streams.
+//
+// # Health
+//
+// Liveness and Readiness are probes to mount beside the endpoint.
+// Readiness answers 503 while the mrtr.Server runs on a random
+// requestState key because none was configured (mrtr.Server.Ready), once
+// the server is closed, and once the probe is told to drain.
 package streamablehttp

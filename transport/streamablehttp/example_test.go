@@ -53,7 +53,7 @@ func ExampleNew() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ts := httptest.NewServer(h) // in production: http.ListenAndServe("127.0.0.1:8080", h)
+	ts := httptest.NewServer(h) // in production: streamablehttp.NewHTTPServer(addr, h).ListenAndServe()
 	defer ts.Close()
 
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet","arguments":{"name":"Ada"},` +

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gorilla/mux"
 
@@ -25,10 +26,17 @@ import (
 // http.Server.Shutdown (or register it with RegisterOnShutdown): the
 // streams then end with their final result and Shutdown does not wait for
 // them until its deadline.
+//
+// NewHTTPServer returns an http.Server suited to it: one whose
+// whole-request timeouts do not cut those streams, the Handler bounding
+// each body read and each write itself (WithReadTimeout,
+// WithWriteTimeout).
 type Handler struct {
 	cfg    config
+	srv    *mrtr.Server
 	log    *slog.Logger
 	guard  guard
+	cors   *corsPolicy // nil without WithCORS
 	eras   []era
 	allow  []string // the Allow header of a 405
 	router *mux.Router
@@ -50,6 +58,8 @@ func New(srv *mrtr.Server, opts ...Option) (*Handler, error) {
 		return nil, fmt.Errorf("streamablehttp: max body bytes must be positive, not %d", cfg.maxBody)
 	case cfg.keepAlive < 0:
 		return nil, fmt.Errorf("streamablehttp: keep-alive interval must not be negative, not %v", cfg.keepAlive)
+	case cfg.readTimeout < 0 || cfg.writeTimeout < 0:
+		return nil, errors.New("streamablehttp: read and write timeouts must not be negative")
 	}
 	g, err := newGuard(cfg.hosts, cfg.origins)
 	if err != nil {
@@ -59,7 +69,7 @@ func New(srv *mrtr.Server, opts ...Option) (*Handler, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	h := &Handler{cfg: cfg, log: log, guard: g}
+	h := &Handler{cfg: cfg, srv: srv, log: log, guard: g}
 	h.eras = []era{&modern{srv: srv, keepAlive: cfg.keepAlive, log: log, meta: cfg.resourceMetadata}}
 	if e := cfg.legacy; e != nil {
 		if e.Server() != srv {
@@ -79,6 +89,9 @@ func New(srv *mrtr.Server, opts ...Option) (*Handler, error) {
 		}
 	}
 	h.allow = []string{strings.Join(h.allow, ", ")}
+	if h.cors, err = newCORSPolicy(cfg.cors, &h.guard, h.allow[0]); err != nil {
+		return nil, err
+	}
 	// Path cleaning stays off: the router would answer //mcp or
 	// /x/../mcp with a redirect that carries no JSON-RPC body, before the
 	// Host and Origin checks. Such paths are simply not the endpoint.
@@ -91,24 +104,35 @@ func New(srv *mrtr.Server, opts ...Option) (*Handler, error) {
 // ServeHTTP answers one HTTP request. A request for exactly the endpoint
 // path goes straight to the endpoint; the router sees every other one.
 // The outcome is the same either way; the shortcut saves the router's
-// per-request context values.
+// per-request context values. Every answer goes through a timedWriter,
+// which bounds each write (WithWriteTimeout).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	tw := newTimedWriter(w, h.cfg.writeTimeout)
+	defer tw.settle()
 	if r.URL.Path == h.cfg.path {
-		h.serveEndpoint(w, r)
+		h.serveEndpoint(tw, r)
 		return
 	}
-	h.router.ServeHTTP(w, r)
+	h.router.ServeHTTP(tw, r)
 }
 
 // serveEndpoint runs the shared checks in order, then hands the request to
-// its era: Host and Origin (403), method (405), authentication (401), and
-// for a POST body size (413), Content-Type (415), Accept (406) and
-// JSON-RPC parsing (400).
+// its era: Host and Origin (403), a CORS preflight (answered here, with
+// WithCORS), method (405), authentication (401), and for a POST body size
+// (413), the body's arrival in time (408), Content-Type (415), Accept
+// (406) and JSON-RPC parsing (400).
 func (h *Handler) serveEndpoint(w http.ResponseWriter, r *http.Request) {
 	if what := h.guard.check(r); what != "" {
 		h.log.Debug("streamablehttp: request refused", "reason", what+" not allowed", "host", r.Host, "origin", r.Header.Get("Origin"))
 		h.refuse(w, mrtr.ID{}, refuseForbidden.with(what+" not allowed"))
 		return
+	}
+	if h.cors != nil {
+		if isPreflight(r) {
+			h.preflight(w, r)
+			return
+		}
+		h.grant(w, r)
 	}
 	if !h.served(r.Method) {
 		w.Header()["Allow"] = h.allow
@@ -187,16 +211,31 @@ func (h *Handler) served(method string) bool {
 // The body gets a buffer of its own rather than a pooled one: the parsed
 // message, and the arguments handlers receive, point into it, and a handler
 // may keep them after the request is answered.
+//
+// Reading runs under the read deadline (WithReadTimeout), lifted once the
+// whole body is in, so that none is left for the rest of the exchange. On
+// a refusal it stays, bounding what the server still reads to discard.
 func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request, x *exchange) bool {
+	timed := h.cfg.readTimeout > 0 && r.Body != nil && r.Body != http.NoBody
+	if timed {
+		setReadDeadline(w, time.Now().Add(h.cfg.readTimeout))
+	}
 	body, tooLarge, err := readBody(r, nil, h.cfg.maxBody)
 	switch {
 	case tooLarge:
 		h.refuse(w, mrtr.ID{}, refuseTooLarge.with("the limit is "+strconv.FormatInt(h.cfg.maxBody, 10)+" bytes"))
 		return false
+	case err != nil && isTimeout(err):
+		h.log.Debug("streamablehttp: the request body did not arrive in time", "err", err)
+		h.refuse(w, mrtr.ID{}, refuseTimeout)
+		return false
 	case err != nil:
 		h.log.Debug("streamablehttp: reading the request body failed", "err", err)
 		h.refuse(w, mrtr.ID{}, refuseUnreadable)
 		return false
+	}
+	if timed {
+		setReadDeadline(w, time.Time{})
 	}
 	// The body is read already, so even these refusals echo the request
 	// id when it can be parsed.

@@ -17,6 +17,11 @@ const (
 	DefaultMaxBodyBytes int64 = 4 << 20
 	// DefaultKeepAlive is the interval of SSE keep-alive comments.
 	DefaultKeepAlive = 15 * time.Second
+	// DefaultReadTimeout bounds reading a request body (WithReadTimeout).
+	DefaultReadTimeout = 30 * time.Second
+	// DefaultWriteTimeout bounds each write of a response
+	// (WithWriteTimeout).
+	DefaultWriteTimeout = 30 * time.Second
 )
 
 // Option configures a Handler.
@@ -38,10 +43,15 @@ type config struct {
 
 	forward          []string // canonical names of the forwarded headers
 	resourceMetadata string
+
+	readTimeout  time.Duration
+	writeTimeout time.Duration
+	cors         *CORS // nil: no CORS headers
 }
 
 func defaultConfig() config {
-	return config{path: DefaultPath, maxBody: DefaultMaxBodyBytes, keepAlive: DefaultKeepAlive}
+	return config{path: DefaultPath, maxBody: DefaultMaxBodyBytes, keepAlive: DefaultKeepAlive,
+		readTimeout: DefaultReadTimeout, writeTimeout: DefaultWriteTimeout}
 }
 
 // WithPath sets the URL path of the endpoint (default DefaultPath,
@@ -127,4 +137,27 @@ func WithForwardedHeaders(names ...string) Option {
 // client can find where to get a token with more scope.
 func WithResourceMetadata(url string) Option {
 	return optionFunc(func(c *config) { c.resourceMetadata = url })
+}
+
+// WithReadTimeout bounds how long reading the body of a POST may take,
+// from the moment the Handler starts reading it (default
+// DefaultReadTimeout, 30s; 0 removes the bound). A client that sends its
+// headers and then trickles the body, or stops, is answered with 408
+// Request Timeout and a JSON-RPC -32600 error, and its connection is
+// closed. The bound is lifted once the body is read, so it never cuts a
+// stream that a request then opens.
+func WithReadTimeout(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.readTimeout = d })
+}
+
+// WithWriteTimeout bounds each write of a response (default
+// DefaultWriteTimeout, 30s; 0 removes the bound): a plain JSON answer
+// must reach the connection within it, and so must every event and
+// keep-alive comment of an event stream, each on its own. A client that
+// stops reading therefore cannot hold a handler, while an event stream
+// that stays open for hours is never cut as long as each write gets
+// through. The bound is lifted after each write, so an idle stream is
+// not affected.
+func WithWriteTimeout(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.writeTimeout = d })
 }

@@ -143,14 +143,18 @@ func (s *stream) writeEvent(data []byte) error {
 	return s.write(s.frame)
 }
 
-// streamWriteTimeout bounds each write to an event stream, so that a
-// client that stops reading without closing the connection cannot hold a
-// handler (blocked on emit) forever.
-const streamWriteTimeout = 30 * time.Second
-
+// write writes and flushes b under the write deadline (WithWriteTimeout),
+// so that a client that stops reading without closing the connection
+// cannot hold a handler (blocked on emit) forever, then lifts the
+// deadline: an idle stream, such as subscriptions/listen between changes,
+// must not be cut by it (over HTTP/2 a deadline left set ends the stream
+// when it passes, written to or not).
 func (s *stream) write(b []byte) error {
-	if err := s.rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
-		return err
+	d := writeTimeoutOf(s.w)
+	if d > 0 {
+		if err := s.rc.SetWriteDeadline(time.Now().Add(d)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			return err
+		}
 	}
 	if _, err := s.w.Write(b); err != nil {
 		s.log.Debug("streamablehttp: writing the event stream failed", "err", err)
@@ -161,6 +165,9 @@ func (s *stream) write(b []byte) error {
 	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		s.log.Debug("streamablehttp: flushing the event stream failed", "err", err)
 		return err
+	}
+	if d > 0 {
+		_ = s.rc.SetWriteDeadline(time.Time{})
 	}
 	return nil
 }

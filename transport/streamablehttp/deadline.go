@@ -30,7 +30,7 @@ var refuseTimeout = refusal{http.StatusRequestTimeout, "Request timeout: the bod
 type timedWriter struct {
 	http.ResponseWriter
 	conn    deadliner     // nil when no writer in the chain has deadlines
-	flush   errorFlusher  // nil when no writer in the chain flushes
+	flush   func() error  // the outermost flusher of the chain; nil for none
 	timeout time.Duration // 0: no write deadline
 	armed   bool          // a deadline was set and not yet lifted
 }
@@ -52,8 +52,17 @@ func newTimedWriter(w http.ResponseWriter, timeout time.Duration) *timedWriter {
 		if t.conn == nil {
 			t.conn, _ = u.(deadliner)
 		}
+		// The outermost writer that flushes is the one to flush through,
+		// as http.ResponseController does: a middleware that holds the
+		// body back (to rewrite it, say) must see the flush, not be
+		// bypassed by one on the connection beneath it.
 		if t.flush == nil {
-			t.flush, _ = u.(errorFlusher)
+			switch f := u.(type) {
+			case errorFlusher:
+				t.flush = f.FlushError
+			case http.Flusher:
+				t.flush = func() error { f.Flush(); return nil }
+			}
 		}
 		uw, ok := u.(interface{ Unwrap() http.ResponseWriter })
 		if !ok || (t.conn != nil && t.flush != nil) {
@@ -95,9 +104,7 @@ func (t *timedWriter) settle() {
 		return
 	}
 	if t.flush != nil {
-		_ = t.flush.FlushError()
-	} else if f, ok := t.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
+		_ = t.flush()
 	}
 	_ = t.conn.SetWriteDeadline(time.Time{})
 	t.armed = false

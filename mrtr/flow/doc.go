@@ -64,8 +64,23 @@
 // The server has checked each answer's shape; its meaning is the step's to
 // check. A use function that finds an answer unusable returns an error,
 // typically mrtr.InvalidParamsError (-32602), and the call ends with it:
-// nothing of the answer is kept. Form checks the submitted content against
-// the schema it generated and F's `validate` tags itself.
+// nothing of the answer is kept; or it returns AskAgain to put the
+// question again.
+//
+// # Forms
+//
+// Form and FormFunc ask the user to fill in a form generated from a
+// struct F by typed.NewForm (see typed.Form): `jsonschema` tags give
+// descriptions, `mcp` tags titles, defaults and enum titles, and the
+// bounds, lengths, formats and enums of `validate` tags become the form's
+// keywords. The submitted content is checked against the schema that was
+// asked and F's validate tags before use sees it, decoded into F. Content
+// that fails ends the call with -32602 naming each problem, or, with
+// ReaskInvalid, is asked again, the message followed by what was wrong
+// (each asking counts against the budget). FormFunc builds the message
+// from the call's arguments and state. A declined or cancelled form
+// reaches use with its action (FormAnswer.Declined, Cancelled): go on
+// without the answer, or end the call; do not ask the same form again.
 //
 // # Models
 //

@@ -93,7 +93,7 @@ func Example() {
 	fmt.Println("rounds:", res.Rounds, res.Asked)
 	fmt.Println(string(res.StructuredContent))
 	// Output:
-	// form: Who is the poem for? {"type":"object","properties":{"name":{"type":"string","description":"who the poem is for"}},"required":["name"]}
+	// form: Who is the poem for? {"type":"object","properties":{"name":{"type":"string","description":"who the poem is for","minLength":1}},"required":["name"]}
 	// model: Write a two-line poem about tides for Ada.
 	// rounds: 2 [[reader] [poem]]
 	// {"for":"Ada","poem":"The sea breathes in, the sea breathes out."}

@@ -65,9 +65,9 @@ func TestFormStep(t *testing.T) {
 	require.Contains(t, r.InputRequests, "contact")
 	assert.Equal(t, mrtr.MethodElicit, r.InputRequests["contact"].Method)
 	assert.JSONEq(t, `{"mode":"form","message":"Who are you?","requestedSchema":{"type":"object","required":["name","age"],"properties":{
-		"name":{"type":"string","description":"your name"},
-		"age":{"type":"integer","description":"your age in years"},
-		"email":{"type":"string"}}}}`, string(r.InputRequests["contact"].Params))
+		"name":{"type":"string","description":"your name","minLength":2},
+		"age":{"type":"integer","description":"your age in years","minimum":0,"maximum":150},
+		"email":{"type":"string","format":"email"}}}}`, string(r.InputRequests["contact"].Params))
 	state := r.RequestState
 
 	accept := func(content map[string]any) map[string]any {
@@ -133,9 +133,9 @@ func TestFormAnswerIsReadAsSent(t *testing.T) {
 		`{"cents":5,"note":"a","NOTE":"b"}`: "Invalid input response amount: content.NOTE repeats a member name",
 		`{"cents":9007199254740993}`:        "Invalid input response amount: content.cents is a number with no exact IEEE 754 double form",
 		// The form's own check against F.
-		`{"CENTS":100000}`:       `Invalid input response "amount": invalid arguments: CENTS is not allowed: names are case-sensitive (did you mean cents?)`,
-		`{"cents":5,"Note":"x"}`: `Invalid input response "amount": invalid arguments: Note is not allowed: names are case-sensitive (did you mean note?)`,
-		`{"cents":1000}`:         `Invalid input response "amount": invalid arguments: cents must be at most 100`,
+		`{"CENTS":100000}`:       `Invalid input response "amount": CENTS is not allowed: names are case-sensitive (did you mean cents?)`,
+		`{"cents":5,"Note":"x"}`: `Invalid input response "amount": Note is not allowed: names are case-sensitive (did you mean note?)`,
+		`{"cents":1000}`:         `Invalid input response "amount": cents must be at most 100`,
 	} {
 		_, e := c.tool("pay", nil, answer(content), st)
 		require.NotNil(t, e, content)
@@ -440,7 +440,7 @@ func TestNewRefuses(t *testing.T) {
 		} `json:"inner"`
 	}
 	_, err = flow.New([]flow.Step[A, S]{flow.Form("f", "m", func(context.Context, *flow.Call[A, S], flow.FormAnswer[nested]) error { return nil })}, finish)
-	assert.ErrorContains(t, err, `form field "inner" must be a string, number, integer or boolean`)
+	assert.ErrorContains(t, err, `field "inner": must be a string, number, integer, boolean or a list of choices`)
 
 	assert.Panics(t, func() { flow.Must(flow.New[A, S, Reply](nil, nil)) })
 }

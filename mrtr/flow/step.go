@@ -2,12 +2,8 @@ package flow
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
-
-	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/typed"
@@ -26,6 +22,10 @@ type Call[In, S any] struct {
 	// Request is the request being served: round, principal, client
 	// capabilities, progress and log notifications.
 	Request *mrtr.Request
+
+	// reask holds, for this round, what was wrong with the answer to a
+	// form that is asked again.
+	reask map[string]error
 }
 
 // AskAgain, returned by a step's use function, asks that question again
@@ -171,97 +171,99 @@ type FormAnswer[F any] struct {
 // Accepted reports whether the user submitted the form.
 func (a FormAnswer[F]) Accepted() bool { return a.Action == "accept" }
 
-// Form is a step that asks the user to fill in a form under key. The
-// requested schema is generated from F, a struct of string, number,
-// integer and boolean fields (pointers for optional ones), with
-// descriptions from `jsonschema` tags. An accepted answer is checked
-// against that schema and F's `validate` tags and decoded into F before
-// use sees it; members the schema does not declare are dropped. Content
-// that fails the checks ends the call with -32602 naming the fields.
-func Form[In, S, F any](key, message string, use func(ctx context.Context, c *Call[In, S], a FormAnswer[F]) error) Step[In, S] {
-	if use == nil || message == "" {
+// Declined reports whether the user explicitly refused to fill the form
+// in. Do not ask again: go on without the answer or end the call.
+func (a FormAnswer[F]) Declined() bool { return a.Action == "decline" }
+
+// Cancelled reports whether the user dismissed the form without choosing.
+func (a FormAnswer[F]) Cancelled() bool { return a.Action == "cancel" }
+
+// FormOption configures a Form step.
+type FormOption interface{ applyForm(*formOptions) }
+
+type formOptions struct {
+	reask bool
+}
+
+type formOptionFunc func(*formOptions)
+
+func (f formOptionFunc) applyForm(o *formOptions) { f(o) }
+
+// ReaskInvalid makes a Form step ask its question again when the content
+// the user submitted fails the form's checks, its message followed by
+// what was wrong, instead of ending the call with -32602. Each asking
+// counts against the flow's budget, which ends a call whose answers keep
+// failing.
+func ReaskInvalid() FormOption {
+	return formOptionFunc(func(o *formOptions) { o.reask = true })
+}
+
+// Form is a step that asks the user to fill in a form under key, with
+// message. The form is generated from F by typed.NewForm (see typed.Form
+// for the fields and tags it reads): a struct of string, number, integer
+// and boolean fields and multi-selects, pointers for optional ones, with
+// the bounds, lengths, formats and enums of its validate tags, and the
+// titles and defaults of its mcp tags. An accepted answer is checked
+// against the schema that was asked and F's validate tags and decoded
+// into F before use sees it; members the schema does not declare are
+// dropped. Content that fails the checks ends the call with -32602 naming
+// each problem, or is asked again with ReaskInvalid. A declined or
+// cancelled form reaches use with its action and the zero F: use decides
+// how the call goes on.
+func Form[In, S, F any](key, message string, use func(ctx context.Context, c *Call[In, S], a FormAnswer[F]) error, opts ...FormOption) Step[In, S] {
+	if message == "" {
 		return invalid[In, S]("form %q: a message and use are required", key)
 	}
-	check, schema, err := formSchema[F]()
+	return FormFunc(key, func(*Call[In, S]) string { return message }, use, opts...)
+}
+
+// FormFunc is Form with a message built for each call from its arguments
+// and state, such as "Which of the 3 files should be summarised?".
+func FormFunc[In, S, F any](key string, message func(c *Call[In, S]) string, use func(ctx context.Context, c *Call[In, S], a FormAnswer[F]) error, opts ...FormOption) Step[In, S] {
+	if use == nil || message == nil {
+		return invalid[In, S]("form %q: a message and use are required", key)
+	}
+	var o formOptions
+	for _, opt := range opts {
+		if opt != nil {
+			opt.applyForm(&o)
+		}
+	}
+	// The form's own message is never sent: each asking has the call's.
+	form, err := typed.NewForm[F](key)
 	if err != nil {
 		return invalid[In, S]("form %q: %v", key, err)
 	}
-	binder, err := typed.NewBinder[F](&typed.BindOptions{Schema: check, IgnoreUnknown: true})
-	if err != nil {
-		return invalid[In, S]("form %q: %v", key, err)
-	}
-	req := &mrtr.ElicitRequest{Message: message, RequestedSchema: schema}
 	return Step[In, S]{qs: []question[In, S]{{
 		key:  key,
 		kind: kindElicit,
-		build: func(context.Context, *Call[In, S]) (mrtr.InputRequest, error) {
-			cp := *req
-			return &cp, nil
+		build: func(_ context.Context, c *Call[In, S]) (mrtr.InputRequest, error) {
+			msg := message(c)
+			if msg == "" {
+				return nil, fmt.Errorf("flow: form %q: the message function returned no message", key)
+			}
+			if err := c.reask[key]; err != nil {
+				msg = form.ReaskMessage(msg, err)
+			}
+			return form.ElicitWith(msg), nil
 		},
 		lookup: func(r mrtr.Responses) (any, bool) { return r.Elicitation(key) },
 		use: func(ctx context.Context, c *Call[In, S], a any) error {
-			r := a.(*mrtr.ElicitResult)
-			ans := FormAnswer[F]{Action: r.Action}
-			if r.Accepted() {
-				raw := r.ContentJSON()
-				if raw == nil {
-					raw = []byte("{}")
-				}
-				v, err := binder.Bind(raw)
-				if err != nil {
-					var ae *typed.ArgumentError
-					if errors.As(err, &ae) {
-						return mrtr.NewError(mrtr.CodeInvalidParams, fmt.Sprintf("Invalid input response %q: %s", key, ae.Error()),
-							map[string]any{"key": key, "problems": ae.Problems})
+			v, act, err := form.Decode(key, a.(*mrtr.ElicitResult))
+			if err != nil {
+				var fe *typed.FormError
+				if o.reask && errors.As(err, &fe) {
+					if c.reask == nil {
+						c.reask = map[string]error{}
 					}
-					return err
+					c.reask[key] = err
+					return AskAgain
 				}
-				ans.Value = v
+				return err
 			}
-			return use(ctx, c, ans)
+			return use(ctx, c, FormAnswer[F]{Action: string(act), Value: v})
 		},
 	}}}
-}
-
-// formSchema builds the flat schema of a form from F: the schema answers
-// are checked against (pointer fields optional, unknown members allowed,
-// as they are dropped) and the requested schema sent to the client.
-func formSchema[F any]() (*jsonschema.Schema, *mrtr.ElicitSchema, error) {
-	s, err := typed.SchemaFor[F](nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	if s.Type != "object" || len(s.Properties) == 0 {
-		return nil, nil, fmt.Errorf("form type %v must be a struct with at least one field", reflect.TypeFor[F]())
-	}
-	check := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
-	req := &mrtr.ElicitSchema{Type: "object", Properties: map[string]json.RawMessage{}}
-	optional := map[string]bool{}
-	for name, p := range s.Properties {
-		cp := *p
-		if cp.Type == "" && len(cp.Types) == 2 && cp.Types[0] == "null" {
-			cp.Type, cp.Types = cp.Types[1], nil
-			optional[name] = true
-		}
-		switch cp.Type {
-		case "string", "number", "integer", "boolean":
-		default:
-			return nil, nil, fmt.Errorf("form field %q must be a string, number, integer or boolean", name)
-		}
-		raw, err := json.Marshal(&cp)
-		if err != nil {
-			return nil, nil, err
-		}
-		check.Properties[name] = &cp
-		req.Properties[name] = raw
-	}
-	for _, name := range s.Required {
-		if !optional[name] {
-			check.Required = append(check.Required, name)
-		}
-	}
-	req.Required = check.Required
-	return check, req, nil
 }
 
 // All joins steps into one whose questions are asked together, in one

@@ -385,7 +385,7 @@ func TestSummarizeSchemas(t *testing.T) {
 	require.NoError(t, json.Unmarshal(raw, &list))
 	require.Len(t, list.Tools, 1)
 	assert.JSONEq(t, `{"type":"object","additionalProperties":false,"required":["path"],"properties":{
-		"path":{"type":"string","description":"the repository to summarize"},
+		"path":{"type":"string","description":"the repository to summarize","minLength":1},
 		"critique":{"type":"boolean","description":"let the model critique and improve its summary"}}}`, string(list.Tools[0].InputSchema))
 	assert.JSONEq(t, `{"type":"object","additionalProperties":false,"required":["files","summary"],"properties":{
 		"files":{"type":["null","array"],"items":{"type":"string"},"description":"the files the summary is based on"},

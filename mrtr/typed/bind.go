@@ -71,6 +71,11 @@ type BindOptions struct {
 // Later stages run only when the earlier ones found nothing. A Binder is
 // safe for concurrent use.
 type Binder[T any] struct {
+	core
+}
+
+// core is the part of a Binder that does not depend on T.
+type core struct {
 	schema        *jsonschema.Schema
 	plan          *plan
 	resolved      *jsonschema.Resolved // set when the schema was given
@@ -80,31 +85,38 @@ type Binder[T any] struct {
 
 // NewBinder returns a Binder for T. opts may be nil.
 func NewBinder[T any](opts *BindOptions) (*Binder[T], error) {
+	c, err := newCore(reflect.TypeFor[T](), opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Binder[T]{core: c}, nil
+}
+
+func newCore(t reflect.Type, opts *BindOptions) (core, error) {
 	if opts == nil {
 		opts = &BindOptions{}
 	}
-	b := &Binder[T]{ignoreUnknown: opts.IgnoreUnknown}
+	b := core{ignoreUnknown: opts.IgnoreUnknown}
 	if opts.Schema != nil {
 		r, err := opts.Schema.Resolve(nil)
 		if err != nil {
-			return nil, fmt.Errorf("typed: schema for %v: %w", reflect.TypeFor[T](), err)
+			return core{}, fmt.Errorf("typed: schema for %v: %w", t, err)
 		}
 		b.schema, b.resolved = opts.Schema, r
 	} else {
-		s, err := SchemaFor[T](opts.ForOptions)
+		s, err := schemaForType(t, opts.ForOptions)
 		if err != nil {
-			return nil, err
+			return core{}, err
 		}
 		b.schema = s
 	}
 	b.plan = compilePlan(b.schema)
-	t := reflect.TypeFor[T]()
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if t.Kind() == reflect.Struct {
 		if err := checkTags(t); err != nil {
-			return nil, err
+			return core{}, err
 		}
 		b.structTags = true
 	}
@@ -148,7 +160,25 @@ func (b *Binder[T]) Bind(raw json.RawMessage) (T, error) {
 // bindValid is Bind for raw that is known to be one valid JSON value, as
 // the arguments mrtr hands to handlers are.
 func (b *Binder[T]) bindValid(raw json.RawMessage) (T, error) {
-	var zero T
+	var zero, out T
+	if err := b.bindInto(raw, &out); err != nil {
+		return zero, err
+	}
+	return out, nil
+}
+
+// bindInto checks raw, decodes it into out (a pointer) and checks the
+// struct tags of what it points to.
+func (b *core) bindInto(raw json.RawMessage, out any) error {
+	if probs := b.checkJSON(raw); len(probs) > 0 {
+		return &ArgumentError{Problems: probs}
+	}
+	return b.decode(raw, out)
+}
+
+// checkJSON checks raw against the schema: in one pass, and in full for a
+// schema that was given.
+func (b *core) checkJSON(raw json.RawMessage) []Problem {
 	w := walker{raw: raw, ignoreUnknown: b.ignoreUnknown}
 	w.value(b.plan, 0)
 	probs := w.probs
@@ -159,26 +189,30 @@ func (b *Binder[T]) bindValid(raw json.RawMessage) (T, error) {
 			probs = append(probs, schemaProblem(err))
 		}
 	}
-	if len(probs) > 0 {
-		return zero, &ArgumentError{Problems: probs}
-	}
-	var out T
-	if err := json.Unmarshal(raw, &out); err != nil {
-		return zero, &ArgumentError{Problems: []Problem{decodeProblem(err)}}
+	return probs
+}
+
+// decode decodes raw into out (a pointer) and checks the struct tags of
+// what it points to.
+func (b *core) decode(raw json.RawMessage, out any) error {
+	if err := json.Unmarshal(raw, out); err != nil {
+		return &ArgumentError{Problems: []Problem{decodeProblem(err)}}
 	}
 	if b.structTags {
-		if err := validate.Struct(out); err != nil {
+		v := reflect.ValueOf(out).Elem().Interface()
+		if err := validate.Struct(v); err != nil {
 			var ve validator.ValidationErrors
 			if !errors.As(err, &ve) {
-				return zero, fmt.Errorf("typed: validate %T: %w", out, err)
+				return fmt.Errorf("typed: validate %T: %w", v, err)
 			}
+			probs := make([]Problem, 0, len(ve))
 			for _, fe := range ve {
 				probs = append(probs, tagProblem(fe))
 			}
-			return zero, &ArgumentError{Problems: probs}
+			return &ArgumentError{Problems: probs}
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // plan is a schema compiled for checking JSON text in one pass.

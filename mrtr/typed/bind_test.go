@@ -36,7 +36,7 @@ func TestBinderProblems(t *testing.T) {
 		{`{"tags":"a"}`, "tags", "type", "tags must be an array or null"},
 		{`{"tags":["a",2]}`, "tags[1]", "type", "tags[1] must be a string"},
 		{`{"tags":["a","b","c"]}`, "tags", "max=2", `tags must have at most 2 items (rule "max=2")`},
-		{`{"tags":["a",""]}`, "tags[1]", "min=1", `tags[1] must be at least 1 characters long (rule "min=1")`},
+		{`{"tags":["a",""]}`, "tags[1]", "min=1", `tags[1] must be at least 1 character long (rule "min=1")`},
 		{`{"weight":true}`, "weight", "type", "weight must be a number"},
 		{`{"count":1.5}`, "count", "type", "count must be an integer"},
 		{`{"big":9223372036854775808}`, "big", "type", "big must be an integer in range"},

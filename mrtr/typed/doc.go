@@ -1,7 +1,8 @@
 // Package typed lets you write an MCP tool as a Go function from an input
 // struct to an output struct: it generates the tool's JSON Schemas, checks
 // the arguments before your function runs, and turns its output into the
-// tool result.
+// tool result. It also builds the forms a handler asks the user to fill
+// in (Form) from Go structs.
 //
 // A one-shot tool is one call:
 //
@@ -19,12 +20,129 @@
 //
 // # Schemas
 //
-// The inputSchema is generated from In (root type "object",
-// additionalProperties false, fields required unless tagged omitempty, a
-// `jsonschema:"..."` tag as the description) and the outputSchema from Out,
-// by github.com/google/jsonschema-go. A schema already set on the Tool is
-// kept. With Out = *mrtr.CallToolResult the function builds the whole
-// result and no output schema is declared.
+// The inputSchema is generated from In by InputSchemaFor: the shape of
+// In's JSON as github.com/google/jsonschema-go describes it (root type
+// "object", additionalProperties false, fields required unless tagged
+// omitempty, a `jsonschema:"..."` tag as the description), plus the rules
+// of In's `validate` tags that have a JSON Schema form (next section) and
+// the title and default of its `mcp` tags. The outputSchema is generated
+// from Out by SchemaFor, which describes the shape only: validate tags
+// say what a tool accepts, not what it returns. A schema already set on
+// the Tool is kept. With Out = *mrtr.CallToolResult the function builds
+// the whole result and no output schema is declared.
+//
+// An `mcp` tag annotates a field: `mcp:"title=Plan,default=free"`. Its
+// options are title=, default= (a value of the field's type; a list of
+// strings is written a|b) and, for forms, titles= (the titles of the
+// values a oneof rule allows, `titles=free:Free plan|pro:Pro plan`). A
+// comma ends a value only where the next option begins, so titles may
+// hold commas. A default must pass the field's rules. The server does not
+// fill a default in: a member the client leaves out is the zero value.
+//
+// # Rules and schemas
+//
+// The validate tags are the one source of the rules: the Binder enforces
+// them (with go-playground/validator), and the input schema carries each
+// rule that has an exact JSON Schema form, so that the schema a client
+// sees admits a value exactly when the tags accept it. Rules without such
+// a form are enforced by the server alone: the schema then admits more
+// than the server accepts, never less. A property test
+// (rules_prop_test.go) checks every mapped rule on values at, around and
+// far from its boundary.
+//
+//	rule                      on                     JSON Schema
+//	min=n, gte=n              string                 minLength n (in code points, as validator counts runes)
+//	max=n, lte=n              string                 maxLength n
+//	gt=n, lt=n                string                 minLength n+1, maxLength n-1
+//	len=n                     string                 minLength n, maxLength n
+//	min, max, gt, lt, len     slice                  minItems, maxItems, as for strings
+//	min, max, gt, lt, len     map                    minProperties, maxProperties, as for strings
+//	eq=n                      slice, map             its size is n, as len=n
+//	min=x, gte=x              integer, float64       minimum x
+//	max=x, lte=x              integer, float64       maximum x
+//	gt=x, lt=x                integer, float64       exclusiveMinimum x, exclusiveMaximum x
+//	len=x                     integer, float64       minimum x, maximum x
+//	eq=v                      string, number, bool   enum [v]
+//	ne=v                      string, number, bool   not {enum [v]} (several ne: one not with every value)
+//	oneof=a b 'c d'           string                 enum ["a","b","c d"]
+//	oneof=1 2                 integer                enum [1,2] (only values written as validator prints them: not 01, +1)
+//	required                  string                 minLength 1, and required
+//	required                  number                 not {enum [0]}, and required (-0 is zero to both)
+//	required                  bool                   enum [true], and required
+//	required                  pointer, slice         null not allowed, and required
+//	required                  map                    required
+//	email                     string                 format email
+//	url, uri                  string                 format uri
+//	uuid, hostname            string                 format uuid, format hostname
+//	ipv4, ipv6                string                 format ipv4, format ipv6
+//	datetime=2006-01-02       string                 format date
+//	datetime=<RFC 3339>       string                 format date-time (layouts time.RFC3339 and time.RFC3339Nano)
+//	startswith=p              string                 pattern ^p (p escaped with regexp.QuoteMeta)
+//	endswith=p                string                 pattern p$
+//	contains=p                string                 pattern p
+//	a RegisterPattern tag     string                 its pattern
+//	unique                    slice of scalars       uniqueItems true
+//	dive,<rules>              slice                  items: the rules after dive
+//	dive,<rules>              map                    additionalProperties: the rules after dive
+//	dive,keys,<r>,endkeys     map with string keys   propertyNames: the rules r
+//
+// Several patterns on one string are an allOf of patterns. Nested structs
+// are followed as validator follows them: a struct field and a pointer to
+// a struct always, and the elements of a slice or map only after dive.
+// Tag parameters are read as validator reads them (0x2C is a comma, 0x7C a
+// bar, integers may be written 0x10); one validator cannot read is an
+// error when the tool is made.
+//
+// Absence and null follow validator too. A member the client leaves out
+// is decoded as the zero value, so a member whose zero value the rules
+// refuse is listed in required (a string with min=1, a number with
+// gte=1, an email, a struct whose own fields refuse their zero values). A
+// pointer whose tag has rules and does not begin with omitempty, omitnil
+// or omitzero refuses nil: its member is required and null not allowed.
+// Leading omitempty or omitzero on a non-pointer value exempts the zero
+// value from the rules; when the zero value breaks them the schema says
+// so with anyOf: `validate:"omitempty,gte=1,lte=50"` on an int is
+// {"type":"integer","anyOf":[{"const":0},{"minimum":1,"maximum":50}]}, and
+// omitempty,email on a string is {"anyOf":[{"const":""},{"format":"email"}]}.
+// On a pointer, omitempty and omitnil exempt only null (omitzero a pointer
+// to the zero value too); on a slice, null (omitzero also []); enums of
+// values that may be null list null.
+//
+// These rules have no JSON Schema form and are enforced by the server
+// alone: excludes, excludesall, excludesrune, containsany, containsrune,
+// startsnotwith, endsnotwith; alpha, alphanum, numeric, number, ascii,
+// printascii, lowercase, uppercase and the other character classes; ip,
+// cidr, mac, e164, semver, uuid4 and every other format, datetime with
+// another layout; unique on a map or with a field name; ne on a slice or
+// map; alternatives (a|b) and aliases such as iscolor; every rule that
+// looks at another field (eqfield, gtfield, required_if, required_with,
+// excluded_unless and the rest) and struct-level rules; isdefault; required
+// on a struct (which asks for a non-zero struct: the schema only makes the
+// member required); the rules of a struct tagged omitempty or omitzero,
+// which validator skips when the struct is zero; omitempty in the middle
+// of a tag; oneof with a number too large for a double, or on a float.
+// Rules are not mapped on float32 values (decoding rounds the number, so
+// no bound is exact), on time.Duration and other types that decode
+// themselves (UnmarshalJSON, UnmarshalText) or encode as a string ([]byte),
+// on pointers to slices and
+// maps, or on fields promoted from an embedded pointer or an embedded
+// field with tags. Numeric bounds beyond 2^53 that a double cannot hold
+// are not mapped either.
+//
+// Formats are annotations in JSON Schema 2020-12 and jsonschema-go does
+// not assert them; the server's check is validator's. Validator's notion
+// differs from the format's definition in these cases (the test lists
+// them): email accepts non-ASCII addresses (which are idn-email) and
+// refuses a domain without a dot (a@localhost); url refuses "http:" and
+// accepts a space in a path; uri accepts an absolute path such as /a/b,
+// which is a relative reference; hostname (RFC 952) refuses a first label
+// that begins with a digit; ipv4 accepts an IPv4-mapped IPv6 address
+// (::ffff:1.2.3.4) and ipv6 refuses it; date-time refuses a lower-case t
+// or z and the leap second 60.
+//
+// RegisterPattern adds a tag of your own that holds a string to a regular
+// expression and is carried as a pattern, for a rule validator's tags
+// cannot say.
 //
 // # Arguments
 //
@@ -43,6 +161,39 @@
 //	Invalid arguments:
 //	- city must be a string
 //	- days must be at most 7 (rule "lte=7")
+//
+// # Forms
+//
+// A Form asks the user to fill in a form generated from a struct, in the
+// restricted schema of MCP 2026-07-28 (flat, primitive properties), and
+// reads the answer typed and checked against the schema it asked and the
+// struct's validate tags. It works in a plain handler, in a typed Handler
+// and, through flow.Form, in a flow:
+//
+//	type Name struct {
+//		Name string `json:"name" mcp:"title=Your name" validate:"required,max=100"`
+//	}
+//	var askName = typed.MustForm[Name]("What is your name?")
+//
+//	name, action, err := askName.Read(req, "name")
+//	switch {
+//	case err != nil:
+//		return askName.Reask("name", err), nil // or return nil, err: -32602
+//	case action == typed.Accepted:
+//		return mrtr.TextResult("Hello, " + name.Name + "!"), nil
+//	case action == typed.Declined, action == typed.Cancelled:
+//		return mrtr.TextResult("No name, no greeting."), nil // do not ask again
+//	}
+//	return askName.Ask("name"), nil
+//
+// An answer that fails the checks (a wrong type, "yes" for a boolean, a
+// missing required field, a value out of bounds, a value not among the
+// choices) is never handed on: Read returns a *FormError naming each
+// problem. The handler either asks again (Reask: the same form, its
+// message followed by what was wrong) or refuses the call by returning
+// the error, which is -32602 "Invalid input response". Declined and
+// Cancelled are told apart; neither should be asked again in the same
+// call. See Form for the fields and keywords a form has.
 //
 // # Output and errors
 //

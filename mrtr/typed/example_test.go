@@ -54,7 +54,9 @@ func ExampleAddTool() {
 	// isError: "Invalid arguments:\n- city must be a string"
 }
 
-// The schemas NewTool generates.
+// The schemas NewTool generates: the input schema carries the rules of
+// the validate tags (city's min=2 as minLength; days, which omitempty lets
+// be 0, as 0 or 1 to 7), the output schema only the shape of the type.
 func ExampleNewTool() {
 	tool, _, err := typed.NewTool(mrtr.Tool{Name: "forecast"}, typed.Func(forecast))
 	if err != nil {
@@ -63,35 +65,36 @@ func ExampleNewTool() {
 	fmt.Println(string(tool.InputSchema))
 	fmt.Println(string(tool.OutputSchema))
 	// Output:
-	// {"type":"object","properties":{"city":{"type":"string","description":"the city to report on"},"days":{"type":"integer","description":"how many days ahead, 1 to 7"}},"required":["city"],"additionalProperties":false}
+	// {"type":"object","properties":{"city":{"type":"string","description":"the city to report on","minLength":2},"days":{"type":"integer","description":"how many days ahead, 1 to 7","anyOf":[{"const":0},{"minimum":1,"maximum":7}]}},"required":["city"],"additionalProperties":false}
 	// {"type":"object","properties":{"city":{"type":"string"},"forecast":{"type":"string"}},"required":["city","forecast"],"additionalProperties":false}
 }
 
 // A Handler of two rounds: it asks the user for the city when the
 // arguments leave it out, and completes with the forecast on the retry.
-// The client here answers the question from a Go function.
+// The question is a typed.Form; the client here answers it from a Go
+// function.
 func ExampleNeedInput() {
 	type In struct {
 		City string `json:"city,omitempty"`
 	}
+	type CityForm struct {
+		City string `json:"city" mcp:"title=City" validate:"min=2"`
+	}
+	askCity := typed.MustForm[CityForm]("Which city?")
 	h := typed.HandlerFunc[In, WeatherOut](func(ctx context.Context, req *mrtr.Request, in In) (typed.Outcome[WeatherOut], error) {
 		if in.City != "" {
 			return typed.Done(WeatherOut{City: in.City, Forecast: "sunny"}), nil
 		}
-		if ans, ok := req.Responses.Elicitation("city"); ok && ans.Accepted() {
-			var form struct {
-				City string `json:"city"`
-			}
-			if err := json.Unmarshal(ans.ContentJSON(), &form); err != nil {
-				return typed.Outcome[WeatherOut]{}, err
-			}
+		form, action, err := askCity.Read(req, "city")
+		switch {
+		case err != nil:
+			return typed.NeedInput[WeatherOut](askCity.Reask("city", err)), nil
+		case action == typed.Accepted:
 			return typed.Done(WeatherOut{City: form.City, Forecast: "sunny"}), nil
+		case action == typed.Declined, action == typed.Cancelled:
+			return typed.Outcome[WeatherOut]{}, typed.Errorf("no city, no forecast")
 		}
-		return typed.NeedInput[WeatherOut](mrtr.Ask("city", &mrtr.ElicitRequest{
-			Message: "Which city?",
-			RequestedSchema: &mrtr.ElicitSchema{Type: "object", Required: []string{"city"},
-				Properties: map[string]json.RawMessage{"city": json.RawMessage(`{"type":"string"}`)}},
-		})), nil
+		return typed.NeedInput[WeatherOut](askCity.Ask("city")), nil
 	})
 	srv := exampleServer("weather")
 	if err := typed.AddTool(srv, mrtr.Tool{Name: "forecast"}, h); err != nil {
@@ -99,7 +102,8 @@ func ExampleNeedInput() {
 	}
 
 	c := mrtrtest.NewClient(srv, mrtrtest.OnElicitation(func(ctx context.Context, r *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
-		fmt.Println("asked:", r.Message)
+		schema, _ := json.Marshal(r.RequestedSchema)
+		fmt.Println("asked:", r.Message, string(schema))
 		return &mrtr.ElicitResult{Action: "accept", Content: map[string]any{"city": "Bergen"}}, nil
 	}))
 	res, err := c.CallTool(context.Background(), "forecast", nil)
@@ -109,9 +113,55 @@ func ExampleNeedInput() {
 	fmt.Println("rounds:", res.Rounds)
 	fmt.Println("structuredContent:", string(res.StructuredContent))
 	// Output:
-	// asked: Which city?
+	// asked: Which city? {"type":"object","properties":{"city":{"type":"string","title":"City","minLength":2}},"required":["city"]}
 	// rounds: 1
 	// structuredContent: {"city":"Bergen","forecast":"sunny"}
+}
+
+// A form in a plain handler: the answer is read typed and checked, a bad
+// answer is asked again with what was wrong, and a declined form ends the
+// call with a result that says so, without asking again.
+func ExampleForm() {
+	type Signup struct {
+		Email string `json:"email" mcp:"title=Email address" validate:"email"`
+		Plan  string `json:"plan" mcp:"title=Plan,default=free,titles=free:Free|pro:Pro, billed monthly" validate:"oneof=free pro"`
+	}
+	signup := typed.MustForm[Signup]("Please sign up")
+	srv := exampleServer("signup")
+	srv.AddTool(mrtr.Tool{Name: "signup"}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		s, action, err := signup.Read(req, "signup")
+		switch {
+		case err != nil:
+			return signup.Reask("signup", err), nil
+		case action == typed.Accepted:
+			return mrtr.TextResult("Signed up " + s.Email + " for " + s.Plan + "."), nil
+		case action == typed.Declined:
+			return mrtr.TextResult("Not signed up: you declined."), nil
+		case action == typed.Cancelled:
+			return mrtr.TextResult("Sign-up cancelled."), nil
+		}
+		return signup.Ask("signup"), nil
+	}))
+
+	answers := []map[string]any{{"email": "ada", "plan": "gold"}, {"email": "ada@example.com", "plan": "pro"}}
+	c := mrtrtest.NewClient(srv, mrtrtest.OnElicitation(func(ctx context.Context, r *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
+		fmt.Printf("asked: %q\n", r.Message)
+		a := answers[0]
+		answers = answers[1:]
+		return &mrtr.ElicitResult{Action: "accept", Content: a}, nil
+	}))
+	res, err := c.CallTool(context.Background(), "signup", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	schema, _ := json.Marshal(signup.Schema())
+	fmt.Println(string(schema))
+	fmt.Println(res.Text())
+	// Output:
+	// asked: "Please sign up"
+	// asked: "Please sign up\n\nYour last answer could not be used: Plan must be one of: free, pro; Email address must be a valid email."
+	// {"type":"object","properties":{"email":{"type":"string","title":"Email address","format":"email"},"plan":{"type":"string","title":"Plan","oneOf":[{"const":"free","title":"Free"},{"const":"pro","title":"Pro, billed monthly"}],"default":"free"}},"required":["email","plan"]}
+	// Signed up ada@example.com for pro.
 }
 
 // exampleServer returns a Server that seals requestState with a fresh key.

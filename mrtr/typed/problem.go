@@ -153,6 +153,9 @@ func explain(fe validator.FieldError) string {
 	switch fe.Kind() {
 	case reflect.String:
 		unit = " characters long"
+		if p == "1" {
+			unit = " character long"
+		}
 	case reflect.Slice, reflect.Array, reflect.Map:
 		unit = " items"
 	}
@@ -198,6 +201,9 @@ func explain(fe validator.FieldError) string {
 		return "must not contain " + strconv.Quote(p)
 	case "unique":
 		return "must not contain duplicates"
+	}
+	if rp, ok := lookupPattern(fe.Tag()); ok {
+		return rp.must
 	}
 	return "is not valid"
 }

@@ -134,8 +134,11 @@ var callToolResultType = reflect.TypeFor[*mrtr.CallToolResult]()
 // serves it; AddTool registers the pair.
 //
 // Schemas: unless t.InputSchema is set, it is generated from In (which
-// must be a struct or a map, so that the root type is "object"), property
-// descriptions taken from `jsonschema:"..."` tags. Unless
+// must be a struct or a map, so that the root type is "object") by
+// InputSchemaFor: property descriptions from `jsonschema:"..."` tags,
+// titles and defaults from `mcp` tags, and the rules of `validate` tags
+// that have a JSON Schema form as keywords (see "Rules and schemas" in
+// the package documentation). Unless
 // t.OutputSchema is set, it is generated from Out, except when Out is
 // *mrtr.CallToolResult: then h builds the whole result itself and no
 // output schema is declared.

@@ -50,10 +50,15 @@ func TestSchemasGenerated(t *testing.T) {
 	assert.Equal(t, false, in["additionalProperties"])
 	assert.Equal(t, []any{"audience"}, in["required"])
 	props := in["properties"].(map[string]any)
-	assert.Equal(t, map[string]any{"type": "string", "description": "the audience"}, props["audience"])
-	assert.Equal(t, "longest greeting, in words", props["max_words"].(map[string]any)["description"])
+	assert.Equal(t, map[string]any{"type": "string", "description": "the audience", "minLength": 2.0}, props["audience"], "min=2 is minLength")
+	mw, _ := json.Marshal(props["max_words"])
+	assert.JSONEq(t, `{"type":"integer","description":"longest greeting, in words","anyOf":[{"const":0},{"minimum":1,"maximum":50}]}`, string(mw),
+		"omitempty,gte=1,lte=50: 0, or 1 to 50")
+	tone, _ := json.Marshal(props["tone"])
+	assert.JSONEq(t, `{"type":["null","string"],"enum":["warm","formal",null]}`, string(tone))
 	opts := props["options"].(map[string]any)
-	assert.Equal(t, "how deep to look", opts["properties"].(map[string]any)["depth"].(map[string]any)["description"])
+	depth, _ := json.Marshal(opts["properties"].(map[string]any)["depth"])
+	assert.JSONEq(t, `{"type":"integer","description":"how deep to look","minimum":1,"maximum":5}`, string(depth))
 
 	out := tl["outputSchema"].(map[string]any)
 	assert.Equal(t, "object", out["type"])

@@ -1,0 +1,556 @@
+package typed
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mrtrkit/mrtrkit/mrtr"
+)
+
+// Action is what the user did with a form: the action of an
+// elicitation answer, or Unanswered.
+type Action string
+
+// The actions of an elicitation answer.
+const (
+	// Unanswered means there is no answer under the key in this request:
+	// the first call, or a retry that did not answer it. Ask.
+	Unanswered Action = ""
+	// Accepted means the user submitted the form.
+	Accepted Action = "accept"
+	// Declined means the user explicitly refused to give what the form
+	// asks. Do not ask again in this call: complete it without the
+	// answer, or end it saying why it cannot go on.
+	Declined Action = "decline"
+	// Cancelled means the user dismissed the form without choosing.
+	// End the call (or go on without the answer); asking again at once
+	// would put the same form back in front of a user who just closed it.
+	Cancelled Action = "cancel"
+)
+
+// Form is a form the user fills in, generated from the struct F: one
+// property per field, with the keywords the MCP 2026-07-28 form schema
+// allows. Build one with NewForm; a Form is safe for concurrent use.
+//
+// A field is a string, a number (any integer or float type), a boolean,
+// a pointer to one of those, or a slice of strings whose values are
+// listed by `validate:"dive,oneof=..."` (a multi-select). Properties get:
+//
+//   - type, and the description of a `jsonschema:"..."` tag;
+//   - title, default and enum titles from an `mcp` tag:
+//     `mcp:"title=Plan,default=free,titles=free:Free plan|pro:Pro plan"`
+//     (a comma ends a value only where the next option begins);
+//   - from the `validate` tag (see "Rules and schemas" in the package
+//     documentation), as far as the form schema has the keyword: minLength
+//     and maxLength, format (email, uri, date and date-time only), enum
+//     (oneof on a string), or oneOf of const and title when titles are
+//     given, minimum and maximum (an exclusive bound of an integer becomes
+//     the inclusive one next to it), minItems and maxItems;
+//   - required unless the field is a pointer or tagged json omitempty,
+//     and required whenever the rules refuse its zero value.
+//
+// Rules the form schema cannot carry (patterns, exclusive bounds of
+// floats, a required number or boolean meaning non-zero, enums of
+// numbers, and every rule without a JSON Schema form) are enforced when
+// the answer is read, with the same result as a broken keyword. So is
+// every keyword on the values the user sends: the rule the form shows,
+// such as minLength 3, holds for an optional field's "" too (omit the
+// field to leave it empty), although `validate:"omitempty,min=3"` alone
+// would accept "".
+type Form[F any] struct {
+	fc *formCore
+}
+
+// formCore is the part of a Form that does not depend on F.
+type formCore struct {
+	message string
+	schema  *mrtr.ElicitSchema
+	props   map[string]*formSchemaProperty // the properties, as rendered
+	check   core                           // types, required members, case variants; tags
+	titles  map[string]string              // property → title, for problems
+}
+
+// NewForm returns the form of F, asked with message. It fails when F is
+// not a struct of the fields Form describes, or its tags cannot be read.
+func NewForm[F any](message string) (*Form[F], error) {
+	fc, err := newFormCore(reflect.TypeFor[F](), message)
+	if err != nil {
+		return nil, err
+	}
+	return &Form[F]{fc: fc}, nil
+}
+
+// MustForm is NewForm for forms built in package-level variables: it
+// panics when NewForm fails.
+func MustForm[F any](message string) *Form[F] {
+	f, err := NewForm[F](message)
+	if err != nil {
+		panic(err)
+	}
+	return f
+}
+
+func newFormCore(t reflect.Type, message string) (*formCore, error) {
+	if message == "" {
+		return nil, fmt.Errorf("typed: form %v: a message is required", t)
+	}
+	if t.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("typed: form type %v must be a struct", t)
+	}
+	base, err := schemaForType(t, nil)
+	if err != nil {
+		return nil, err
+	}
+	fc := &formCore{message: message, titles: map[string]string{}, props: map[string]*formSchemaProperty{}}
+	req := &mrtr.ElicitSchema{Type: "object", Properties: map[string]json.RawMessage{}}
+	check := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
+	for _, f := range fieldsOf(t) {
+		ps := base.Properties[f.name]
+		if ps == nil {
+			continue
+		}
+		p, required, title, err := formProperty(f, ps, slices.Contains(base.Required, f.name))
+		if err != nil {
+			return nil, fmt.Errorf("typed: form %v: field %q: %w", t, f.name, err)
+		}
+		raw, err := json.Marshal(p)
+		if err != nil {
+			return nil, err
+		}
+		fc.props[f.name] = p
+		cs, err := parseSchema(raw)
+		if err != nil {
+			return nil, err
+		}
+		req.Properties[f.name] = raw
+		check.Properties[f.name] = cs
+		if required {
+			req.Required = append(req.Required, f.name)
+		}
+		if title != "" {
+			fc.titles[f.name] = title
+		}
+	}
+	if len(req.Properties) == 0 {
+		return nil, fmt.Errorf("typed: form type %v must have at least one field", t)
+	}
+	check.Required = req.Required
+	if _, err := check.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
+		return nil, fmt.Errorf("typed: form %v: %w", t, err)
+	}
+	// Members the form does not declare are dropped, as a client may add
+	// its own; case variants of declared names are still refused. The
+	// one-pass walk checks types, required members, numeric bounds and
+	// array lengths; checkKeywords the rest of the form's keywords.
+	if err := checkTags(t); err != nil {
+		return nil, err
+	}
+	fc.schema = req
+	fc.check = core{schema: check, plan: compilePlan(check), ignoreUnknown: true, structTags: true}
+	return fc, nil
+}
+
+// formSchemaProperty is one property of a form schema, in the order its
+// keywords read best.
+type formSchemaProperty struct {
+	Type        string          `json:"type,omitempty"`
+	Title       string          `json:"title,omitempty"`
+	Description string          `json:"description,omitempty"`
+	Enum        []any           `json:"enum,omitempty"`
+	OneOf       []titledValue   `json:"oneOf,omitempty"`
+	AnyOf       []titledValue   `json:"anyOf,omitempty"`
+	Items       *formSchemaItem `json:"items,omitempty"`
+	MinLength   *int64          `json:"minLength,omitempty"`
+	MaxLength   *int64          `json:"maxLength,omitempty"`
+	Format      string          `json:"format,omitempty"`
+	Minimum     *float64        `json:"minimum,omitempty"`
+	Maximum     *float64        `json:"maximum,omitempty"`
+	MinItems    *int64          `json:"minItems,omitempty"`
+	MaxItems    *int64          `json:"maxItems,omitempty"`
+	Default     json.RawMessage `json:"default,omitempty"`
+}
+
+type formSchemaItem = formSchemaProperty
+
+type titledValue struct {
+	Const any    `json:"const"`
+	Title string `json:"title"`
+}
+
+// formFormats are the formats a form's string property may have.
+var formFormats = map[string]bool{"email": true, "uri": true, "date": true, "date-time": true}
+
+// formProperty renders the form property of a field: its schema, whether
+// it is required, and its title.
+func formProperty(f field, base *jsonschema.Schema, baseRequired bool) (*formSchemaProperty, bool, string, error) {
+	tag := f.sf.Tag.Get("validate")
+	a, err := analyze(f.sf.Type, parseChain(tag))
+	if err != nil {
+		return nil, false, "", fmt.Errorf("validate tag: %w", err)
+	}
+	ann, err := annotationOf(f.sf)
+	if err != nil {
+		return nil, false, "", err
+	}
+	p := formSchemaProperty{Title: ann.title, Description: base.Description}
+	r := a.rules
+	if r == nil || !f.mapped {
+		r = &ruleSet{}
+	}
+	titled := func(vals []any) []titledValue {
+		out := make([]titledValue, len(vals))
+		for i, v := range vals {
+			out[i] = titledValue{Const: v, Title: fmt.Sprint(v)}
+			for _, vt := range ann.titles {
+				if vt.value == fmt.Sprint(v) {
+					out[i].Title = vt.title
+				}
+			}
+		}
+		return out
+	}
+	switch a.k {
+	case kString:
+		p.Type = "string"
+		if r.minSize != nil && *r.minSize > 0 {
+			p.MinLength = r.minSize
+		}
+		if r.maxSize != nil && *r.maxSize >= 0 {
+			p.MaxLength = r.maxSize
+		}
+		if formFormats[r.format] {
+			p.Format = r.format
+		}
+		if r.hasAllowed {
+			if len(ann.titles) > 0 {
+				p.OneOf = titled(r.allowed)
+			} else {
+				p.Enum = r.allowed
+			}
+			p.MinLength, p.MaxLength = nil, nil
+		}
+	case kInt, kUint:
+		p.Type = "integer"
+		p.Minimum, p.Maximum = base.Minimum, base.Maximum // the type's range
+		if r.min != nil {
+			tighterMin(&p.Minimum, *r.min)
+		}
+		if r.max != nil {
+			tighterMax(&p.Maximum, *r.max)
+		}
+		if r.exMin != nil {
+			tighterMin(&p.Minimum, math.Floor(*r.exMin)+1)
+		}
+		if r.exMax != nil {
+			tighterMax(&p.Maximum, math.Ceil(*r.exMax)-1)
+		}
+	case kFloat, kFloat32:
+		p.Type = "number"
+		if a.k == kFloat {
+			p.Minimum, p.Maximum = r.min, r.max
+		}
+	case kBool:
+		p.Type = "boolean"
+	case kSlice:
+		if a.t.Elem().Kind() != reflect.String || a.items == nil || a.items.ptr || a.items.rules == nil || !a.items.rules.hasAllowed {
+			return nil, false, "", errors.New(`a list must be a multi-select: a slice of strings whose choices are listed by validate:"dive,oneof=..."`)
+		}
+		p.Type = "array"
+		if len(ann.titles) > 0 {
+			p.Items = &formSchemaItem{AnyOf: titled(a.items.rules.allowed)}
+		} else {
+			p.Items = &formSchemaItem{Type: "string", Enum: a.items.rules.allowed}
+		}
+		if r.minSize != nil && *r.minSize > 0 {
+			p.MinItems = r.minSize
+		}
+		if r.maxSize != nil && *r.maxSize >= 0 {
+			p.MaxItems = r.maxSize
+		}
+	default:
+		return nil, false, "", errors.New("must be a string, number, integer, boolean or a list of choices (a form holds no objects)")
+	}
+	if ann.hasDefault {
+		if p.Default, err = ann.defaultJSON(f.sf.Type, tag); err != nil {
+			return nil, false, "", err
+		}
+	}
+	if len(ann.titles) > 0 {
+		if err := ann.checkTitles(a); err != nil {
+			return nil, false, "", err
+		}
+	}
+	required := baseRequired && !a.ptr || f.mapped && a.absentRefused
+	return &p, required, ann.title, nil
+}
+
+// Schema returns the requested schema of the form. It must not be
+// modified.
+func (f *Form[F]) Schema() *mrtr.ElicitSchema { return f.fc.schema }
+
+// Message returns the message the form is asked with.
+func (f *Form[F]) Message() string { return f.fc.message }
+
+// Elicit returns the form's elicitation request, asked with the form's
+// message, for a handler that asks several questions in one round.
+func (f *Form[F]) Elicit() *mrtr.ElicitRequest { return f.ElicitWith(f.fc.message) }
+
+// ElicitWith returns the form's elicitation request asked with message,
+// for a message that depends on the call; "" means the form's message.
+func (f *Form[F]) ElicitWith(message string) *mrtr.ElicitRequest {
+	if message == "" {
+		message = f.fc.message
+	}
+	return &mrtr.ElicitRequest{Message: message, RequestedSchema: f.fc.schema}
+}
+
+// Ask returns the input-required result that asks the form under key, for
+// a handler to return.
+func (f *Form[F]) Ask(key string) *mrtr.InputRequired { return mrtr.Ask(key, f.Elicit()) }
+
+// AskWith is Ask with a message of its own.
+func (f *Form[F]) AskWith(key, message string) *mrtr.InputRequired {
+	return mrtr.Ask(key, f.ElicitWith(message))
+}
+
+// Reask returns the input-required result that asks the form again under
+// key, its message followed by what was wrong with the last answer (err,
+// from Read). Each asking is one more round: the Server's round limit
+// bounds them, and a handler may prefer to end the call (returning err,
+// -32602) after a few.
+func (f *Form[F]) Reask(key string, err error) *mrtr.InputRequired {
+	return f.ReaskWith(key, f.fc.message, err)
+}
+
+// ReaskWith is Reask with a message of its own.
+func (f *Form[F]) ReaskWith(key, message string, err error) *mrtr.InputRequired {
+	return mrtr.Ask(key, f.ElicitWith(f.ReaskMessage(message, err)))
+}
+
+// ReaskMessage returns message ("" for the form's) followed by what was
+// wrong with an answer, as Reask asks it.
+func (f *Form[F]) ReaskMessage(message string, err error) string {
+	if message == "" {
+		message = f.fc.message
+	}
+	if err == nil {
+		return message
+	}
+	var fe *FormError
+	hint := err.Error()
+	if errors.As(err, &fe) {
+		hint = fe.Hint()
+	}
+	return message + "\n\nYour last answer could not be used: " + hint
+}
+
+// Read returns the answer to the form asked under key: the action, and
+// for Accepted the content decoded into F. The content is checked first
+// against the schema the form asked (types, required fields, bounds,
+// lengths, formats and enums), then by F's validate tags; a problem is a
+// *FormError with Accepted and the zero F, never a partly filled F. A
+// *FormError is an *mrtr.Error (-32602) to errors.As, so a handler that
+// returns it refuses the call with a message naming each problem; Reask
+// asks again instead.
+//
+// With no answer under key in this request (the first call, or an
+// answer missing on a retry), Read returns Unanswered: ask the form.
+func (f *Form[F]) Read(req *mrtr.Request, key string) (F, Action, error) {
+	if req == nil {
+		var zero F
+		return zero, Unanswered, nil
+	}
+	r, ok := req.Responses.Elicitation(key)
+	if !ok {
+		var zero F
+		return zero, Unanswered, nil
+	}
+	return f.Decode(key, r)
+}
+
+// Decode is Read for an answer at hand, such as the one a flow step
+// receives.
+func (f *Form[F]) Decode(key string, r *mrtr.ElicitResult) (F, Action, error) {
+	var v F
+	act, err := f.fc.decode(key, r, &v)
+	if err != nil {
+		var zero F
+		return zero, act, err
+	}
+	return v, act, nil
+}
+
+func (fc *formCore) decode(key string, r *mrtr.ElicitResult, out any) (Action, error) {
+	if r == nil {
+		return Unanswered, nil
+	}
+	switch Action(r.Action) {
+	case Declined, Cancelled:
+		return Action(r.Action), nil
+	case Accepted:
+	default:
+		return Unanswered, nil
+	}
+	raw := r.ContentJSON()
+	if raw == nil && r.Content != nil {
+		// An answer the Server did not decode (built by a test, say):
+		// ContentJSON holds only what came over the wire.
+		b, err := json.Marshal(r.Content)
+		if err != nil {
+			return Accepted, fmt.Errorf("typed: form %q: content does not encode: %w", key, err)
+		}
+		raw = b
+	}
+	if raw == nil {
+		raw = json.RawMessage(`{}`)
+	}
+	probs := fc.check.checkJSON(raw)
+	if len(probs) > 0 {
+		// Wrong types or missing members: nothing more can be read.
+		return Accepted, &FormError{Key: key, Problems: probs, titles: fc.titles}
+	}
+	// The remaining keywords and the validate tags, all reported at once
+	// so that the user can fix every field in one go; a field the
+	// keywords refuse is not reported again by its tags.
+	probs = fc.checkKeywords(raw)
+	if err := fc.check.decode(raw, out); err != nil {
+		var ae *ArgumentError
+		if !errors.As(err, &ae) {
+			return Accepted, err
+		}
+		for _, p := range ae.Problems {
+			if !slices.ContainsFunc(probs, func(q Problem) bool { return q.Field == p.Field }) {
+				probs = append(probs, p)
+			}
+		}
+	}
+	if len(probs) > 0 {
+		return Accepted, &FormError{Key: key, Problems: probs, titles: fc.titles}
+	}
+	return Accepted, nil
+}
+
+// checkKeywords checks the keywords of the form's properties that the
+// one-pass walk does not: string lengths and enums. Formats come from
+// validate tags, which check them after decoding.
+func (fc *formCore) checkKeywords(raw json.RawMessage) []Problem {
+	var content map[string]any
+	if json.Unmarshal(raw, &content) != nil {
+		return nil // the walk has refused it
+	}
+	var probs []Problem
+	names := make([]string, 0, len(content))
+	for name := range content {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		p := fc.props[name]
+		if p == nil {
+			continue
+		}
+		field := joinPath("", name)
+		switch v := content[name].(type) {
+		case string:
+			n := int64(utf8.RuneCountInString(v))
+			if p.MinLength != nil && n < *p.MinLength {
+				probs = append(probs, Problem{Field: field, Rule: "minLength", Message: fmt.Sprintf("%s must be at least %s long", field, characters(*p.MinLength))})
+			}
+			if p.MaxLength != nil && n > *p.MaxLength {
+				probs = append(probs, Problem{Field: field, Rule: "maxLength", Message: fmt.Sprintf("%s must be at most %s long", field, characters(*p.MaxLength))})
+			}
+			if pr, ok := p.choice(field, v); !ok {
+				probs = append(probs, pr)
+			}
+		case []any:
+			if p.Items == nil {
+				continue
+			}
+			for i, e := range v {
+				if s, ok := e.(string); ok {
+					if pr, ok := p.Items.choice(field+"["+strconv.Itoa(i)+"]", s); !ok {
+						probs = append(probs, pr)
+					}
+				}
+			}
+		}
+	}
+	return probs
+}
+
+func characters(n int64) string {
+	if n == 1 {
+		return "1 character"
+	}
+	return strconv.FormatInt(n, 10) + " characters"
+}
+
+// choice checks v against the property's enum or titled values.
+func (p *formSchemaProperty) choice(field, v string) (Problem, bool) {
+	var vals []string
+	for _, e := range p.Enum {
+		vals = append(vals, fmt.Sprint(e))
+	}
+	for _, t := range append(p.OneOf, p.AnyOf...) {
+		vals = append(vals, fmt.Sprint(t.Const))
+	}
+	if len(vals) == 0 || slices.Contains(vals, v) {
+		return Problem{}, true
+	}
+	return Problem{Field: field, Rule: "enum", Message: fmt.Sprintf("%s must be one of: %s", field, strings.Join(vals, ", "))}, false
+}
+
+// FormError is an accepted form answer that the form refused: each
+// problem names the field by its JSON name. To errors.As it is also the
+// *mrtr.Error a handler returns to refuse the call: -32602 "Invalid input
+// response", with data {key, problems}.
+type FormError struct {
+	// Key is the key the form was asked under.
+	Key string
+	// Problems lists what is wrong, one problem per field and rule.
+	Problems []Problem
+
+	titles map[string]string
+}
+
+// Error lists the problems.
+func (e *FormError) Error() string {
+	return fmt.Sprintf("invalid answer to form %q: %s", e.Key, e.list())
+}
+
+func (e *FormError) list() string {
+	msgs := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		msgs[i] = p.Message
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// Unwrap returns the -32602 error that refuses the call.
+func (e *FormError) Unwrap() error {
+	return mrtr.NewError(mrtr.CodeInvalidParams, "Invalid input response "+strconv.Quote(e.Key)+": "+e.list(),
+		map[string]any{"key": e.Key, "problems": e.Problems})
+}
+
+// Hint says what is wrong for the user who fills the form in: each
+// problem without its rule, the field named by its title when it has one.
+func (e *FormError) Hint() string {
+	msgs := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		m := strings.TrimSuffix(p.Message, fmt.Sprintf(" (rule %q)", p.Rule))
+		if t := e.titles[p.Field]; t != "" && strings.HasPrefix(m, p.Field+" ") {
+			m = t + m[len(p.Field):]
+		}
+		msgs[i] = m
+	}
+	return strings.Join(msgs, "; ") + "."
+}

@@ -1,0 +1,248 @@
+package typed_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
+	"github.com/mrtrkit/mrtrkit/mrtr/typed"
+)
+
+type Signup struct {
+	Name   string   `json:"name" jsonschema:"how we should call you" mcp:"title=Your name" validate:"required,max=40"`
+	Email  *string  `json:"email,omitempty" mcp:"title=Email" validate:"omitempty,email"`
+	Age    int      `json:"age" validate:"gt=17,lte=130"`
+	Plan   string   `json:"plan" mcp:"title=Plan,default=free,titles=free:Free plan|pro:Pro plan, billed monthly" validate:"oneof=free pro"`
+	Topics []string `json:"topics,omitempty" mcp:"default=go" validate:"max=2,dive,oneof=go rust zig"`
+	Agree  bool     `json:"agree" mcp:"title=I agree to the terms" validate:"required"`
+	Born   string   `json:"born,omitempty" validate:"omitempty,datetime=2006-01-02"`
+	Score  float64  `json:"score,omitempty" validate:"omitempty,gte=0,lte=1"`
+}
+
+func TestFormSchema(t *testing.T) {
+	f, err := typed.NewForm[Signup]("Please sign up")
+	require.NoError(t, err)
+	b, err := json.Marshal(f.Schema())
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"type":"object","required":["name","age","plan","agree"],"properties":{
+		"name":{"type":"string","title":"Your name","description":"how we should call you","minLength":1,"maxLength":40},
+		"email":{"type":"string","title":"Email","format":"email"},
+		"age":{"type":"integer","minimum":18,"maximum":130},
+		"plan":{"type":"string","title":"Plan","oneOf":[{"const":"free","title":"Free plan"},{"const":"pro","title":"Pro plan, billed monthly"}],"default":"free"},
+		"topics":{"type":"array","items":{"type":"string","enum":["go","rust","zig"]},"maxItems":2,"default":["go"]},
+		"agree":{"type":"boolean","title":"I agree to the terms"},
+		"born":{"type":"string","format":"date"},
+		"score":{"type":"number","minimum":0,"maximum":1}}}`, string(b))
+	assert.Equal(t, "Please sign up", f.Message())
+	assert.Equal(t, &mrtr.ElicitRequest{Message: "Please sign up", RequestedSchema: f.Schema()}, f.Elicit())
+	assert.Equal(t, "Hello?", f.ElicitWith("Hello?").Message)
+	assert.Equal(t, f.Elicit(), f.Ask("k").Requests["k"])
+}
+
+func TestNewFormRefuses(t *testing.T) {
+	_, err := typed.NewForm[Signup]("")
+	assert.ErrorContains(t, err, "a message is required")
+	_, err = typed.NewForm[string]("m")
+	assert.ErrorContains(t, err, "must be a struct")
+	_, err = typed.NewForm[struct{}]("m")
+	assert.ErrorContains(t, err, "at least one field")
+	_, err = typed.NewForm[struct {
+		Inner struct {
+			X string `json:"x"`
+		} `json:"inner"`
+	}]("m")
+	assert.ErrorContains(t, err, `field "inner": must be a string, number, integer, boolean or a list of choices`)
+	_, err = typed.NewForm[struct {
+		N []int `json:"n"`
+	}]("m")
+	assert.ErrorContains(t, err, "a list must be a multi-select")
+	_, err = typed.NewForm[struct {
+		S []string `json:"s"`
+	}]("m")
+	assert.ErrorContains(t, err, "a list must be a multi-select")
+	_, err = typed.NewForm[struct {
+		P string `json:"p" mcp:"default=gold" validate:"oneof=free pro"`
+	}]("m")
+	assert.ErrorContains(t, err, `default "gold" breaks the field's rules`)
+	_, err = typed.NewForm[struct {
+		P string `json:"p" mcp:"colour=red"`
+	}]("m")
+	assert.ErrorContains(t, err, "options are title=, default= and titles=")
+	_, err = typed.NewForm[struct {
+		P string `json:"p" validate:"nosuchrule"`
+	}]("m")
+	assert.ErrorContains(t, err, "nosuchrule")
+	assert.Panics(t, func() { typed.MustForm[string]("m") })
+
+	// A field validator skips is a plain property; a tag that stops at
+	// omitempty midway keeps only the field's type.
+	f, err := typed.NewForm[struct {
+		A string   `json:"a" validate:"-"`
+		B string   `json:"b,omitempty" validate:"max=3,omitempty,min=2"`
+		C []string `json:"c" validate:"max=1,omitempty,dive,oneof=x"`
+	}]("m")
+	assert.ErrorContains(t, err, `field "c": a list must be a multi-select`)
+	assert.Nil(t, f)
+	g, err := typed.NewForm[struct {
+		A string `json:"a" validate:"-"`
+		B string `json:"b,omitempty" validate:"max=3,omitempty,min=2"`
+	}]("m")
+	require.NoError(t, err)
+	b, _ := json.Marshal(g.Schema())
+	assert.JSONEq(t, `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"required":["a"]}`, string(b))
+}
+
+type nameForm struct {
+	Name  string `json:"name" mcp:"title=Your name" validate:"required,max=10"`
+	Agree bool   `json:"agree" validate:"required"`
+	Level string `json:"level,omitempty" validate:"omitempty,oneof=low high"`
+}
+
+// readOnce serves one tool whose handler records what Read returned for
+// the answer the client gives, and returns it.
+type readResult struct {
+	value  nameForm
+	action typed.Action
+	err    error
+	round  int
+}
+
+func readAnswer(t *testing.T, answer *mrtr.ElicitResult) (readResult, *mrtrtest.ToolResult, error) {
+	t.Helper()
+	f := typed.MustForm[nameForm]("Who are you?")
+	srv, _ := newServer(t)
+	var got readResult
+	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "who"}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		v, act, err := f.Read(req, "who")
+		if act == typed.Unanswered {
+			return f.Ask("who"), nil
+		}
+		got = readResult{v, act, err, req.Round}
+		return mrtr.TextResult("done"), nil
+	})))
+	c := mrtrtest.NewClient(srv, mrtrtest.OnElicitation(func(context.Context, *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
+		return answer, nil
+	}))
+	res, err := c.CallTool(context.Background(), "who", nil)
+	return got, res, err
+}
+
+func TestFormRead(t *testing.T) {
+	got, _, err := readAnswer(t, &mrtr.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada", "agree": true, "level": "high"}})
+	require.NoError(t, err)
+	assert.Equal(t, readResult{value: nameForm{Name: "Ada", Agree: true, Level: "high"}, action: typed.Accepted, round: 1}, got)
+
+	for _, action := range []typed.Action{typed.Declined, typed.Cancelled} {
+		got, _, err := readAnswer(t, &mrtr.ElicitResult{Action: string(action)})
+		require.NoError(t, err)
+		assert.Equal(t, readResult{action: action, round: 1}, got, "decline and cancel are told apart")
+	}
+
+	for content, want := range map[string][]string{
+		`{"name":"Ada","agree":"yes"}`:               {"agree must be a boolean"},
+		`{"agree":true}`:                             {"name is required"},
+		`{"name":"Ada"}`:                             {"agree is required"},
+		`{"name":"Ada","agree":false}`:               {`agree is required (rule "required")`},
+		`{"name":"","agree":true}`:                   {"name must be at least 1 character long"},
+		`{"name":"Adalovelace!","agree":true}`:       {"name must be at most 10 characters long"},
+		`{"name":"Ada","agree":true,"level":"mid"}`:  {"level must be one of: low, high"},
+		`{"name":7,"agree":true}`:                    {"name must be a string"},
+		`{"NAME":"Ada","agree":true}`:                {"NAME is not allowed: names are case-sensitive (did you mean name?)", "name is required"},
+		`{"name":"Adalovelace!","agree":false}`:      {"name must be at most 10 characters long", `agree is required (rule "required")`},
+		`{"name":["Ada"],"agree":true,"level":"no"}`: {"name must be a string"},
+	} {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(content), &m))
+		got, _, err := readAnswer(t, &mrtr.ElicitResult{Action: "accept", Content: m})
+		require.NoError(t, err, content)
+		assert.Equal(t, typed.Accepted, got.action, content)
+		assert.Equal(t, nameForm{}, got.value, "%s: no partly filled value", content)
+		var fe *typed.FormError
+		require.ErrorAs(t, got.err, &fe, content)
+		assert.Equal(t, "who", fe.Key)
+		var msgs []string
+		for _, p := range fe.Problems {
+			msgs = append(msgs, p.Message)
+		}
+		assert.Equal(t, want, msgs, content)
+	}
+}
+
+// A FormError returned by a handler refuses the call with -32602, naming
+// every problem; Reask asks the same question again, saying what was
+// wrong in words for the user.
+func TestFormErrorRefusesOrReasks(t *testing.T) {
+	f := typed.MustForm[nameForm]("Who are you?")
+	srv, _ := newServer(t)
+	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "strict"}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		v, act, err := f.Read(req, "who")
+		switch {
+		case err != nil:
+			return nil, err
+		case act == typed.Accepted:
+			return mrtr.TextResult("Hello, " + v.Name + "!"), nil
+		}
+		return f.Ask("who"), nil
+	})))
+	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "patient"}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		v, act, err := f.Read(req, "who")
+		switch {
+		case err != nil:
+			return f.Reask("who", err), nil
+		case act == typed.Accepted:
+			return mrtr.TextResult("Hello, " + v.Name + "!"), nil
+		}
+		return f.Ask("who"), nil
+	})))
+	bad := map[string]any{"name": "Adalovelace!", "agree": false}
+	good := map[string]any{"name": "Ada", "agree": true}
+
+	c := mrtrtest.NewClient(srv, mrtrtest.OnElicitation(func(context.Context, *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
+		return &mrtr.ElicitResult{Action: "accept", Content: bad}, nil
+	}))
+	_, err := c.CallTool(context.Background(), "strict", nil)
+	var me *mrtr.Error
+	require.ErrorAs(t, err, &me)
+	assert.Equal(t, mrtr.CodeInvalidParams, me.Code)
+	assert.Equal(t, `Invalid input response "who": name must be at most 10 characters long; agree is required (rule "required")`, me.Message)
+	data, _ := json.Marshal(me.Data)
+	assert.JSONEq(t, `{"key":"who","problems":[
+		{"field":"name","rule":"maxLength","message":"name must be at most 10 characters long"},
+		{"field":"agree","rule":"required","message":"agree is required (rule \"required\")"}]}`, string(data))
+
+	var asked []*mrtr.ElicitRequest
+	answers := []map[string]any{bad, good}
+	c = mrtrtest.NewClient(srv, mrtrtest.OnElicitation(func(_ context.Context, r *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
+		asked = append(asked, r)
+		a := answers[0]
+		answers = answers[1:]
+		return &mrtr.ElicitResult{Action: "accept", Content: a}, nil
+	}))
+	res, err := c.CallTool(context.Background(), "patient", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "Hello, Ada!", res.Text())
+	require.Len(t, asked, 2)
+	assert.Equal(t, "Who are you?", asked[0].Message)
+	assert.Equal(t, "Who are you?\n\nYour last answer could not be used: Your name must be at most 10 characters long; agree is required.", asked[1].Message)
+	assert.Equal(t, asked[0].RequestedSchema, asked[1].RequestedSchema)
+}
+
+func TestFormErrorUnwrapsToInvalidParams(t *testing.T) {
+	fe := &typed.FormError{Key: "k", Problems: []typed.Problem{{Field: "a", Rule: "required", Message: "a is required"}}}
+	var me *mrtr.Error
+	require.True(t, errors.As(fe, &me))
+	assert.Equal(t, mrtr.CodeInvalidParams, me.Code)
+	assert.Equal(t, `invalid answer to form "k": a is required`, fe.Error())
+	assert.Equal(t, "a is required.", fe.Hint())
+
+	f := typed.MustForm[nameForm]("Who?")
+	assert.Equal(t, "Who?", f.ReaskMessage("", nil))
+	assert.Equal(t, "Again?\n\nYour last answer could not be used: boom", f.ReaskMessage("Again?", errors.New("boom")))
+	assert.Equal(t, "Who?\n\nYour last answer could not be used: a is required.", f.ReaskWith("k", "", fe).Requests["k"].(*mrtr.ElicitRequest).Message)
+}

@@ -236,7 +236,7 @@ func (c *conn) dispatch(line []byte) {
 		if !id.IsZero() && looksLikeResponse(line) {
 			// A response is never answered: an error with its id would
 			// read as the answer to a request of the client's own.
-			c.log.Warn("stdio: dropped a malformed response", "id", id.String(), "err", perr.Message)
+			c.log.Warn("stdio: dropped a malformed response", "id", mrtr.Clip(id.String()), "err", perr.Message)
 			return
 		}
 		c.log.Debug("stdio: refused a malformed message", "code", int(perr.Code), "err", perr.Message)
@@ -251,7 +251,7 @@ func (c *conn) dispatch(line []byte) {
 			c.sess.Handle(c.base, msg, nil) // routes the answer to the call waiting for it
 			return
 		}
-		c.log.Debug("stdio: dropped a response: the server sent no request", "id", msg.ID.String())
+		c.log.Debug("stdio: dropped a response: the server sent no request", "id", mrtr.Clip(msg.ID.String()))
 		return
 	case msg.IsNotification():
 		if msg.Method == "notifications/cancelled" {
@@ -347,7 +347,7 @@ func (c *conn) run(r *request) {
 	in := mrtr.Inbound{Message: r.msg, Principal: c.cfg.principal, Emit: r.emit}
 	resp := c.srv.Handle(r.ctx, &in)
 	if resp == nil {
-		c.log.Error("stdio: the server returned no response to a request", "method", r.msg.Method, "id", r.msg.ID.String())
+		c.log.Error("stdio: the server returned no response to a request", "method", mrtr.Clip(r.msg.Method), "id", mrtr.Clip(r.msg.ID.String()))
 		resp = &mrtr.Response{ID: r.msg.ID, Error: mrtr.NewError(mrtr.CodeInternalError, "Internal error", nil)}
 	}
 	r.finish(resp)

@@ -47,7 +47,7 @@ func (m *modern) serve(w http.ResponseWriter, r *http.Request, x exchange) {
 	c.in = mrtr.Inbound{Message: x.msg, Principal: x.principal, Token: x.token, Headers: x.headers, Mirror: &c.mirror, Emit: c.emit}
 	resp := m.srv.Handle(ctx, &c.in)
 	if resp == nil {
-		m.log.Error("streamablehttp: the server returned no response to a request", "method", x.msg.Method, "id", x.msg.ID.String())
+		m.log.Error("streamablehttp: the server returned no response to a request", "method", mrtr.Clip(x.msg.Method), "id", mrtr.Clip(x.msg.ID.String()))
 		resp = &mrtr.Response{ID: x.msg.ID, Error: internalError()}
 	}
 	c.finish(resp)

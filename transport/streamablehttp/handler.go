@@ -123,7 +123,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // (406) and JSON-RPC parsing (400).
 func (h *Handler) serveEndpoint(w http.ResponseWriter, r *http.Request) {
 	if what := h.guard.check(r); what != "" {
-		h.log.Debug("streamablehttp: request refused", "reason", what+" not allowed", "host", r.Host, "origin", r.Header.Get("Origin"))
+		h.log.Debug("streamablehttp: request refused", "reason", what+" not allowed", "host", mrtr.Clip(r.Host), "origin", mrtr.Clip(r.Header.Get("Origin")))
 		h.refuse(w, mrtr.ID{}, refuseForbidden.with(what+" not allowed"))
 		return
 	}
@@ -146,7 +146,7 @@ func (h *Handler) serveEndpoint(w http.ResponseWriter, r *http.Request) {
 			err = fmt.Errorf("%w: the authenticator named no subject", ErrUnauthorized)
 		}
 		if err != nil {
-			h.log.Debug("streamablehttp: authentication failed", "err", err)
+			h.log.Debug("streamablehttp: authentication failed", "err", mrtr.Clip(err.Error()))
 			w.Header()["Www-Authenticate"] = []string{challengeOf(err)}
 			if errors.Is(err, ErrForbidden) {
 				h.refuse(w, mrtr.ID{}, refuseForbidden.with("insufficient scope"))

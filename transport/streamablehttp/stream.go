@@ -270,7 +270,7 @@ func encodeResponse(resp *mrtr.Response, dst []byte, log *slog.Logger) []byte {
 	if err == nil {
 		return b
 	}
-	log.Error("streamablehttp: encoding a response failed", "id", resp.ID.String(), "err", err)
+	log.Error("streamablehttp: encoding a response failed", "id", mrtr.Clip(resp.ID.String()), "err", err)
 	*resp = mrtr.Response{ID: resp.ID, Error: internalError()}
 	b, _ = resp.AppendJSON(dst[:0])
 	return b

@@ -12,6 +12,7 @@
 //	          [-other-tool NAME] [-other-args JSON] [-token T] [-other-token T]
 //	          [-answers JSON] [-caps JSON] [-timeout D] [-slow-after D] [-strict]
 //	          [-legacy-tool NAME[=ARGS]]... [-legacy-rounds N]
+//	          [-listen-max N] [-body-wait D] [-quick D] [-unread-bytes N]
 //	          [-run REGEXP] [-json] [-v]
 //	mrtrcheck -list [-json]
 //
@@ -35,6 +36,19 @@
 //
 //	go run ./conformance/server -addr 127.0.0.1:3999 &
 //	go run ./conformance/cmd/mrtrcheck -url http://127.0.0.1:3999/mcp
+//
+// After the suite's scenarios come the hardening.* ones, which check how
+// the server holds up against a caller that sends too much, too slowly or
+// reads too little: 1 MiB method names, tool names and header values must
+// be answered in under 8 KiB without being quoted back; up to -listen-max
+// (300) subscriptions/listen streams are opened, and the server should
+// refuse one with 429 or 503 (INFO when none is refused but tools/list is
+// still answered within -quick, 2s; FAIL when it is not); requests whose
+// body stalls halfway should be closed or answered within twice
+// -body-wait (2s; INFO when they are not, FAIL when tools/list is not
+// answered meanwhile); and a connection whose answers (-unread-bytes,
+// 8 MiB, of pipelined tools/list) are never read must not keep tools/list
+// from being answered on another. Each takes a few seconds at most.
 //
 // mrtrcheck prints one line per scenario (PASS, FAIL, NOT-RUN or INFO,
 // with the reason), the exchanges behind every failure (every exchange

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/mrtrkit/mrtrkit/conformance/suite"
 )
@@ -39,7 +40,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Usage: mrtrcheck -url URL [flags]\n\n"+
 			"Checks an MCP 2026-07-28 server over Streamable HTTP for the requestState, envelope, header and\n"+
 			"DNS-rebinding properties listed by -list, and, when the same endpoint also serves 2025-11-25 clients\n"+
-			"(initialize and sessions), the legacy.* properties of that era. It calls the tools it is given many\n"+
+			"(initialize and sessions), the legacy.* properties of that era; then the hardening.* properties\n"+
+			"(bounded echoes, listen caps, stalled bodies, unread answers). It calls the tools it is given many\n"+
 			"times: point it at a test deployment, or at tools without side effects.\n\n"+
 			"Without -tool the defaults fit mrtrkit's conformance fixture server (go run ./conformance/server).\n\n"+
 			"Exit status: 0 when no scenario fails (NOT-RUN and INFO do not fail, unless -strict), 1 when one does, 2 on usage errors.\n\nFlags:\n")
@@ -64,6 +66,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		verbose    = fs.Bool("v", false, "print every exchange of every scenario, not only of failed ones")
 		list       = fs.Bool("list", false, "list the scenarios and exit")
 		legRounds  = fs.Int("legacy-rounds", suite.DefaultLegacyRounds, "rounds of server-to-client requests the legacy scenarios follow in one call before cancelling it")
+		listenMax  = fs.Int("listen-max", defaultListenMax, "most subscriptions/listen streams hardening.listen-cap opens before it reports INFO (no cap hit)")
+		bodyWait   = fs.Duration("body-wait", defaultBodyWait, "how long the server may wait for a stalled request body; hardening.slow-body waits twice this")
+		quick      = fs.Duration("quick", defaultQuick, "how soon a normal call must be answered while the hardening scenarios hold other connections")
+		unread     = fs.Int("unread-bytes", defaultUnreadBytes, "how many bytes of answers hardening.unread-response leaves unread on one connection")
 	)
 	var legacyTools []suite.LegacyTool
 	fs.Func("legacy-tool", "a tool the legacy (2025-11-25) scenarios call, as NAME or NAME=ARGS with ARGS a JSON object; repeat for several, "+
@@ -147,11 +153,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *legRounds < 1 {
 		return usage(stderr, errors.New("-legacy-rounds must be at least 1"))
 	}
+	if *listenMax < 1 || *listenMax > 10000 || *bodyWait <= 0 || *quick <= 0 || *unread < 1 {
+		return usage(stderr, errors.New("-listen-max must be 1 to 10000, and -body-wait, -quick and -unread-bytes positive"))
+	}
 
 	rep, err := suite.Run(ctx, cfg)
 	var cerr *suite.ConfigError
 	if errors.As(err, &cerr) {
 		return usage(stderr, cerr.Err)
+	}
+	if err == nil && rep != nil {
+		hcfg := hardeningConfig{url: *url, token: *token, timeout: *timeout, listenMax: *listenMax, bodyWait: *bodyWait, quick: *quick, unread: *unread}
+		if herr := runHardening(ctx, hcfg, cfg.Select, rep); herr != nil {
+			if ctx.Err() == nil {
+				return usage(stderr, herr)
+			}
+			err = herr
+		}
+		rep.ElapsedMS = time.Since(rep.Started).Milliseconds()
 	}
 	if rep != nil {
 		if *asJSON {
@@ -190,9 +209,13 @@ func usage(stderr io.Writer, err error) int {
 	return exitUsage
 }
 
-// listScenarios prints every scenario with what it protects against.
+// listScenarios prints every scenario with what it protects against:
+// the suite's, then the hardening ones.
 func listScenarios(w io.Writer, asJSON bool) int {
 	all := suite.Scenarios()
+	for _, s := range hardeningScenarios() {
+		all = append(all, s.Scenario)
+	}
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

@@ -6,7 +6,10 @@
 #     pinned to 2025-11-25 with and without its standalone GET stream;
 #   - the TypeScript SDK v2 client (ts/), at 2026-07-28;
 #   - the TypeScript SDK v1 client (ts1/), at 2025-11-25, against the
-#     fixture and the summarize_repo example.
+#     fixture and the summarize_repo example;
+#   - over stdio, each of these clients launching the fixture binary as a
+#     subprocess with -stdio (go-sdk CommandTransport at 2026-07-28 and
+#     2025-11-25, TS v2 and TS v1 StdioClientTransport).
 #
 # Needs Go, Node (20 or later) and npm; installs nothing globally (npm ci
 # into each folder's node_modules). Exits non-zero when a build or a suite
@@ -96,16 +99,20 @@ npm_install() {
 
 # Go SDK client (its own module, so the framework's go.mod stays untouched):
 # 2026-07-28, and 2025-11-25 with and without the standalone GET stream.
-run "go-sdk client, 2026-07-28 and 2025-11-25 (go test)" "$here/go" go test -count=1 -timeout "${step_timeout}s" -v ./...
+run "go-sdk client, 2026-07-28 and 2025-11-25 (go test)" "$here/go" go test -count=1 -timeout "${step_timeout}s" -skip '^TestStdio' -v ./...
+# The same client over stdio (CommandTransport), at both versions.
+run "go-sdk client over stdio, 2026-07-28 and 2025-11-25 (go test -run Stdio)" "$here/go" go test -count=1 -timeout "${step_timeout}s" -run '^TestStdio' -v ./...
 
 # TypeScript SDK v2 client, 2026-07-28.
 if npm_install "$here/ts"; then
 	run "typescript-sdk v2 client, 2026-07-28 (node --test)" "$here/ts" node --test test/interop.test.mjs
+	run "typescript-sdk v2 client over stdio, 2026-07-28 (node --test)" "$here/ts" node --test test/stdio.test.mjs
 fi
 
 # TypeScript SDK v1 client, 2025-11-25: the fixture, then summarize_repo.
 if npm_install "$here/ts1"; then
 	run "typescript-sdk v1 client, 2025-11-25 (node --test)" "$here/ts1" node --test test/legacy.test.mjs test/summarize_repo.test.mjs
+	run "typescript-sdk v1 client over stdio, 2025-11-25 (node --test)" "$here/ts1" node --test test/stdio.test.mjs
 fi
 
 summary

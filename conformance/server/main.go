@@ -7,9 +7,14 @@
 // by package mrtr/legacy.
 //
 // It listens on -addr (default 127.0.0.1:3001) and serves MCP at -path
-// (default /mcp). -leg-timeout bounds how long a 2025-11-25 client may take
-// to answer one server-to-client request (default
-// legacy.DefaultLegTimeout; the interop tests use 2s). Logs go to stderr.
+// (default /mcp). With -stdio it serves the same fixtures on standard input
+// and output instead (package transport/stdio), as a client's subprocess:
+// both eras (2026-07-28 message by message; 2025-11-25 when the first
+// message is initialize), until stdin ends or SIGINT/SIGTERM, then it
+// exits 0; -addr and -path are then unused. -leg-timeout bounds how long a
+// 2025-11-25 client may take to answer one server-to-client request
+// (default legacy.DefaultLegTimeout; the interop tests use 2s). Logs go to
+// stderr, always: in -stdio mode nothing but MCP messages reaches stdout.
 // requestState is sealed with the key ring in MRTRKIT_STATE_KEYS, or with a
 // random key made at start-up when that variable is unset (the framework's
 // default).
@@ -20,6 +25,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -32,6 +38,7 @@ import (
 	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/legacy"
+	"github.com/mrtrkit/mrtrkit/transport/stdio"
 	"github.com/mrtrkit/mrtrkit/transport/streamablehttp"
 )
 
@@ -48,6 +55,7 @@ func main() {
 	verbose := flag.Bool("v", false, "log every request at debug level")
 	legTimeout := flag.Duration("leg-timeout", legacy.DefaultLegTimeout,
 		"how long a 2025-11-25 session's client may take to answer one server-to-client request (elicitation, sampling, roots)")
+	useStdio := flag.Bool("stdio", false, "serve MCP on stdin and stdout (newline-delimited JSON-RPC) instead of HTTP; -addr and -path are unused")
 	flag.Parse()
 	if *legTimeout <= 0 {
 		fmt.Fprintln(os.Stderr, "-leg-timeout must be positive")
@@ -61,6 +69,16 @@ func main() {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	slog.SetDefault(log)
 
+	if *useStdio {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		if err := runStdio(ctx, os.Stdin, os.Stdout, *legTimeout, log); err != nil {
+			log.Error("conformance server failed", "err", err)
+			stop()
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*addr, *path, *legTimeout, log); err != nil {
 		log.Error("conformance server failed", "err", err)
 		os.Exit(1)
@@ -116,6 +134,44 @@ func run(addr, path string, legTimeout time.Duration, log *slog.Logger) error {
 		_ = hs.Close()
 	}
 	return nil
+}
+
+// runStdio serves the fixtures on in and out (the process's stdin and
+// stdout) until in ends or ctx is cancelled, with the initialize era served
+// through a legacy engine that has the given leg timeout. On a signal the
+// Server is closed first, so that open subscriptions/listen streams get
+// their final result, and then the transport stops. It returns nil on a
+// normal end (the client closed stdin, or a signal), so that the process
+// exits 0.
+func runStdio(ctx context.Context, in io.Reader, out io.Writer, legTimeout time.Duration, log *slog.Logger) error {
+	srv, err := newFixtureServer(log)
+	if err != nil {
+		return err
+	}
+	eng, err := legacy.New(srv, legacy.WithLogger(log), legacy.WithLegTimeout(legTimeout))
+	if err != nil {
+		return fmt.Errorf("legacy: %w", err)
+	}
+	serveCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	stopped := make(chan struct{})
+	defer close(stopped)
+	go func() {
+		select {
+		case <-ctx.Done():
+			log.Info("shutting down")
+			_ = srv.Close()
+			cancel()
+		case <-stopped:
+		}
+	}()
+	log.Info("conformance server serving on stdio", "legacy_leg_timeout", legTimeout)
+	err = stdio.Serve(serveCtx, srv, in, out, stdio.WithLogger(log), stdio.WithLegacy(eng))
+	_ = srv.Close()
+	if err == nil && ctx.Err() == nil {
+		log.Info("stdin ended; exiting")
+	}
+	return err
 }
 
 // newFixtureServer builds the mrtr.Server with every fixture registered.

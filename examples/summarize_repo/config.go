@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/mrtrkit/mrtrkit/transport/stdio"
 )
 
 // EnvAPIKey names the environment variable holding the API key of the
@@ -23,7 +25,11 @@ const DefaultAddr = "127.0.0.1:8080"
 
 // Settings are the parsed command line and environment.
 type Settings struct {
-	Addr   string
+	Addr string
+	// Stdio serves MCP on standard input and output instead of HTTP: the
+	// server is then a subprocess of its one client (a desktop or editor
+	// host), and Addr is unused.
+	Stdio  bool
 	Config Config
 	// ModelURL and Model select the direct-model mode: the base URL of an
 	// OpenAI-compatible API (the part before /chat/completions) and the
@@ -44,11 +50,15 @@ func parseFlags(args []string, getenv func(string) string, out io.Writer) (Setti
 	fs.SetOutput(out)
 	fs.Usage = func() {
 		fmt.Fprintf(out, "Usage: summarize_repo [flags]\n\n"+
-			"Serves the MCP tool summarize_repo over Streamable HTTP at http://ADDR/mcp.\n\n")
+			"Serves the MCP tool summarize_repo over Streamable HTTP at http://ADDR/mcp,\n"+
+			"or with -stdio on standard input and output, as a subprocess of an MCP host.\n"+
+			"Logs go to standard error.\n\n")
 		fs.PrintDefaults()
 		fmt.Fprintf(out, "\nEnvironment:\n  %s\n    \tAPI key sent as a bearer token in direct-model mode (optional)\n", EnvAPIKey)
 	}
 	fs.StringVar(&s.Addr, "addr", DefaultAddr, "`host:port` to listen on")
+	fs.BoolVar(&s.Stdio, "stdio", false, "serve MCP on stdin and stdout (newline-delimited JSON-RPC) instead of HTTP, "+
+		"for a host that starts the server as a subprocess")
 	fs.StringVar(&s.Config.Dir, "dir", ".", "`directory` to summarise")
 	fs.BoolVar(&s.Config.Critique, "critique", false, "add a third model round that critiques and improves the summary")
 	fs.StringVar(&s.ModelURL, "model-url", "", "base `URL` of an OpenAI-compatible chat-completions API; "+
@@ -60,6 +70,13 @@ func parseFlags(args []string, getenv func(string) string, out io.Writer) (Setti
 	if fs.NArg() > 0 {
 		fs.Usage()
 		return Settings{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if s.Stdio {
+		addrSet := false
+		fs.Visit(func(f *flag.Flag) { addrSet = addrSet || f.Name == "addr" })
+		if addrSet {
+			return Settings{}, errors.New("-addr and -stdio exclude each other: a stdio server listens on no address")
+		}
 	}
 	switch {
 	case s.ModelURL == "" && s.Model != "":
@@ -113,6 +130,32 @@ func run(ctx context.Context, s Settings, ln net.Listener, log *slog.Logger) err
 	}
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err
+	}
+	return nil
+}
+
+// runStdio serves on in and out (the process's stdin and stdout) until in
+// ends or ctx is done. Both eras are served, as over HTTP: 2026-07-28
+// message by message, and a session of the initialize era (2025-11-25)
+// when the first message is initialize. Nothing but MCP messages is
+// written to out; the logs go to log.
+func runStdio(ctx context.Context, s Settings, in io.Reader, out io.Writer, log *slog.Logger) error {
+	s.Config.Logger = log
+	app, err := newAppFromSettings(s, nil, nil)
+	if err != nil {
+		return err
+	}
+	defer app.Close()
+	mode := "client sampling"
+	if s.DirectModel() {
+		mode = "direct model " + s.Model
+	}
+	log.Info("summarize_repo serving on stdio", "dir", app.repo.Dir(), "critique", s.Config.Critique, "model", mode)
+	if err := stdio.Serve(ctx, app.Server, in, out, stdio.WithLogger(log)); err != nil {
+		return err
+	}
+	if ctx.Err() == nil {
+		log.Info("summarize_repo: stdin ended; exiting")
 	}
 	return nil
 }

@@ -12,6 +12,10 @@
 //
 //	-dir DIR        directory to summarise (default ".")
 //	-addr HOST:PORT address to listen on (default 127.0.0.1:8080)
+//	-stdio          serve on stdin and stdout instead, as the subprocess
+//	                of a desktop or editor host (package transport/stdio);
+//	                logs go to stderr, and the process exits 0 when stdin
+//	                closes or on SIGTERM
 //	-critique       add a third model round that improves the summary
 //	-model-url URL  base URL of an OpenAI-compatible chat-completions API;
 //	                the server then calls the model itself
@@ -45,6 +49,7 @@
 // dependency folders, resolved with filepath.EvalSymlinks to a regular
 // text file inside the directory, and opened through an os.Root.
 //
-// README.md walks through a whole call with curl; TestREADME runs that
-// walkthrough against the server so that the two cannot drift apart.
+// README.md walks through a whole call with curl, and shows a host's
+// configuration for -stdio and calls through a pipe; TestREADME and
+// TestREADMEStdio run those blocks so that they cannot drift from the code.
 package main

@@ -23,6 +23,15 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if s.Stdio {
+		// stdout carries the MCP messages: every log goes to stderr.
+		if err := runStdio(ctx, s, os.Stdin, os.Stdout, log); err != nil {
+			log.Error("summarize_repo", "err", err)
+			stop()
+			os.Exit(1)
+		}
+		return
+	}
 	ln, err := net.Listen("tcp", s.Addr)
 	if err != nil {
 		log.Error("summarize_repo: listen", "err", err)

@@ -66,6 +66,14 @@ func readmeBlocks(t *testing.T) []readmeBlock {
 // process against url, and returns each named block's output.
 func replay(t *testing.T, url string, blocks []readmeBlock, tags ...string) map[string]string {
 	t.Helper()
+	return replayIn(t, "", []string{"MCP_URL=" + url}, blocks, tags...)
+}
+
+// replayIn runs the blocks with the given tags, in README order, in one
+// bash process in dir ("" for the package's) with env added to the
+// environment, and returns each named block's standard output.
+func replayIn(t *testing.T, dir string, env []string, blocks []readmeBlock, tags ...string) map[string]string {
+	t.Helper()
 	var script strings.Builder
 	var names []string
 	for _, b := range blocks {
@@ -83,7 +91,8 @@ func replay(t *testing.T, url string, blocks []readmeBlock, tags ...string) map[
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-s")
 	cmd.Stdin = strings.NewReader(script.String())
-	cmd.Env = append(os.Environ(), "MCP_URL="+url)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -218,7 +227,8 @@ func checkComplete(t *testing.T, name, out string) {
 
 // TestREADME replays the README's walkthrough against the server
 // summarising this repository: the sampling flow, then the same with
-// -critique. TestREADMEDirectModel replays the direct-model block.
+// -critique. TestREADMEDirectModel replays the direct-model block, and
+// TestREADMEStdio (stdio_test.go) the pipe blocks of the stdio section.
 func TestREADME(t *testing.T) {
 	needTools(t)
 	blocks := readmeBlocks(t)
@@ -261,7 +271,7 @@ func TestREADMEDirectModel(t *testing.T) {
 // TestREADMEBlocksAreAllReplayed guards the marker scheme: every tag the
 // README uses is one a replay covers.
 func TestREADMEBlocksAreAllReplayed(t *testing.T) {
-	known := []string{"setup", "main", "critique", "direct"}
+	known := []string{"setup", "main", "critique", "direct", "stdio"}
 	names := map[string]bool{}
 	for _, b := range readmeBlocks(t) {
 		if !slices.Contains(known, b.Tag) {
@@ -275,7 +285,8 @@ func TestREADMEBlocksAreAllReplayed(t *testing.T) {
 		}
 		names[b.Name] = true
 	}
-	for _, n := range []string{"discover", "tools-list", "round-1", "round-2", "round-3", "round-4", "no-sampling", "changed-arguments", "notification", "direct-call"} {
+	for _, n := range []string{"discover", "tools-list", "round-1", "round-2", "round-3", "round-4", "no-sampling", "changed-arguments", "notification", "direct-call",
+		"stdio-discover", "stdio-round-1", "stdio-round-2"} {
 		if !names[n] {
 			t.Errorf("README.md has no block %q", n)
 		}

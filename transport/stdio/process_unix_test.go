@@ -27,8 +27,16 @@ func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) == "1" {
 		os.Exit(serverMain())
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	for _, f := range cleanups {
+		f()
+	}
+	os.Exit(code)
 }
+
+// cleanups run when the test binary ends: they remove what the benchmarks
+// built.
+var cleanups []func()
 
 // serverMain is what a stdio server's main does: serve until stdin ends
 // or a signal comes, then exit 0.

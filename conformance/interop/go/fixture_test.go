@@ -51,6 +51,16 @@ var legTimeout time.Duration
 // fixtureLog collects the fixture server's stdout and stderr.
 var fixtureLog lockedBuffer
 
+// fixtureBin is the fixture binary the stdio tests start as a subprocess
+// (with -stdio): the one started over HTTP, or, with FIXTURE_URL, one built
+// on first use (stdioBinary).
+var (
+	fixtureBin      string
+	fixtureBinOnce  sync.Once
+	fixtureBinErr   error
+	fixtureBinClean = func() {}
+)
+
 func TestMain(m *testing.M) {
 	os.Exit(runTests(m))
 }
@@ -68,6 +78,7 @@ func runTests(m *testing.M) int {
 	fmt.Fprintf(os.Stderr, "interop: fixture server at %s\n", url)
 	code := m.Run()
 	stop()
+	fixtureBinClean()
 	if code != 0 {
 		if s := fixtureLog.String(); s != "" {
 			fmt.Fprintf(os.Stderr, "fixture output:\n%s\n", s)
@@ -109,6 +120,8 @@ func startFixture() (string, func(), error) {
 	// A port picked by listening on :0 can be taken by someone else before
 	// the fixture binds it; try a few times.
 	var lastErr error
+	fixtureBin = bin
+	fixtureBinOnce.Do(func() {}) // the stdio tests use this binary
 	for attempt := 0; attempt < 3; attempt++ {
 		url, stop, err := launch(bin)
 		if err == nil {
@@ -118,6 +131,27 @@ func startFixture() (string, func(), error) {
 	}
 	cleanup()
 	return "", nil, lastErr
+}
+
+// stdioBinary returns the fixture binary for the stdio tests: FIXTURE_BIN,
+// the binary started for the HTTP tests, or (with FIXTURE_URL) one built
+// now.
+func stdioBinary() (string, error) {
+	fixtureBinOnce.Do(func() {
+		if bin := os.Getenv("FIXTURE_BIN"); bin != "" {
+			fixtureBin = bin
+			return
+		}
+		dir, err := os.MkdirTemp("", "mrtrkit-interop-stdio-")
+		if err != nil {
+			fixtureBinErr = err
+			return
+		}
+		fixtureBinClean = func() { os.RemoveAll(dir) }
+		fixtureBin = filepath.Join(dir, "fixture")
+		fixtureBinErr = buildFixture(fixtureBin)
+	})
+	return fixtureBin, fixtureBinErr
 }
 
 // buildFixture compiles the fixture server package of the enclosing mrtrkit

@@ -4,7 +4,9 @@
 //   FIXTURE_BIN  start this prebuilt fixture binary on a free loopback port
 //
 // With neither set, the fixture is built with `go build` from the mrtrkit
-// module that contains this folder (Go must be on PATH).
+// module that contains this folder (Go must be on PATH). The stdio tests
+// start the fixture binary themselves, as a subprocess of the client
+// (fixtureBinary).
 
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -110,4 +112,20 @@ export async function startFixture() {
     }
     cleanup();
     throw lastErr;
+}
+
+/**
+ * Returns { bin, cleanup } for the fixture binary the stdio tests start
+ * with -stdio: FIXTURE_BIN, or one built now (even with FIXTURE_URL set:
+ * a stdio server is a subprocess of its client).
+ */
+export function fixtureBinary() {
+    if (process.env.FIXTURE_BIN) return { bin: process.env.FIXTURE_BIN, cleanup: () => {} };
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'mrtrkit-interop-ts-stdio-'));
+    const bin = path.join(tmp, 'fixture');
+    execFileSync('go', ['build', '-C', repoRoot, '-o', bin, './conformance/server'], {
+        stdio: ['ignore', 'inherit', 'inherit'],
+        timeout: 5 * 60_000
+    });
+    return { bin, cleanup: () => rmSync(tmp, { recursive: true, force: true }) };
 }

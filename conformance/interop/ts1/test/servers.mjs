@@ -9,7 +9,8 @@
 //   EXAMPLE_BIN          start this prebuilt summarize_repo binary
 //
 // A binary that is not given is built with `go build` from the mrtrkit module
-// that contains this folder (Go must be on PATH).
+// that contains this folder (Go must be on PATH). The stdio tests start the
+// fixture binary themselves, as a subprocess of the client (fixtureBinary).
 
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -148,4 +149,20 @@ function parseDuration(s) {
     const m = /^(\d+(?:\.\d+)?)(ms|s)$/.exec(s.trim());
     if (!m) throw new Error(`FIXTURE_LEG_TIMEOUT: want a duration such as 2s or 1500ms, got ${JSON.stringify(s)}`);
     return Number(m[1]) * (m[2] === 's' ? 1000 : 1);
+}
+
+/**
+ * Returns { bin, cleanup } for the fixture binary the stdio tests start
+ * with -stdio: FIXTURE_BIN, or one built now (even with FIXTURE_URL set:
+ * a stdio server is a subprocess of its client).
+ */
+export function fixtureBinary() {
+    if (process.env.FIXTURE_BIN) return { bin: process.env.FIXTURE_BIN, cleanup: () => {} };
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'mrtrkit-interop-ts1-stdio-'));
+    const bin = path.join(tmp, 'fixture');
+    execFileSync('go', ['build', '-C', repoRoot, '-o', bin, './conformance/server'], {
+        stdio: ['ignore', 'inherit', 'inherit'],
+        timeout: 5 * 60_000
+    });
+    return { bin, cleanup: () => rmSync(tmp, { recursive: true, force: true }) };
 }

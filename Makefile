@@ -1,13 +1,13 @@
 # mrtrkit build targets. `make test` is the one command that runs every test.
 GO ?= go
 
-.PHONY: test vet fmt-check unit fuzz-brief otel browser conformance interop affinity bench run
+.PHONY: test vet fmt-check unit fuzz-brief otel redis browser conformance interop affinity bench run
 
 # Every test: formatting, vet, the race-enabled unit and wire tests, the
 # OpenTelemetry module, a browser calling across origins, the official MCP
 # conformance suite, real clients from other SDKs, and two replicas behind
 # nginx with session affinity.
-test: fmt-check vet unit fuzz-brief otel browser conformance interop affinity
+test: fmt-check vet unit fuzz-brief otel redis browser conformance interop affinity
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -22,6 +22,12 @@ unit:
 # The OpenTelemetry integration, a module of its own that ./... does not enter.
 otel:
 	cd otel && $(GO) vet ./... && $(GO) test -race -count=1 ./...
+
+# The Redis share.Bus, a module of its own that ./... does not enter; its
+# tests start redis-server on a loopback port (installed from Debian
+# packages when missing).
+redis:
+	cd redis && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 
 # Every fuzz target for a few seconds (scripts/fuzz.sh 5m for a longer run).
 fuzz-brief:

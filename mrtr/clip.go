@@ -6,3 +6,25 @@ package mrtr
 // log of a request, so that no caller can make a log line grow without
 // bound.
 func Clip(s string) string { return clip(s) }
+
+// maxErrEcho bounds what a log line repeats of an error that may quote a
+// caller's value (a handler's error naming an argument, say): longer than
+// an echo in a message, since it is the operator's clue, but bounded.
+const maxErrEcho = 200
+
+// errText renders err for a log line, cut at maxErrEcho bytes at a rune
+// boundary.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	s := err.Error()
+	if len(s) <= maxErrEcho {
+		return s
+	}
+	n := maxErrEcho
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "..."
+}

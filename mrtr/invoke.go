@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/mrtrkit/mrtrkit/discover"
 )
@@ -183,6 +184,7 @@ func varsJSON(vars map[string]string) json.RawMessage {
 func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.RawMessage) (json.RawMessage, *Error) {
 	asked := c.ep.asks
 	fromState := false
+	var once time.Duration // OnceOnly: the lifetime of the presented state to claim
 	if !isAbsent(c.p.RequestState) {
 		c.stage = "state"
 		c.rec.StatePresented = true
@@ -194,6 +196,9 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 		req.Round, req.State, req.asked = claims.Round, claims.Payload, claims.Asked
 		c.rec.Round = claims.Round
 		asked = mergeAsked(c.ep.asks, claims.Asked)
+		if c.ep.once {
+			once = claims.ExpiresAt.Sub(claims.IssuedAt)
+		}
 	}
 	c.stage = "answers"
 	if err := s.decodeResponses(c.p.InputResponses, asked, &req.Responses); err != nil {
@@ -201,6 +206,12 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 	}
 	if req.Responses.Len() > 0 {
 		fromState = true
+	}
+	if once > 0 {
+		c.stage = "state"
+		if err := s.claimOnce(ctx, c, once); err != nil {
+			return nil, err
+		}
 	}
 
 	c.stage = "" // from here, what the handler answers is its own
@@ -263,9 +274,9 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 // internal error. Values the caller sent are logged quoted and clipped.
 func (s *Server) internal(msg string, err error, c *call) *Error {
 	if c != nil {
-		s.log.Error("mrtr: "+msg, "method", c.method, "target", clip(c.target), "err", err)
+		s.log.Error("mrtr: "+msg, "method", c.method, "target", clip(c.target), "err", errText(err))
 	} else {
-		s.log.Error("mrtr: "+msg, "err", err)
+		s.log.Error("mrtr: "+msg, "err", errText(err))
 	}
 	return internalError()
 }

@@ -42,7 +42,7 @@ const MaxResourceSubscriptions = 256
 // subscribe to any resource the server has, so a server whose resources
 // are private to their owners should not advertise resources.subscribe, or
 // should keep such URIs unguessable.
-func (s *Server) NotifyResourceUpdated(uri string) { s.hub.post(0, uri) }
+func (s *Server) NotifyResourceUpdated(uri string) { s.post(0, uri) }
 
 // NotifyListChanged tells listeners that the server's tools, prompts or
 // resources lists changed for a reason the registries do not see (for
@@ -60,15 +60,17 @@ func (s *Server) NotifyListChanged(tools, prompts, resources bool) {
 		bits |= changeResources
 	}
 	if bits != 0 {
-		s.hub.post(bits, "")
+		s.post(bits, "")
 	}
 }
 
 // Close ends every open subscriptions/listen stream gracefully: each gets
 // its final result, and new listen requests end at once. Other requests
-// are not affected.
+// are not affected. With WithShare, the Server stops listening to and
+// publishing on the shared bus.
 func (s *Server) Close() error {
 	s.hub.closeOnce.Do(func() { close(s.closedChan()) })
+	s.closeShare()
 	return nil
 }
 

@@ -308,12 +308,10 @@ func injectionPaths() []injectionPath {
 	m := meta(capsEverything)
 	return []injectionPath{
 		{name: "template variable, failing handler",
-			known: "mrtr/invoke.go internal(): the handler's error is logged unclipped (\"err\", err)",
 			send: func(t *testing.T, srv *mrtr.Server, v string) {
 				handle(t, srv, "resources/read", obj{"_meta": m, "uri": "note://" + escapeAll(v)})
 			}},
 		{name: "handler error",
-			known: "mrtr/invoke.go internal(): the handler's error is logged unclipped (\"err\", err)",
 			send: func(t *testing.T, srv *mrtr.Server, v string) {
 				handle(t, srv, "tools/call", obj{"_meta": m, "name": "fail", "arguments": obj{"v": v}})
 			}},

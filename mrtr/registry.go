@@ -17,6 +17,7 @@ type entry struct {
 	asks      map[string]kind
 	scopes    []string             // scopes a caller's token must grant
 	completes map[string]Completer // completions of arguments, by argument name
+	once      bool                 // OnceOnly: each presented state is used once
 }
 
 type toolEntry struct {
@@ -82,6 +83,7 @@ type regConfig struct {
 	scopes     []string
 	completes  map[string]Completer
 	skipOutput bool
+	once       bool
 }
 
 type regFunc func(*regConfig)
@@ -151,7 +153,7 @@ func StaticAsks(asks map[string]InputRequest) RegisterOption {
 
 // entry makes the registry entry the options describe.
 func (c *regConfig) entry(wire json.RawMessage, h Handler) entry {
-	return entry{wire: wire, handler: h, asks: c.asks, scopes: c.scopes, completes: c.completes}
+	return entry{wire: wire, handler: h, asks: c.asks, scopes: c.scopes, completes: c.completes, once: c.once}
 }
 
 func regOptions(opts []RegisterOption) (regConfig, error) {

@@ -91,6 +91,11 @@
 // "new,old" everywhere, wait one TTL plus the clock skew, then drop "old".
 // Error messages never contain secret material.
 //
+// To rotate without restarting, build the codec with NewReloadableAEAD
+// (or NewReloadableHMAC) from a key ring file, and let a KeyRingFile
+// reload it on SIGHUP or when the file changes; a file that does not
+// parse leaves the keys in use as they are.
+//
 // # Defaults
 //
 //	DefaultTTL          10 minutes   WithTTL

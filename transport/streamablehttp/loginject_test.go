@@ -272,7 +272,7 @@ func TestLogInjectionHTTP(t *testing.T) {
 		{"mirror header", "", func(v string) *http.Request {
 			return injPost("tools/call", "fail", map[string]any{"name": "fail"}, map[string]string{"Mcp-Name": v, "Mcp-Method": v})
 		}},
-		{"handler error", "mrtr/invoke.go internal(): the handler's error is logged unclipped", func(v string) *http.Request {
+		{"handler error", "", func(v string) *http.Request {
 			return injPost("tools/call", "fail", map[string]any{"name": "fail", "arguments": map[string]any{"v": v}}, nil)
 		}},
 	}

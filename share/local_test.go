@@ -1,0 +1,165 @@
+package share
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestLocalPublishSubscribe(t *testing.T) {
+	b := Local()
+	defer b.Close()
+	got := make(chan string, 10)
+	stop, err := b.Subscribe("a", func(p []byte) { got <- string(p) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := b.Subscribe("b", func(p []byte) { got <- "b:" + string(p) })
+	defer other()
+	ctx := context.Background()
+	for _, m := range []string{"1", "2", "3"} {
+		if err := b.Publish(ctx, "a", []byte(m)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, want := range []string{"1", "2", "3"} {
+		select {
+		case g := <-got:
+			if g != want {
+				t.Fatalf("got %q, want %q (order)", g, want)
+			}
+		case <-time.After(2 * time.Second):
+			t.Fatal("event not delivered")
+		}
+	}
+	stop()
+	stop() // twice is fine
+	b.Publish(ctx, "a", []byte("4"))
+	select {
+	case g := <-got:
+		t.Fatalf("delivered after stop: %q", g)
+	case <-time.After(50 * time.Millisecond):
+	}
+}
+
+func TestLocalPublishCopiesPayload(t *testing.T) {
+	b := Local()
+	got := make(chan string, 1)
+	b.Subscribe("c", func(p []byte) { got <- string(p) })
+	p := []byte("abc")
+	b.Publish(context.Background(), "c", p)
+	p[0] = 'x'
+	if g := <-got; g != "abc" {
+		t.Fatalf("payload aliased: %q", g)
+	}
+}
+
+func TestLocalStopFromCallback(t *testing.T) {
+	b := Local()
+	var stop func()
+	var n atomic.Int32
+	done := make(chan struct{})
+	stop, _ = b.Subscribe("c", func([]byte) {
+		if n.Add(1) == 1 {
+			stop()
+			close(done)
+		}
+	})
+	for range 5 {
+		b.Publish(context.Background(), "c", nil)
+	}
+	<-done
+	time.Sleep(20 * time.Millisecond)
+	if n.Load() != 1 {
+		t.Fatalf("fn called %d times after stopping itself", n.Load())
+	}
+}
+
+func TestLocalClaim(t *testing.T) {
+	now := time.Unix(1000, 0)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	b := Local(WithClock(clock), WithMaxClaims(2))
+	ctx := context.Background()
+	if first, err := b.Claim(ctx, "k", time.Second); !first || err != nil {
+		t.Fatalf("first claim: %v %v", first, err)
+	}
+	if first, err := b.Claim(ctx, "k", time.Second); first || err != nil {
+		t.Fatalf("second claim: %v %v", first, err)
+	}
+	if _, err := b.Claim(ctx, "z", 0); !errors.Is(err, ErrBadTTL) {
+		t.Fatalf("zero ttl: %v", err)
+	}
+	b.Claim(ctx, "k2", 5*time.Second)
+	if _, err := b.Claim(ctx, "k3", time.Second); !errors.Is(err, ErrFull) {
+		t.Fatalf("full: %v", err)
+	}
+	mu.Lock()
+	now = now.Add(time.Second)
+	mu.Unlock()
+	if got := b.Claims(); got != 1 {
+		t.Fatalf("after expiry %d claims, want 1", got)
+	}
+	if first, err := b.Claim(ctx, "k", time.Second); !first || err != nil {
+		t.Fatalf("claim after expiry: %v %v", first, err)
+	}
+}
+
+func TestLocalClaimConcurrent(t *testing.T) {
+	b := Local()
+	var wins atomic.Int32
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if first, _ := b.Claim(context.Background(), "once", time.Minute); first {
+				wins.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if wins.Load() != 1 {
+		t.Fatalf("%d claims won, want 1", wins.Load())
+	}
+}
+
+func TestLocalPruneManyExpiries(t *testing.T) {
+	now := time.Unix(0, 0)
+	b := Local(WithClock(func() time.Time { return now }))
+	for i := range 1000 {
+		b.Claim(context.Background(), fmt.Sprint(i), time.Duration(1000-i)*time.Millisecond)
+	}
+	now = now.Add(500 * time.Millisecond)
+	if got := b.Claims(); got != 500 {
+		t.Fatalf("%d claims live, want 500", got)
+	}
+}
+
+func TestLocalClosed(t *testing.T) {
+	b := Local()
+	b.Close()
+	if err := b.Publish(context.Background(), "a", nil); !errors.Is(err, ErrClosed) {
+		t.Fatal(err)
+	}
+	if _, err := b.Subscribe("a", func([]byte) {}); !errors.Is(err, ErrClosed) {
+		t.Fatal(err)
+	}
+	if _, err := b.Claim(context.Background(), "a", time.Second); !errors.Is(err, ErrClosed) {
+		t.Fatal(err)
+	}
+}
+
+func BenchmarkLocalClaim(b *testing.B) {
+	bus := Local()
+	ctx := context.Background()
+	i := 0
+	for b.Loop() {
+		i++
+		bus.Claim(ctx, fmt.Sprint(i), time.Minute)
+	}
+}

@@ -105,10 +105,7 @@ func run(addr, path string, legTimeout time.Duration, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{
-		Handler:           accessLog(log, h),
-		ReadHeaderTimeout: 10 * time.Second,
-	}
+	hs := streamablehttp.NewHTTPServer(ln.Addr().String(), accessLog(log, h))
 	log.Info("conformance server listening", "url", "http://"+ln.Addr().String()+path)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

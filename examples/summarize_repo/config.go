@@ -12,7 +12,9 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/mrtrkit/mrtrkit/state"
 	"github.com/mrtrkit/mrtrkit/transport/stdio"
+	"github.com/mrtrkit/mrtrkit/transport/streamablehttp"
 )
 
 // EnvAPIKey names the environment variable holding the API key of the
@@ -38,6 +40,11 @@ type Settings struct {
 	Model    string
 	// APIKey comes from EnvAPIKey.
 	APIKey string
+	// RequireKeys refuses to start unless a requestState key ring is
+	// configured in the MRTRKIT_STATE_KEYS environment variable
+	// (mrtr.RequireKeys), instead of sealing with a random key made at
+	// start-up.
+	RequireKeys bool
 }
 
 // DirectModel reports whether the direct-model mode is selected.
@@ -55,6 +62,7 @@ func parseFlags(args []string, getenv func(string) string, out io.Writer) (Setti
 			"Logs go to standard error.\n\n")
 		fs.PrintDefaults()
 		fmt.Fprintf(out, "\nEnvironment:\n  %s\n    \tAPI key sent as a bearer token in direct-model mode (optional)\n", EnvAPIKey)
+		fmt.Fprintf(out, "  %s\n    \trequestState key ring (see package state); required with -require-keys\n", state.EnvKeys)
 	}
 	fs.StringVar(&s.Addr, "addr", DefaultAddr, "`host:port` to listen on")
 	fs.BoolVar(&s.Stdio, "stdio", false, "serve MCP on stdin and stdout (newline-delimited JSON-RPC) instead of HTTP, "+
@@ -64,6 +72,11 @@ func parseFlags(args []string, getenv func(string) string, out io.Writer) (Setti
 	fs.StringVar(&s.ModelURL, "model-url", "", "base `URL` of an OpenAI-compatible chat-completions API; "+
 		"when set, the server calls that model itself and the tool completes in one round")
 	fs.StringVar(&s.Model, "model", "", "model `name` for -model-url")
+	fs.BoolVar(&s.Config.IncludeHidden, "include-hidden", false, "also list and read hidden files and directories "+
+		"(names starting with \".\") and files named like credentials (id_rsa, *.pem, *.key, credentials*, ...), "+
+		"which are otherwise withheld from the model")
+	fs.BoolVar(&s.RequireKeys, "require-keys", false, "refuse to start unless "+state.EnvKeys+" holds the requestState keys, "+
+		"instead of using a random key made at start-up")
 	if err := fs.Parse(args); err != nil {
 		return Settings{}, err
 	}
@@ -104,12 +117,8 @@ func run(ctx context.Context, s Settings, ln net.Listener, log *slog.Logger) err
 		return err
 	}
 	defer app.Close()
-	hs := &http.Server{
-		Handler:           app.Handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
+	hs := streamablehttp.NewHTTPServer(ln.Addr().String(), app.Handler)
+	hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
 	mode := "client sampling"
 	if s.DirectModel() {
 		mode = "direct model " + s.Model

@@ -20,6 +20,10 @@
 //	-model-url URL  base URL of an OpenAI-compatible chat-completions API;
 //	                the server then calls the model itself
 //	-model NAME     model name for -model-url
+//	-include-hidden also list and read hidden files and directories and
+//	                files named like credentials (withheld by default)
+//	-require-keys   refuse to start unless MRTRKIT_STATE_KEYS holds the
+//	                requestState key ring
 //
 // In direct-model mode the API key, if the API needs one, is read from the
 // SUMMARIZE_MODEL_API_KEY environment variable; it is never a flag and
@@ -47,7 +51,18 @@
 //
 // Every path is validated: clean and relative, outside version-control and
 // dependency folders, resolved with filepath.EvalSymlinks to a regular
-// text file inside the directory, and opened through an os.Root.
+// text file inside the directory, and opened through an os.Root; the file
+// opened must be the file checked (os.SameFile), so that one swapped in
+// between is refused. Unless -include-hidden is given, hidden files and
+// directories (names starting with ".") and files named like credentials
+// (id_rsa, *.pem, *.key, credentials*, secrets.* and the like) are
+// withheld: never listed, never read, and a chosen one is refused with
+// -32602 naming the rule. A summary is bounded by its size in the sealed
+// state, JSON escapes included.
+//
+// The server has no authenticator: anyone who can reach its port can call
+// the tool, and anyone holding a call's requestState can continue it.
+// README.md says more under "Who can read what".
 //
 // README.md walks through a whole call with curl, and shows a host's
 // configuration for -stdio and calls through a pipe; TestREADME and

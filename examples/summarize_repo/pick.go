@@ -29,7 +29,9 @@ func pickErr(format string, args ...any) error {
 // it was shown. The answer must be exactly a JSON array (surrounding white
 // space allowed, nothing else: no prose, no code fence) of one to MaxPicks
 // strings, each one of the listed paths, none repeated. It returns the
-// paths in the order given, or a *PickError.
+// paths in the order given, or a *PickError. A path that the listing's
+// repository withholds (hidden, or named like a credential) is refused
+// naming the rule.
 func ParsePick(answer string, listing Listing) ([]string, error) {
 	if len(answer) > maxPickAnswer {
 		return nil, pickErr("longer than %d bytes", maxPickAnswer)
@@ -53,6 +55,13 @@ func ParsePick(answer string, listing Listing) ([]string, error) {
 		var p string
 		if raw[0] != '"' || json.Unmarshal(raw, &p) != nil {
 			return nil, pickErr("entry %d is not a string", i)
+		}
+		// A withheld path is refused by its rule: in client-sampling mode
+		// the client, not the server, chose it.
+		if listing.withheld != nil && validRel(p) == nil {
+			if rule := listing.withheld(p); rule != "" {
+				return nil, pickErr("entry %d is withheld by rule %s", i, rule)
+			}
 		}
 		if !listing.Contains(p) {
 			return nil, pickErr("entry %d is not one of the listed paths", i)

@@ -9,9 +9,12 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 )
@@ -76,12 +79,54 @@ var skippedDirs = map[string]bool{
 	"CVS": true, "node_modules": true,
 }
 
-// Errors of path validation and reading. Read wraps one of them.
+// Errors of path validation and reading. Read wraps one of them, or
+// returns a *WithheldError.
 var (
 	ErrInvalidPath = errors.New("invalid path")
 	ErrOutsideRoot = errors.New("path leaves the summarised directory")
 	ErrNotEligible = errors.New("file is not eligible")
 )
+
+// credentialNames are the names, in path.Match syntax and matched against
+// the lower-cased name of every element of a path, that the withholding
+// rule keeps from the model besides hidden names: private keys and key
+// stores, password databases and files that conventionally hold
+// credentials. Hidden names (starting with ".") already cover .env,
+// .npmrc, .netrc, .pgpass, .ssh/, .aws/, .gnupg/ and the like.
+var credentialNames = []string{
+	"id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
+	"*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.kdbx",
+	"credentials*", "secrets.*", "_netrc", "*.tfstate", "*.tfstate.*",
+}
+
+// WithheldError refuses a path that the withholding rule keeps from the
+// model (see withheldBy). Rule names the rule and never the path.
+type WithheldError struct{ Rule string }
+
+func (e *WithheldError) Error() string { return "withheld by rule " + e.Rule }
+
+// withheldBy returns the rule that keeps the slash-separated path p from
+// the model, or "" when none does: "dotfile" for an element whose name
+// starts with "." (a hidden file or directory), "credential-name" for an
+// element matching one of credentialNames. The "." and ".." elements of
+// an unclean path are not names and are left to validRel.
+func withheldBy(p string) string {
+	for _, part := range strings.Split(p, "/") {
+		if part == "." || part == ".." || part == "" {
+			continue
+		}
+		if strings.HasPrefix(part, ".") {
+			return `"dotfile" (no name starting with ".")`
+		}
+		lower := strings.ToLower(part)
+		for _, pat := range credentialNames {
+			if ok, _ := path.Match(pat, lower); ok {
+				return `"credential-name" (no name matching ` + strconv.Quote(pat) + `)`
+			}
+		}
+	}
+	return ""
+}
 
 // Repo is a read-only view of one directory tree. Every access goes
 // through two checks: the path is resolved with filepath.EvalSymlinks and
@@ -94,10 +139,27 @@ type Repo struct {
 	dir    string // absolute, symlinks resolved
 	root   *os.Root
 	limits Limits
+	// includeHidden turns the withholding rule off (IncludeHidden).
+	includeHidden bool
+	// beforeOpen, when set, runs between the check of a file and its
+	// open, with the name about to be opened; tests use it to swap files
+	// while the Repo serves.
+	beforeOpen atomic.Pointer[func(name string)]
 }
 
-// OpenRepo opens dir for listing and reading.
-func OpenRepo(dir string, limits Limits) (*Repo, error) {
+// RepoOption configures OpenRepo.
+type RepoOption func(*Repo)
+
+// IncludeHidden turns off the withholding rule: hidden files and
+// directories (names starting with ".") and files with the names of
+// credentials (credentialNames) are then listed and read like any other.
+// Version-control and dependency folders stay skipped.
+func IncludeHidden() RepoOption { return func(r *Repo) { r.includeHidden = true } }
+
+// OpenRepo opens dir for listing and reading. Unless IncludeHidden is
+// given, hidden files and directories and files with the names of
+// credentials are neither listed nor read.
+func OpenRepo(dir string, limits Limits, opts ...RepoOption) (*Repo, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -110,7 +172,20 @@ func OpenRepo(dir string, limits Limits) (*Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Repo{dir: real, root: root, limits: limits.withDefaults()}, nil
+	r := &Repo{dir: real, root: root, limits: limits.withDefaults()}
+	for _, o := range opts {
+		o(r)
+	}
+	return r, nil
+}
+
+// withheld returns the rule that keeps p from the model, or "" when the
+// rule is off or does not apply.
+func (r *Repo) withheld(p string) string {
+	if r.includeHidden {
+		return ""
+	}
+	return withheldBy(p)
 }
 
 // Dir returns the summarised directory, absolute with symlinks resolved.
@@ -128,6 +203,10 @@ type Listing struct {
 	Paths []string
 	// Truncated is set when MaxFiles or MaxEntries stopped the walk.
 	Truncated bool
+	// withheld, when set, names the rule that keeps a path from the
+	// model (Repo.withheld), so that ParsePick refuses a withheld path
+	// by its rule.
+	withheld func(string) string
 }
 
 // Contains reports whether p is one of the listed paths, exactly.
@@ -166,7 +245,7 @@ const listBatch = 512
 // listing, too, is the same for the same tree, and no more than
 // MaxEntries entries are held in memory however large one directory is.
 func (r *Repo) List() (Listing, error) {
-	var l Listing
+	l := Listing{withheld: r.withheld}
 	var candidates []string
 	visited := 0
 	queue := []string{"."}
@@ -191,6 +270,8 @@ func (r *Repo) List() (Listing, error) {
 				p = dir + "/" + p
 			}
 			switch {
+			case r.withheld(d.Name()) != "":
+				// Hidden or credential: neither listed nor entered.
 			case d.IsDir():
 				if !skippedDirs[d.Name()] {
 					queue = append(queue, p)
@@ -323,6 +404,9 @@ func (r *Repo) check(rel string) (*os.File, error) {
 			return nil, fmt.Errorf("%w: %s is in a skipped directory", ErrNotEligible, rel)
 		}
 	}
+	if rule := r.withheld(rel); rule != "" {
+		return nil, &WithheldError{Rule: rule}
+	}
 	real, err := filepath.EvalSymlinks(filepath.Join(r.dir, filepath.FromSlash(rel)))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrNotEligible, rel, cause(err))
@@ -336,17 +420,29 @@ func (r *Repo) check(rel string) (*os.File, error) {
 			return nil, fmt.Errorf("%w: %s resolves into a skipped directory", ErrNotEligible, rel)
 		}
 	}
+	if rule := r.withheld(filepath.ToSlash(inside)); rule != "" {
+		return nil, &WithheldError{Rule: rule}
+	}
 	// A FIFO, device or socket is refused before it is opened: opening
-	// some of them waits or has effects.
-	if info, err := r.root.Lstat(inside); err != nil {
+	// some of them waits or has effects. The file checked here (not
+	// following a link in the last element) is the one that must be
+	// opened.
+	checked, err := r.root.Lstat(inside)
+	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrNotEligible, rel, cause(err))
-	} else if !info.Mode().IsRegular() {
+	} else if !checked.Mode().IsRegular() {
 		return nil, fmt.Errorf("%w: %s is not a regular file", ErrNotEligible, rel)
+	}
+	if hook := r.beforeOpen.Load(); hook != nil {
+		(*hook)(inside)
 	}
 	// Opened by its resolved name through the Root: any link swapped in
 	// since EvalSymlinks is still held inside the tree. The open does not
-	// block, should a FIFO have been swapped in since, and what was opened
-	// is checked again below.
+	// block, should a FIFO have been swapped in since. os.Root follows a
+	// link inside the tree even when asked not to, so a file swapped
+	// since the check, for a link to .git/config or a dotfile, say, would
+	// be opened: what was opened must be the very file checked
+	// (os.SameFile), or it is refused.
 	f, err := r.root.OpenFile(inside, openFlags, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrNotEligible, rel, cause(err))
@@ -356,6 +452,9 @@ func (r *Repo) check(rel string) (*os.File, error) {
 	case err != nil:
 		f.Close()
 		return nil, err
+	case !os.SameFile(checked, info):
+		f.Close()
+		return nil, fmt.Errorf("%w: %s changed between its check and its open", ErrNotEligible, rel)
 	case !info.Mode().IsRegular():
 		f.Close()
 		return nil, fmt.Errorf("%w: %s is not a regular file", ErrNotEligible, rel)

@@ -25,6 +25,10 @@ type Config struct {
 	Critique bool
 	// Limits bound listing and reading; zero fields take defaults.
 	Limits Limits
+	// IncludeHidden lists and reads hidden files and directories and files
+	// named like credentials, which are otherwise withheld from the model
+	// (see IncludeHidden).
+	IncludeHidden bool
 	// Model answers the tool's questions. Nil means model.Client(): the
 	// client's model, asked through sampling in input_required rounds. A
 	// model the server calls itself answers inline, and a call completes
@@ -51,7 +55,11 @@ func NewApp(cfg Config, serverOpts []mrtr.Option, httpOpts []streamablehttp.Opti
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	repo, err := OpenRepo(cfg.Dir, cfg.Limits)
+	var ropts []RepoOption
+	if cfg.IncludeHidden {
+		ropts = append(ropts, IncludeHidden())
+	}
+	repo, err := OpenRepo(cfg.Dir, cfg.Limits, ropts...)
 	if err != nil {
 		return nil, err
 	}
@@ -113,8 +121,12 @@ func (a *App) Close() error {
 
 // newAppFromSettings builds the App the command line asks for: in
 // direct-model mode the tool's questions go to the chat-completions API at
-// s.ModelURL.
+// s.ModelURL, and with s.RequireKeys the server fails to start unless a
+// requestState key ring is configured.
 func newAppFromSettings(s Settings, serverOpts []mrtr.Option, httpOpts []streamablehttp.Option) (*App, error) {
+	if s.RequireKeys {
+		serverOpts = append([]mrtr.Option{mrtr.RequireKeys()}, serverOpts...)
+	}
 	if s.DirectModel() {
 		c, err := openai.New(openai.Config{BaseURL: s.ModelURL, APIKey: s.APIKey, Model: s.Model})
 		if err != nil {

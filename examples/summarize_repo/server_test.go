@@ -58,6 +58,22 @@ func TestDiscoverAndToolsList(t *testing.T) {
 	if err := json.Unmarshal(l.Tools[0].InputSchema, &in); err != nil || !slices.Equal(in.Required, []string{"audience"}) || in.Properties["audience"]["type"] != "string" {
 		t.Fatalf("inputSchema: %s", l.Tools[0].InputSchema)
 	}
+	// The schema generated from Args carries its rules.
+	var aud struct {
+		MinLength, MaxLength int
+		Pattern, Description string
+	}
+	var schema struct {
+		AdditionalProperties *bool `json:"additionalProperties"`
+		Properties           struct {
+			Audience json.RawMessage `json:"audience"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(l.Tools[0].InputSchema, &schema); err != nil || schema.AdditionalProperties == nil || *schema.AdditionalProperties ||
+		json.Unmarshal(schema.Properties.Audience, &aud) != nil ||
+		aud.MinLength != 1 || aud.MaxLength != 80 || aud.Pattern != audiencePattern || !strings.HasPrefix(aud.Description, "Who the summary is for") {
+		t.Fatalf("inputSchema: %s", l.Tools[0].InputSchema)
+	}
 	var out struct {
 		Required []string `json:"required"`
 	}

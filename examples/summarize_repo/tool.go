@@ -4,25 +4,43 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/flow"
 	"github.com/mrtrkit/mrtrkit/mrtr/model"
+	"github.com/mrtrkit/mrtrkit/mrtr/typed"
 )
 
 // ToolName is the name of the one tool the example serves.
 const ToolName = "summarize_repo"
 
-// maxSummaryBytes bounds a summary the model returns; the summary rides in
-// the sealed requestState while the critique round runs.
+// maxSummaryBytes bounds a summary the model returns, measured as it is
+// encoded in the flow's state (encodedLen); the summary rides in the
+// sealed requestState while the critique round runs.
 const maxSummaryBytes = 8 << 10
 
 // Args are the tool's arguments, bound and checked by package typed
-// against inputSchema before the flow runs.
+// before the flow runs; the tool's input schema is generated from them,
+// with their rules as JSON Schema keywords.
 type Args struct {
-	// Audience is who the summary is for, such as "developer".
-	Audience string `json:"audience"`
+	// Audience is who the summary is for, such as "developer": one line
+	// of 1 to 80 characters that is not blank (rule audiencePattern), as
+	// it goes into every prompt.
+	Audience string `json:"audience" jsonschema:"Who the summary is for, for example \"developer\" or \"product manager\"." validate:"min=1,max=80,audience"`
+}
+
+// audiencePattern is the validate tag "audience": one line of text that is
+// not blank, with no C0 or C1 control character or DEL, and at least one
+// character that is not a space. It means the same in RE2 (the server)
+// and ECMA-262 (clients reading the schema): ASCII ranges only, no \s.
+const audiencePattern = `^[^\x00-\x1f\x7f-\x9f]*[^\x00-\x20\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$`
+
+func init() {
+	if err := typed.RegisterPattern("audience", audiencePattern, "must be one line of text, not blank"); err != nil {
+		panic(err)
+	}
 }
 
 // State is what the flow carries from round to round, sealed into
@@ -47,34 +65,14 @@ type Output struct {
 // ToolContent makes the summary itself the result's text block.
 func (o Output) ToolContent() []mrtr.Content { return []mrtr.Content{mrtr.Text(o.Summary)} }
 
-// inputSchema is written by hand, as it says more than Args's field types:
-// a length, and a pattern that refuses blank values and control
-// characters (the audience goes into every prompt). The pattern is valid
-// in both RE2 and ECMA-262.
-const inputSchema = `{
-  "type": "object",
-  "properties": {
-    "audience": {
-      "type": "string",
-      "minLength": 1,
-      "maxLength": 80,
-      "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f][^\\x00-\\x1f\\x7f-\\x9f]*$",
-      "description": "Who the summary is for, for example \"developer\" or \"product manager\"."
-    }
-  },
-  "required": ["audience"],
-  "additionalProperties": false
-}`
-
 // toolDefinition describes the tool in tools/list; package typed adds the
-// output schema.
+// input schema, generated from Args with its rules, and the output schema.
 func toolDefinition() mrtr.Tool {
 	return mrtr.Tool{
 		Name:  ToolName,
 		Title: "Summarise a repository",
 		Description: "Summarises the repository this server was started on for the given audience. " +
 			"The model chooses three representative files from a listing, then summarises them.",
-		InputSchema: json.RawMessage(inputSchema),
 		Annotations: &mrtr.ToolAnnotations{
 			ReadOnlyHint:  ptr(true),
 			OpenWorldHint: ptr(false),
@@ -170,10 +168,16 @@ func (s *summarizer) useCritique(_ context.Context, c *call, r *mrtr.SamplingRes
 // readChosen reads the files the model chose. A file that is gone, no
 // longer text, too large, or now a link out of the tree means the
 // directory changed since the listing: errListingChanged (-32602), as the
-// tool documents, not an internal error.
+// tool documents, not an internal error. A chosen path that now leads to
+// a withheld file is -32602 naming the rule.
 func (s *summarizer) readChosen(paths []string) ([]File, error) {
 	files, err := s.repo.ReadAll(paths)
-	if errors.Is(err, ErrNotEligible) || errors.Is(err, ErrOutsideRoot) {
+	var we *WithheldError
+	switch {
+	case errors.As(err, &we):
+		return nil, mrtr.InvalidParamsError("A chosen file is withheld by rule " + we.Rule +
+			"; call the tool again without requestState")
+	case errors.Is(err, ErrNotEligible) || errors.Is(err, ErrOutsideRoot):
 		return nil, errListingChanged
 	}
 	return files, err
@@ -208,15 +212,32 @@ func (s *summarizer) choose(answer string, listingDigest string) ([]string, erro
 }
 
 // checkSummary validates a model's summary (answer to summary or critique).
+// Its size is measured as the flow's state holds it, a JSON string
+// (encodedLen), so that the summary always fits in requestState.
 func checkSummary(key, text string) (string, error) {
 	text = strings.TrimSpace(text)
-	switch {
-	case text == "":
+	if text == "" {
 		return "", invalidAnswer(key, "no text")
-	case len(text) > maxSummaryBytes:
-		return "", invalidAnswer(key, "longer than 8192 bytes")
+	}
+	if n := encodedLen(text); n > maxSummaryBytes {
+		return "", invalidAnswer(key, fmt.Sprintf("summary too long: %d bytes encoded, limit %d", n, maxSummaryBytes))
 	}
 	return text, nil
+}
+
+// encodedLen is the length of s as a JSON string in the flow's state,
+// quotes left out. Package mrtr/flow encodes the state with
+// encoding/json's Marshal, which escapes <, > and & as \u003c and the
+// like and every control character, so that one byte of the summary can
+// take six bytes of the state; measured this way, a summary that passes
+// never makes requestState too large to seal.
+func encodedLen(s string) int {
+	b, err := json.Marshal(s)
+	if err != nil {
+		// Not reached: every Go string encodes (invalid UTF-8 as U+FFFD).
+		return len(s) * 6
+	}
+	return len(b) - 2
 }
 
 // invalidAnswer is the -32602 error for a model answer that was refused.

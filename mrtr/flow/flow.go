@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -290,12 +291,25 @@ func serverAnswerErr(key string, err error) error {
 }
 
 func (f *Flow[In, S, Out]) seal(pos *position, c *Call[In, S]) ([]byte, error) {
-	st, err := json.Marshal(c.State)
+	st, err := marshalPlain(c.State)
 	if err != nil {
 		return nil, fmt.Errorf("flow: encode state: %w", err)
 	}
 	pos.V, pos.Shape, pos.State = positionVersion, f.shape, st
-	return json.Marshal(pos)
+	return marshalPlain(pos)
+}
+
+// marshalPlain encodes v as JSON without HTML escaping: the state is
+// sealed, never shown in a page, and escaping would grow a text of '<'
+// six-fold towards the size limit of requestState.
+func marshalPlain(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
 }
 
 func set(ks []string) map[string]bool {

@@ -143,7 +143,7 @@ func (s *Server) respond(ctx context.Context, in *Inbound, rec *Call) (resp *Res
 		}
 	}()
 	if msg.Method != MethodSubscriptionsListen {
-		release, lerr := s.limits.admit(in.Principal)
+		release, lerr := s.limits.admit(limitKey(in))
 		if lerr != nil {
 			rec.Refusal, rec.Error = "limit", lerr
 			return &Response{ID: msg.ID, Error: lerr}

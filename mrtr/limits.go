@@ -10,7 +10,7 @@ import (
 const (
 	// DefaultMaxInFlight bounds the requests one principal may have in
 	// flight at once (subscriptions/listen streams are bounded apart).
-	// Anonymous callers are one principal.
+	// Anonymous callers count per peer (Inbound.Peer).
 	DefaultMaxInFlight = 64
 	// DefaultHandlerTimeout bounds one run of a handler; the handler sees
 	// its context cancelled.
@@ -109,11 +109,21 @@ func (l *limits) listen(principal string) (release func(), err *Error) {
 	}, nil
 }
 
+// limitKey is whom a request's limits count against: its principal, or
+// for an anonymous request its peer. The NUL cannot start a principal a
+// transport authenticated, so the two never mix.
+func limitKey(in *Inbound) string {
+	if in.Principal != "" {
+		return in.Principal
+	}
+	return "\x00" + in.Peer
+}
+
 // WithMaxInFlight bounds the requests one principal may have in flight at
 // once (default DefaultMaxInFlight; 0 or less for no bound). A request
 // past it is refused with -32603 "Too many requests in flight", whose
 // Limit is CallerLimit (HTTP 429 on Streamable HTTP). Anonymous callers
-// share one count.
+// count per peer (Inbound.Peer).
 func WithMaxInFlight(n int) Option { return optionFunc(func(s *Server) { s.limits.maxInFlight = n }) }
 
 // WithHandlerTimeout bounds one run of a handler (default

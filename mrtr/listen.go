@@ -122,7 +122,7 @@ func (s *Server) listen(ctx context.Context, c *call) (json.RawMessage, *Error) 
 		}
 	}
 	c.stage = "limit"
-	release, lerr := s.limits.listen(c.in.Principal)
+	release, lerr := s.limits.listen(limitKey(c.in))
 	if lerr != nil {
 		return nil, lerr
 	}

@@ -23,6 +23,11 @@ type Inbound struct {
 	// handlers (a tenant header set by a gateway, say), by lower-cased
 	// name; nil for none.
 	Headers map[string]string
+	// Peer is who the transport sees at the other end (the client's IP
+	// address on Streamable HTTP), "" when it cannot tell. The limits of
+	// anonymous callers count per peer, so that one anonymous client
+	// cannot use up the share of all the others.
+	Peer string
 	// Mirror holds the values the transport carries beside the body (the
 	// MCP-Protocol-Version, Mcp-Method, Mcp-Name and Mcp-Param-* headers on
 	// Streamable HTTP), already decoded. Nil for a transport without them,

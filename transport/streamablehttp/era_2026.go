@@ -2,6 +2,7 @@ package streamablehttp
 
 import (
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
@@ -45,6 +46,9 @@ func (m *modern) serve(w http.ResponseWriter, r *http.Request, x exchange) {
 	c := &modernCall{stream: stream{w: w, ctx: ctx, keepAlive: m.keepAlive, log: m.log, resourceMetadata: m.meta}}
 	readMirror(r.Header, &c.mirror)
 	c.in = mrtr.Inbound{Message: x.msg, Principal: x.principal, Token: x.token, Headers: x.headers, Mirror: &c.mirror, Emit: c.emit}
+	if x.principal == "" {
+		c.in.Peer = peerOf(r)
+	}
 	resp := m.srv.Handle(ctx, &c.in)
 	if resp == nil {
 		m.log.Error("streamablehttp: the server returned no response to a request", "method", mrtr.Clip(x.msg.Method), "id", mrtr.Clip(x.msg.ID.String()))
@@ -58,4 +62,15 @@ type modernCall struct {
 	stream
 	in     mrtr.Inbound
 	mirror mrtr.Mirror
+}
+
+// peerOf is the client's IP address, which the limits of anonymous
+// callers count by. Behind a proxy it is the proxy's: authenticate
+// callers to give each a share of its own.
+func peerOf(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }

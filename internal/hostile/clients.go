@@ -1,0 +1,457 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// counter counts occurrences by label, safely from many goroutines, and
+// keeps the first example error of each label.
+type counter struct {
+	mu    sync.Mutex
+	n     map[string]int
+	first map[string]string
+}
+
+func newCounter() *counter { return &counter{n: map[string]int{}, first: map[string]string{}} }
+
+func (c *counter) add(label, example string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n[label]++
+	if _, ok := c.first[label]; !ok && example != "" {
+		c.first[label] = example
+	}
+}
+
+func (c *counter) get(label string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[label]
+}
+
+func (c *counter) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	keys := make([]string, 0, len(c.n))
+	for k := range c.n {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, c.n[k]))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, " ")
+}
+
+func (c *counter) examples() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for k, v := range c.first {
+		out = append(out, fmt.Sprintf("%s: %.300s", k, v))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// newHTTPClient returns a keep-alive client for conns connections to one
+// host, with a bound on the wait for response headers.
+func newHTTPClient(conns int, header time.Duration) *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		DialContext:           (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+		MaxIdleConns:          conns,
+		MaxIdleConnsPerHost:   conns,
+		IdleConnTimeout:       time.Minute,
+		ResponseHeaderTimeout: header,
+		DisableCompression:    true,
+	}}
+}
+
+// result of one well-behaved request.
+type outcome int
+
+const (
+	ok        outcome = iota
+	status5xx         // the server answered 5xx
+	lost              // no JSON-RPC answer: transport error, timeout, undecodable body
+	wrong             // an answer, but not the expected one (4xx, JSON-RPC error, unexpected content)
+)
+
+// post sends one JSON-RPC request and reads its answer within limit.
+func post(ctx context.Context, c *http.Client, u string, method, name string, body []byte, limit time.Duration) (int, []byte, *message, error) {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	setHeaders(req.Header, method, name)
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	defer resp.Body.Close()
+	raw, m, err := readAnswer(resp)
+	return resp.StatusCode, raw, m, err
+}
+
+// classify turns a request's result into an outcome; want is a fragment a
+// good answer contains.
+func classify(status int, raw []byte, m *message, err error, want string) (outcome, string) {
+	switch {
+	case status >= 500:
+		return status5xx, fmt.Sprintf("status %d: %s", status, raw)
+	case err != nil:
+		return lost, fmt.Sprintf("status %d: %v %s", status, err, raw)
+	case status != http.StatusOK || m.Error != nil || !bytes.Contains(m.Result, []byte(want)):
+		return wrong, fmt.Sprintf("status %d: %s", status, raw)
+	}
+	return ok, ""
+}
+
+// goodCaller calls tools/call test_simple_text every interval until ctx
+// ends, and records each call's latency and outcome.
+type goodCaller struct {
+	mu       sync.Mutex
+	start    time.Time
+	at       []time.Duration // when each call was sent, since start
+	latency  []time.Duration
+	outcomes *counter
+}
+
+func (g *goodCaller) run(ctx context.Context, u string, interval time.Duration) {
+	c := newHTTPClient(1, 10*time.Second)
+	defer c.CloseIdleConnections()
+	body := requestBody(1, "tools/call", callParams("test_simple_text", "{}", ""), "{}")
+	g.start = time.Now()
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		t0 := time.Now()
+		status, raw, m, err := post(context.Background(), c, u, "tools/call", "test_simple_text", body, 10*time.Second)
+		d := time.Since(t0)
+		o, why := classify(status, raw, m, err, `"text"`)
+		g.mu.Lock()
+		g.at = append(g.at, t0.Sub(g.start))
+		g.latency = append(g.latency, d)
+		g.mu.Unlock()
+		g.outcomes.add([]string{"ok", "5xx", "lost", "wrong"}[o], why)
+	}
+}
+
+// percentiles returns p50, p99 and max of the latencies of the calls sent
+// from from to to (since the caller started).
+func (g *goodCaller) percentiles(from, to time.Duration) (n int, p50, p99, maxd time.Duration) {
+	g.mu.Lock()
+	var l []time.Duration
+	for i, at := range g.at {
+		if at >= from && at < to {
+			l = append(l, g.latency[i])
+		}
+	}
+	g.mu.Unlock()
+	if len(l) == 0 {
+		return 0, 0, 0, 0
+	}
+	slices.Sort(l)
+	rank := func(p float64) time.Duration {
+		i := int(p/100*float64(len(l))+0.999999) - 1
+		return l[max(0, min(i, len(l)-1))]
+	}
+	return len(l), rank(50), rank(99), l[len(l)-1]
+}
+
+// listenFlood sends subscriptions/listen attempts and counts the answers:
+// "200" for streams the server accepted (held open until ctx ends, or
+// closed after hold when hold > 0), the HTTP status of refusals, and
+// "error" for transport failures.
+type listenFlood struct {
+	statuses *counter
+	held     atomic.Int64 // streams open now
+	maxHeld  atomic.Int64
+	sent     atomic.Int64
+}
+
+// run makes n attempts from conc workers, each pausing pause between its
+// attempts, until ctx ends. attempted, when not nil, is called once every
+// attempt has been answered (or ctx ended); run itself returns once the
+// streams it holds are closed too.
+func (f *listenFlood) run(ctx context.Context, u string, n, conc int, pause, hold time.Duration, attempted func()) {
+	c := newHTTPClient(conc, 10*time.Second)
+	defer c.CloseIdleConnections()
+	var workers, streams sync.WaitGroup
+	var next atomic.Int64
+	for w := range conc {
+		workers.Go(func() {
+			for ctx.Err() == nil && next.Add(1) <= int64(n) {
+				f.attempt(ctx, c, u, int64(w), hold, &streams)
+				if pause > 0 {
+					select {
+					case <-ctx.Done():
+					case <-time.After(pause):
+					}
+				}
+			}
+		})
+	}
+	workers.Wait()
+	if attempted != nil {
+		attempted()
+	}
+	streams.Wait()
+}
+
+func (f *listenFlood) attempt(ctx context.Context, c *http.Client, u string, id int64, hold time.Duration, wg *sync.WaitGroup) {
+	f.sent.Add(1)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(requestBody(id, "subscriptions/listen", listenParams, "{}")))
+	if err != nil {
+		return
+	}
+	setHeaders(req.Header, "subscriptions/listen", "")
+	resp, err := c.Do(req)
+	if err != nil {
+		if ctx.Err() == nil {
+			f.statuses.add("error", err.Error())
+		}
+		return
+	}
+	label := fmt.Sprint(resp.StatusCode)
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		resp.Body.Close()
+		f.statuses.add(label, string(b))
+		return
+	}
+	f.statuses.add(label, "")
+	held := f.held.Add(1)
+	for {
+		m := f.maxHeld.Load()
+		if held <= m || f.maxHeld.CompareAndSwap(m, held) {
+			break
+		}
+	}
+	// The stream is read (and so kept open) by a goroutine of its own, so
+	// that the worker can go on; it ends with ctx, or after hold.
+	wg.Go(func() {
+		defer f.held.Add(-1)
+		defer resp.Body.Close()
+		if hold > 0 {
+			t := time.AfterFunc(hold, func() { resp.Body.Close() })
+			defer t.Stop()
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+	})
+}
+
+// slowClients send request headers with a Content-Length, then one body
+// byte every interval, and record what the server does about it.
+type slowClients struct {
+	events *counter // "answered <status>", "cut after <bucket>", "open at end", "dial error"
+	open   atomic.Int64
+}
+
+// run keeps n slow clients going until ctx ends; with again set, a client
+// the server cut reconnects after a second.
+func (s *slowClients) run(ctx context.Context, u string, n, length int, interval time.Duration, again bool) {
+	pu, _ := url.Parse(u)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				s.one(ctx, pu, length, interval)
+				if !again {
+					return
+				}
+				select {
+				case <-ctx.Done():
+				case <-time.After(time.Second):
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func (s *slowClients) one(ctx context.Context, pu *url.URL, length int, interval time.Duration) {
+	conn, err := (&net.Dialer{Timeout: 5 * time.Second}).DialContext(ctx, "tcp", pu.Host)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.events.add("dial error", err.Error())
+		}
+		return
+	}
+	defer conn.Close()
+	s.open.Add(1)
+	defer s.open.Add(-1)
+	start := time.Now()
+	head := rawRequest(pu.Host, pu.Path, "tools/call", "test_simple_text", nil, length)
+	if _, err := conn.Write(head); err != nil {
+		s.events.add("cut at headers", err.Error())
+		return
+	}
+	// The server's answer, if any, ends the client.
+	answered := make(chan string, 1)
+	go func() {
+		b := make([]byte, 512)
+		n, err := conn.Read(b)
+		if n > 0 {
+			line, _, _ := strings.Cut(string(b[:n]), "\r\n")
+			answered <- "answered " + strings.TrimPrefix(line, "HTTP/1.1 ")
+			return
+		}
+		answered <- "cut (read: " + errKind(err) + ")"
+	}()
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for sent := 0; sent < length; {
+		select {
+		case <-ctx.Done():
+			s.events.add("open at end", "")
+			return
+		case what := <-answered:
+			s.events.add(what+" after "+bucket(time.Since(start)), "")
+			return
+		case <-t.C:
+		}
+		_ = conn.SetWriteDeadline(time.Now().Add(5 * time.Second))
+		if _, err := conn.Write([]byte{' '}); err != nil {
+			s.events.add("cut (write: "+errKind(err)+") after "+bucket(time.Since(start)), "")
+			return
+		}
+		sent++
+	}
+	s.events.add("body complete", "")
+}
+
+// errKind names an I/O error briefly.
+func errKind(err error) string {
+	switch {
+	case err == nil:
+		return "none"
+	case err == io.EOF:
+		return "EOF"
+	case strings.Contains(err.Error(), "reset"):
+		return "reset"
+	case strings.Contains(err.Error(), "broken pipe"):
+		return "broken pipe"
+	case strings.Contains(err.Error(), "timeout"):
+		return "timeout"
+	}
+	return "other"
+}
+
+// bucket rounds d to a coarse label, so that counts group.
+func bucket(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return "<1s"
+	case d < 10*time.Second:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	default:
+		return fmt.Sprintf("%ds", int(d.Seconds())/10*10)
+	}
+}
+
+// nonReaders pipeline requests with large answers and never read.
+type nonReaders struct {
+	events  *counter
+	written atomic.Int64 // requests written in full
+	open    atomic.Int64
+}
+
+// run keeps n non-readers until ctx ends; each writes pipeline requests
+// whose answers are about big bytes. With cycle > 0 a client hangs up
+// after cycle and connects again.
+func (r *nonReaders) run(ctx context.Context, u string, n, pipeline, big int, cycle time.Duration) {
+	pu, _ := url.Parse(u)
+	args := `{"name":` + quote(strings.Repeat("x", big)) + `,"email":"a@example.com"}`
+	body := requestBody(7, "tools/call", callParams("json_schema_2020_12_tool", args, ""), "{}")
+	req := rawRequest(pu.Host, pu.Path, "tools/call", "json_schema_2020_12_tool", body, len(body))
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				r.one(ctx, pu.Host, req, pipeline, cycle)
+				if cycle <= 0 {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func (r *nonReaders) one(ctx context.Context, host string, req []byte, pipeline int, cycle time.Duration) {
+	conn, err := (&net.Dialer{Timeout: 5 * time.Second}).DialContext(ctx, "tcp", host)
+	if err != nil {
+		if ctx.Err() == nil {
+			r.events.add("dial error", err.Error())
+		}
+		return
+	}
+	defer conn.Close()
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetReadBuffer(4096)
+	}
+	r.open.Add(1)
+	defer r.open.Add(-1)
+	start := time.Now()
+	stop := ctx
+	if cycle > 0 {
+		var cancel context.CancelFunc
+		stop, cancel = context.WithTimeout(ctx, cycle)
+		defer cancel()
+	}
+	// Writes block once the server stops reading; closing the connection
+	// when stop ends unblocks them.
+	go func() {
+		<-stop.Done()
+		conn.Close()
+	}()
+	for range pipeline {
+		if _, err := conn.Write(req); err != nil {
+			if stop.Err() == nil {
+				r.events.add("cut (write: "+errKind(err)+") after "+bucket(time.Since(start)), "")
+			}
+			return
+		}
+		r.written.Add(1)
+	}
+	// Whether the server hangs up is seen from the socket's TCP state once
+	// a second, which leaves the unread answers where they are.
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop.Done():
+			return
+		case <-t.C:
+		}
+		if gone := peerClosed(conn); gone != "" {
+			r.events.add("cut ("+gone+") after "+bucket(time.Since(start)), "")
+			return
+		}
+	}
+}

@@ -1,0 +1,44 @@
+//go:build unix
+
+// Command hostile puts an MCP Streamable HTTP server under hostile load and
+// measures how a well-behaved client fares meanwhile.
+//
+//	go run ./internal/hostile [-url URL] [-duration d] [-listens n] ...
+//	go run ./internal/hostile -soak [-duration 10m] ...
+//
+// Without -url it builds the conformance fixture server
+// (./conformance/server, run from the module root) into a temporary
+// directory, starts it as a child process on a free 127.0.0.1 port, and
+// can then read its resident set size (VmRSS) and open file descriptors
+// from /proc. At the end it sends the child SIGQUIT and counts the
+// goroutines in the stack dump the Go runtime writes, grouped by the
+// function that created them. With -url those figures are skipped.
+//
+// The default mode runs, concurrently and for -duration:
+//
+//   - -listens subscriptions/listen attempts (default 20,000) from
+//     -listen-conc workers; streams the server accepts are held open until
+//     the end, refusals are counted by HTTP status;
+//   - -slow clients (default 200) that send request headers with a
+//     Content-Length and then one body byte every -slow-every;
+//   - -nonread clients (default 200) that pipeline requests whose answers
+//     are large (json_schema_2020_12_tool echoes its arguments, so a
+//     -big byte argument comes back) and never read, with a small receive
+//     buffer;
+//   - one well-behaved client calling tools/call (test_simple_text) every
+//     100 ms, whose latencies are reported as p50, p99 and max.
+//
+// With -soak it runs steady mixed load for -duration instead: workers
+// calling tools/call, completing a multi-round MRTR call (three requests,
+// test_input_required_result_multi_round) and opening, holding and
+// closing listen streams, next to a smaller share of slow, non-reading and
+// listen-flooding clients. RSS and descriptors are sampled every
+// -sample; the summary gives the well-behaved request count, 5xx answers
+// and lost answers (requests that got no JSON-RPC answer), and the series
+// after -warmup. The exit status is 1 when a well-behaved request got a
+// 5xx or no answer.
+//
+// All traffic goes to 127.0.0.1 (or -url). Every loop is bounded by the
+// run's duration and by counts. The process raises its soft
+// RLIMIT_NOFILE to the hard limit at start, and the child inherits it.
+package main

@@ -1,0 +1,335 @@
+//go:build unix
+
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// options are the command's flags.
+type options struct {
+	url        string
+	serverPkg  string
+	serverArgs string
+	duration   time.Duration
+	soak       bool
+
+	listens    int
+	listenConc int
+	slow       int
+	slowLen    int
+	slowEvery  time.Duration
+	nonread    int
+	pipeline   int
+	big        int
+	goodEvery  time.Duration
+	sample     time.Duration
+	warmup     time.Duration
+	soakGood   int
+	noDump     bool
+	dumpFile   string
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.url, "url", "", "MCP endpoint to target (default: build and start the fixture server as a child)")
+	flag.StringVar(&o.serverPkg, "server", "./conformance/server", "package of the fixture server to build (relative to the working directory)")
+	flag.StringVar(&o.serverArgs, "server-args", "", "extra flags for the fixture server, space-separated")
+	flag.DurationVar(&o.duration, "duration", 0, "length of the run (default 1m, or 10m with -soak)")
+	flag.BoolVar(&o.soak, "soak", false, "run steady mixed load and check for 5xx and lost answers")
+	flag.IntVar(&o.listens, "listens", 20000, "subscriptions/listen attempts (with -soak: attempts over the whole run)")
+	flag.IntVar(&o.listenConc, "listen-conc", 500, "concurrent listen workers")
+	flag.IntVar(&o.slow, "slow", 200, "slow-body clients")
+	flag.IntVar(&o.slowLen, "slow-len", 1024, "Content-Length the slow-body clients announce")
+	flag.DurationVar(&o.slowEvery, "slow-every", 3*time.Second, "pause between two bytes of a slow body")
+	flag.IntVar(&o.nonread, "nonread", 200, "clients that never read their answers")
+	flag.IntVar(&o.pipeline, "pipeline", 16, "requests each non-reading client pipelines (their answers must outgrow the socket buffers, about 4 MiB on Linux loopback, to block the server)")
+	flag.IntVar(&o.big, "big", 512<<10, "size in bytes of the text each non-reader's answer echoes")
+	flag.DurationVar(&o.goodEvery, "good-every", 100*time.Millisecond, "interval of the well-behaved tools/call")
+	flag.DurationVar(&o.sample, "sample", 0, "interval of RSS and descriptor samples (default 250ms, or 10s with -soak)")
+	flag.DurationVar(&o.warmup, "warmup", time.Minute, "with -soak: samples before this are left out of first/last/max")
+	flag.IntVar(&o.soakGood, "soak-workers", 4, "with -soak: well-behaved workers")
+	flag.BoolVar(&o.noDump, "no-dump", false, "do not SIGQUIT the child at the end to count its goroutines")
+	flag.StringVar(&o.dumpFile, "dump-file", "", "also write the child's goroutine stack dump to this file")
+	flag.Parse()
+	if o.duration <= 0 {
+		o.duration = time.Minute
+		if o.soak {
+			o.duration = 10 * time.Minute
+		}
+	}
+	if o.sample <= 0 {
+		o.sample = 250 * time.Millisecond
+		if o.soak {
+			o.sample = 10 * time.Second
+		}
+	}
+	if o.listenConc < 1 || o.soakGood < 1 || o.pipeline < 1 || o.slowLen < 1 || o.slowEvery <= 0 || o.goodEvery <= 0 {
+		fmt.Fprintln(os.Stderr, "hostile: counts and intervals must be positive")
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	code, err := run(ctx, &o, os.Stdout)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hostile:", err)
+		os.Exit(1)
+	}
+	os.Exit(code)
+}
+
+// run starts or targets the server, runs the chosen mode and returns the
+// exit status.
+func run(ctx context.Context, o *options, out io.Writer) (int, error) {
+	limit := raiseFileLimit()
+	var srv *child
+	u := o.url
+	if u == "" {
+		dir, err := os.MkdirTemp("", "hostile")
+		if err != nil {
+			return 1, err
+		}
+		defer os.RemoveAll(dir)
+		bin, err := buildServer(ctx, o.serverPkg, dir)
+		if err != nil {
+			return 1, err
+		}
+		srv, err = startChild(bin, strings.Fields(o.serverArgs))
+		if err != nil {
+			return 1, err
+		}
+		defer func() {
+			select {
+			case <-srv.done:
+			default:
+				srv.stop()
+			}
+		}()
+		u = srv.url
+	}
+	fmt.Fprintf(out, "hostile: target %s, RLIMIT_NOFILE %d, duration %v\n", u, limit, o.duration)
+	if err := probe(ctx, u); err != nil {
+		return 1, err
+	}
+	if o.soak {
+		return soak(ctx, o, u, srv, out)
+	}
+	return hostile(ctx, o, u, srv, out), nil
+}
+
+// probe checks that the target answers a tools/call.
+func probe(ctx context.Context, u string) error {
+	c := newHTTPClient(1, 10*time.Second)
+	defer c.CloseIdleConnections()
+	status, raw, m, err := post(ctx, c, u, "tools/call", "test_simple_text", requestBody(1, "tools/call", callParams("test_simple_text", "{}", ""), "{}"), 10*time.Second)
+	if o, why := classify(status, raw, m, err, `"text"`); o != ok {
+		return errors.New("probe tools/call test_simple_text failed: " + why)
+	}
+	return nil
+}
+
+// sampler records the child's RSS and descriptor count at an interval.
+type sampler struct {
+	mu      sync.Mutex
+	at      []time.Duration
+	rss     []int64
+	fds     []int
+	maxRSS  int64
+	maxFDs  int
+	started time.Time
+}
+
+func (s *sampler) run(ctx context.Context, pid int, every time.Duration, each func(at time.Duration, rss int64, fds int)) {
+	s.started = time.Now()
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		rss, okR := procRSS(pid)
+		fds, _ := procFDs(pid)
+		if okR {
+			at := time.Since(s.started).Round(time.Second)
+			s.mu.Lock()
+			s.at = append(s.at, at)
+			s.rss = append(s.rss, rss)
+			s.fds = append(s.fds, fds)
+			s.maxRSS = max(s.maxRSS, rss)
+			s.maxFDs = max(s.maxFDs, fds)
+			s.mu.Unlock()
+			if each != nil {
+				each(at, rss, fds)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// hostile runs the hostile mix with the well-behaved caller, then reports.
+func hostile(ctx context.Context, o *options, u string, srv *child, out io.Writer) int {
+	// runCtx bounds the well-behaved caller and the samples; the hostile
+	// clients stay until the end figures are taken.
+	runCtx, cancel := context.WithTimeout(ctx, o.duration)
+	defer cancel()
+	hostileCtx, stopHostile := context.WithCancel(ctx)
+	defer stopHostile()
+	good := &goodCaller{outcomes: newCounter()}
+	flood := &listenFlood{statuses: newCounter()}
+	slow := &slowClients{events: newCounter()}
+	nr := &nonReaders{events: newCounter()}
+	samp := &sampler{}
+	var wg sync.WaitGroup
+	var floodEnd atomic.Int64 // when the listen attempts were all answered, since start
+	start := time.Now()
+	var cpu0 cpuSnapshot
+	if srv != nil {
+		cpu0 = takeCPU(srv.cmd.Process.Pid)
+	}
+	goodDone := make(chan struct{})
+	wg.Go(func() {
+		defer close(goodDone)
+		good.run(runCtx, u, o.goodEvery)
+	})
+	wg.Go(func() {
+		flood.run(hostileCtx, u, o.listens, o.listenConc, 0, 0, func() {
+			if runCtx.Err() == nil {
+				floodEnd.Store(int64(time.Since(start)))
+			}
+		})
+	})
+	wg.Go(func() { slow.run(hostileCtx, u, o.slow, o.slowLen, o.slowEvery, false) })
+	wg.Go(func() { nr.run(hostileCtx, u, o.nonread, o.pipeline, o.big, 0) })
+	if srv != nil {
+		wg.Go(func() { samp.run(runCtx, srv.cmd.Process.Pid, o.sample, nil) })
+	}
+	// A progress line every 5 s.
+	wg.Go(func() {
+		t := time.NewTicker(5 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-runCtx.Done():
+				return
+			case <-t.C:
+			}
+			n, p50, p99, mx := good.percentiles(0, time.Hour)
+			line := fmt.Sprintf("  %3.0fs good=%d p50=%v p99=%v max=%v listens sent=%d held=%d slow open=%d nonread open=%d written=%d",
+				time.Since(start).Seconds(), n, p50, p99, mx, flood.sent.Load(), flood.held.Load(), slow.open.Load(), nr.open.Load(), nr.written.Load())
+			if srv != nil {
+				rss, _ := procRSS(srv.cmd.Process.Pid)
+				fds, _ := procFDs(srv.cmd.Process.Pid)
+				line += fmt.Sprintf(" rss=%s fds=%d", mib(rss), fds)
+			}
+			fmt.Fprintln(out, line)
+		}
+	})
+	<-runCtx.Done()
+	// The well-behaved call in flight finishes before the server is
+	// dumped.
+	<-goodDone
+	elapsed := time.Since(start)
+	// Counts at the end of the load, before the hostile clients hang up.
+	heldAtEnd := flood.held.Load()
+	slowOpen, nrOpen := slow.open.Load(), nr.open.Load()
+	floodSeen, slowSeen, nrSeen := flood.statuses.String(), slow.events.String(), nr.events.String()
+	var dump goroutineDump
+	var dumpErr error
+	var cpu1 cpuSnapshot
+	if srv != nil {
+		cpu1 = takeCPU(srv.cmd.Process.Pid)
+		if rss, ok := procRSS(srv.cmd.Process.Pid); ok {
+			samp.mu.Lock()
+			samp.maxRSS = max(samp.maxRSS, rss)
+			samp.mu.Unlock()
+		}
+		if fds, ok := procFDs(srv.cmd.Process.Pid); ok {
+			samp.mu.Lock()
+			samp.maxFDs = max(samp.maxFDs, fds)
+			samp.mu.Unlock()
+		}
+		if !o.noDump {
+			dump, dumpErr = srv.dumpGoroutines()
+			if o.dumpFile != "" {
+				if err := os.WriteFile(o.dumpFile, srv.errs.Bytes(), 0o644); err != nil {
+					fmt.Fprintln(out, "writing the goroutine dump:", err)
+				}
+			}
+		}
+	}
+	stopHostile()
+	wg.Wait()
+
+	fe := time.Duration(floodEnd.Load())
+	if fe > 0 && flood.sent.Load() > 0 {
+		for _, ph := range []struct {
+			name     string
+			from, to time.Duration
+		}{{"while the listen attempts ran", 0, fe}, {"after them", fe, time.Hour}} {
+			n, p50, p99, mx := good.percentiles(ph.from, ph.to)
+			fmt.Fprintf(out, "\nwell-behaved tools/call %s: %d calls, p50 %v, p99 %v, max %v",
+				ph.name, n, p50.Round(10*time.Microsecond), p99.Round(10*time.Microsecond), mx.Round(10*time.Microsecond))
+		}
+		fmt.Fprintln(out)
+	}
+	n, p50, p99, mx := good.percentiles(0, time.Hour)
+	fmt.Fprintf(out, "\nwell-behaved tools/call every %v: %d calls, p50 %v, p99 %v, max %v; outcomes: %s\n",
+		o.goodEvery, n, p50.Round(10*time.Microsecond), p99.Round(10*time.Microsecond), mx.Round(10*time.Microsecond), good.outcomes)
+	for _, e := range good.outcomes.examples() {
+		fmt.Fprintln(out, "  first", e)
+	}
+	floodTime := "still running at the end"
+	if fe > 0 {
+		floodTime = "all answered in " + fe.Round(100*time.Millisecond).String()
+	}
+	fmt.Fprintf(out, "listen attempts: %d sent from %d workers (%s); answers by status: %s; streams held open at the end %d (max %d)\n",
+		flood.sent.Load(), o.listenConc, floodTime, floodSeen, heldAtEnd, flood.maxHeld.Load())
+	for _, e := range flood.statuses.examples() {
+		fmt.Fprintln(out, "  first", e)
+	}
+	fmt.Fprintf(out, "slow-body clients: %d (Content-Length %d, a byte every %v); open at the end %d; events: %s\n",
+		o.slow, o.slowLen, o.slowEvery, slowOpen, slowSeen)
+	fmt.Fprintf(out, "non-reading clients: %d (%d pipelined calls, ~%d KiB answers each); open at the end %d; requests written in full %d; events: %s\n",
+		o.nonread, o.pipeline, o.big>>10, nrOpen, nr.written.Load(), nrSeen)
+	if srv != nil {
+		fmt.Fprintf(out, "server RSS max %s over %d samples; open descriptors max %d\n", mib(samp.maxRSS), len(samp.rss), samp.maxFDs)
+		fmt.Fprintf(out, "CPU over the %v run: server %v, this load generator %v (of %d cores x %v)\n",
+			elapsed.Round(100*time.Millisecond), (cpu1.server - cpu0.server).Round(10*time.Millisecond),
+			(cpu1.self - cpu0.self).Round(10*time.Millisecond), runtime.NumCPU(), elapsed.Round(100*time.Millisecond))
+		switch {
+		case o.noDump:
+		case dumpErr != nil:
+			fmt.Fprintln(out, "goroutines: unknown:", dumpErr)
+		default:
+			fmt.Fprintf(out, "server goroutines at the end: %d\n  by state:\n", dump.total)
+			for _, l := range topN(dump.byState, 6) {
+				fmt.Fprintln(out, "   ", l)
+			}
+			fmt.Fprintln(out, "  by creator:")
+			for _, l := range topN(dump.byCreator, 8) {
+				fmt.Fprintln(out, "   ", l)
+			}
+		}
+	} else {
+		fmt.Fprintln(out, "server RSS and goroutines: unknown (-url target)")
+	}
+	verdict := "met"
+	if p99 > 100*time.Millisecond || (srv != nil && samp.maxRSS > 300<<20) || good.outcomes.get("ok") != n {
+		verdict = "MISSED"
+	}
+	fmt.Fprintf(out, "target (tools/call p99 within 100ms, no failed call, RSS under 300 MiB): %s\n", verdict)
+	return 0
+}

@@ -1,0 +1,237 @@
+//go:build unix
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// soakStats are the well-behaved side of a soak: every request counted
+// once, by outcome and kind.
+type soakStats struct {
+	requests atomic.Int64
+	outcomes *counter // "<kind> <outcome>"
+	fivexx   atomic.Int64
+	lost     atomic.Int64
+	wrong    atomic.Int64
+	refused  *counter // listen refusals of well-behaved listeners, by status
+}
+
+func (s *soakStats) record(kind string, o outcome, why string) {
+	s.requests.Add(1)
+	switch o {
+	case status5xx:
+		s.fivexx.Add(1)
+	case lost:
+		s.lost.Add(1)
+	case wrong:
+		s.wrong.Add(1)
+	}
+	s.outcomes.add(kind+" "+[]string{"ok", "5xx", "lost", "wrong"}[o], why)
+}
+
+// soak runs steady mixed load for o.duration and reports; the status is 1
+// when a well-behaved request got a 5xx or no answer.
+func soak(ctx context.Context, o *options, u string, srv *child, out io.Writer) (int, error) {
+	runCtx, cancel := context.WithTimeout(ctx, o.duration)
+	defer cancel()
+	st := &soakStats{outcomes: newCounter(), refused: newCounter()}
+	flood := &listenFlood{statuses: newCounter()}
+	slow := &slowClients{events: newCounter()}
+	nr := &nonReaders{events: newCounter()}
+	samp := &sampler{}
+	var wg sync.WaitGroup
+	c := newHTTPClient(o.soakGood, 30*time.Second)
+	defer c.CloseIdleConnections()
+	for w := range o.soakGood {
+		wg.Go(func() { soakWorker(runCtx, c, u, w, st) })
+	}
+	wg.Go(func() { flood.run(runCtx, u, o.listens, o.listenConc, 500*time.Millisecond, 2*time.Second, nil) })
+	wg.Go(func() { slow.run(runCtx, u, o.slow, o.slowLen, o.slowEvery, true) })
+	wg.Go(func() { nr.run(runCtx, u, o.nonread, o.pipeline, o.big, 45*time.Second) })
+	if srv != nil {
+		wg.Go(func() {
+			samp.run(runCtx, srv.cmd.Process.Pid, o.sample, func(at time.Duration, rss int64, fds int) {
+				fmt.Fprintf(out, "  t=%-5v rss=%-10s fds=%-5d good requests=%d 5xx=%d lost=%d wrong=%d listens held=%d slow open=%d nonread open=%d\n",
+					at, mib(rss), fds, st.requests.Load(), st.fivexx.Load(), st.lost.Load(), st.wrong.Load(), flood.held.Load(), slow.open.Load(), nr.open.Load())
+			})
+		})
+	}
+	wg.Wait()
+
+	fmt.Fprintf(out, "\nsoak of %v: well-behaved requests %d (%d workers); 5xx %d; lost answers %d; other wrong answers %d\n",
+		o.duration, st.requests.Load(), o.soakGood, st.fivexx.Load(), st.lost.Load(), st.wrong.Load())
+	fmt.Fprintf(out, "  by kind: %s\n", st.outcomes)
+	for _, e := range st.outcomes.examples() {
+		fmt.Fprintln(out, "  first", e)
+	}
+	fmt.Fprintf(out, "  well-behaved listens refused: %s\n", st.refused)
+	fmt.Fprintf(out, "hostile share: listen attempts %d (answers %s); slow-body clients %d (events %s); non-readers %d (requests written %d, events %s)\n",
+		flood.sent.Load(), flood.statuses, o.slow, slow.events, o.nonread, nr.written.Load(), nr.events)
+	if srv != nil {
+		samp.mu.Lock()
+		var rss []int64
+		var fds []int
+		for i, at := range samp.at {
+			if at >= o.warmup {
+				rss, fds = append(rss, samp.rss[i]), append(fds, samp.fds[i])
+			}
+		}
+		samp.mu.Unlock()
+		if len(rss) > 0 {
+			maxR, maxF := rss[0], fds[0]
+			for i := range rss {
+				maxR, maxF = max(maxR, rss[i]), max(maxF, fds[i])
+			}
+			fmt.Fprintf(out, "after %v warm-up (%d samples): RSS first %s last %s max %s; fds first %d last %d max %d\n",
+				o.warmup, len(rss), mib(rss[0]), mib(rss[len(rss)-1]), mib(maxR), fds[0], fds[len(fds)-1], maxF)
+		} else {
+			fmt.Fprintln(out, "no samples after the warm-up")
+		}
+	}
+	if st.fivexx.Load() > 0 || st.lost.Load() > 0 {
+		fmt.Fprintln(out, "FAIL: well-behaved requests got 5xx or no answer")
+		return 1, nil
+	}
+	fmt.Fprintln(out, "PASS: no 5xx and no lost answer for well-behaved requests")
+	return 0, nil
+}
+
+// soakWorker runs well-behaved operations in turn until ctx ends: two
+// tools/call, one three-request MRTR call, one listen stream held for a
+// second.
+func soakWorker(ctx context.Context, c *http.Client, u string, w int, st *soakStats) {
+	ops := []func(){
+		func() { soakCall(ctx, c, u, st) },
+		func() { soakMRTR(ctx, c, u, st) },
+		func() { soakCall(ctx, c, u, st) },
+		func() { soakListen(ctx, c, u, w, st) },
+	}
+	for i := w; ctx.Err() == nil; i++ {
+		ops[i%len(ops)]()
+		select {
+		case <-ctx.Done():
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// done reports whether the request failed only because the soak ended.
+func done(ctx context.Context, err error) bool { return err != nil && ctx.Err() != nil }
+
+func soakCall(ctx context.Context, c *http.Client, u string, st *soakStats) {
+	status, raw, m, err := post(ctx, c, u, "tools/call", "test_simple_text",
+		requestBody(1, "tools/call", callParams("test_simple_text", "{}", ""), "{}"), 30*time.Second)
+	if done(ctx, err) {
+		return
+	}
+	o, why := classify(status, raw, m, err, `"text"`)
+	st.record("call", o, why)
+}
+
+// mrtrTool asks a name (step1), then a colour (step2), one round each.
+const mrtrTool = "test_input_required_result_multi_round"
+
+// soakMRTR completes one multi-round call: three requests.
+func soakMRTR(ctx context.Context, c *http.Client, u string, st *soakStats) {
+	caps := `{"elicitation":{}}`
+	rounds := []struct{ answer, want string }{
+		{"", `"input_required"`},
+		{`"step1":{"action":"accept","content":{"name":"Ada"}}`, `"input_required"`},
+		{`"step2":{"action":"accept","content":{"color":"blue"}}`, `Ada's favourite colour is blue.`},
+	}
+	state := ""
+	for i, r := range rounds {
+		extra := ""
+		if i > 0 {
+			extra = `"inputResponses":{` + r.answer + `},"requestState":` + quote(state)
+		}
+		status, raw, m, err := post(ctx, c, u, "tools/call", mrtrTool,
+			requestBody(int64(10+i), "tools/call", callParams(mrtrTool, "{}", extra), caps), 30*time.Second)
+		if done(ctx, err) {
+			return
+		}
+		o, why := classify(status, raw, m, err, r.want)
+		st.record(fmt.Sprintf("mrtr-round%d", i+1), o, why)
+		if o != ok {
+			return
+		}
+		var res struct {
+			RequestState string `json:"requestState"`
+		}
+		if i < len(rounds)-1 {
+			if json.Unmarshal(m.Result, &res) != nil || res.RequestState == "" {
+				st.record(fmt.Sprintf("mrtr-round%d-state", i+1), wrong, string(raw))
+				return
+			}
+			state = res.RequestState
+		}
+	}
+}
+
+// soakListen opens a listen stream, waits for its acknowledgement, holds
+// it for a second and hangs up.
+func soakListen(ctx context.Context, c *http.Client, u string, w int, st *soakStats) {
+	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(lctx, http.MethodPost, u,
+		strings.NewReader(string(requestBody(int64(100+w), "subscriptions/listen", listenParams, "{}"))))
+	if err != nil {
+		return
+	}
+	setHeaders(req.Header, "subscriptions/listen", "")
+	resp, err := c.Do(req)
+	if done(ctx, err) {
+		return
+	}
+	if err != nil {
+		st.record("listen", lost, err.Error())
+		return
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode >= 500:
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		st.record("listen", status5xx, fmt.Sprintf("status %d: %s", resp.StatusCode, b))
+		if resp.StatusCode == http.StatusServiceUnavailable {
+			st.refused.add("503", string(b))
+		}
+		return
+	case resp.StatusCode == http.StatusTooManyRequests:
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		st.refused.add("429", string(b))
+		st.record("listen-refused", ok, "")
+		return
+	case resp.StatusCode != http.StatusOK:
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		st.record("listen", wrong, fmt.Sprintf("status %d: %s", resp.StatusCode, b))
+		return
+	}
+	// The first event must be the acknowledgement.
+	buf := make([]byte, 0, 1024)
+	tmp := make([]byte, 1024)
+	for !strings.Contains(string(buf), "notifications/subscriptions/acknowledged") {
+		n, err := resp.Body.Read(tmp)
+		buf = append(buf, tmp[:n]...)
+		if err != nil || len(buf) > 64<<10 {
+			if done(ctx, err) {
+				return
+			}
+			st.record("listen", lost, fmt.Sprintf("no acknowledgement: %v %s", err, buf))
+			return
+		}
+	}
+	st.record("listen", ok, "")
+	select {
+	case <-ctx.Done():
+	case <-time.After(time.Second):
+	}
+}

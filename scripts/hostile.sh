@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# hostile.sh runs internal/hostile against the conformance fixture server
+# with its defaults (20,000 listen attempts, 200 slow-body clients, 200
+# non-reading clients and a well-behaved tools/call every 100 ms, for one
+# minute) after raising the descriptor limit. Arguments go to
+# internal/hostile.
+#
+#   scripts/hostile.sh [flags]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+go build -o "$tmp/hostile" ./internal/hostile
+"$tmp/hostile" "$@"

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# soak.sh runs the conformance fixture server under steady mixed load for a
+# while (default 10m) and fails on any 5xx or lost answer to a well-behaved
+# request.
+#
+#   scripts/soak.sh [duration]
+#
+# The load comes from internal/hostile in -soak mode: well-behaved workers
+# calling tools/call, completing two-round MRTR calls and opening and
+# closing subscriptions/listen streams, next to a share of slow-body,
+# non-reading and listen-flooding clients. The server's RSS and open file
+# descriptors are sampled every 10 s; the summary prints the request
+# count, 5xx and lost answers, and the series after a one-minute warm-up.
+# Extra arguments after the duration go to internal/hostile.
+#
+# The example server (examples/summarize_repo) is not part of the soak: its
+# one tool needs sampling answers that name files from the listing the
+# server sends, which the load generator does not model.
+set -euo pipefail
+
+duration="${1:-10m}"
+shift || true
+
+cd "$(dirname "$0")/.."
+# Raise the descriptor limit to the hard limit for the load generator and
+# the server it starts.
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+go build -o "$tmp/hostile" ./internal/hostile
+
+exec "$tmp/hostile" -soak -duration "$duration" \
+	-soak-workers 4 \
+	-listens 1000000 -listen-conc 2 \
+	-slow 20 -slow-every 3s \
+	-nonread 10 -pipeline 16 -big 524288 \
+	"$@"

@@ -18,13 +18,5 @@ func errText(err error) string {
 	if err == nil {
 		return ""
 	}
-	s := err.Error()
-	if len(s) <= maxErrEcho {
-		return s
-	}
-	n := maxErrEcho
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "..."
+	return clipTo(err.Error(), maxErrEcho)
 }

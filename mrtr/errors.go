@@ -237,11 +237,14 @@ func unsupportedVersion(supported []string, requested string) *Error {
 const maxEcho = 64
 
 // clip cuts s to at most maxEcho bytes, at a rune boundary, marking the cut.
-func clip(s string) string {
-	if len(s) <= maxEcho {
+func clip(s string) string { return clipTo(s, maxEcho) }
+
+// clipTo cuts s to at most max bytes, at a rune boundary, marking the cut.
+func clipTo(s string, max int) string {
+	if len(s) <= max {
 		return s
 	}
-	n := maxEcho
+	n := max
 	for n > 0 && s[n]&0xC0 == 0x80 {
 		n--
 	}

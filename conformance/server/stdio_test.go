@@ -234,9 +234,6 @@ func TestMain(m *testing.M) {
 // stderr), and it exits 0 when its stdin closes, with a call in flight,
 // and on SIGTERM.
 func TestStdioProcess(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts processes")
-	}
 	start := func(t *testing.T) (*exec.Cmd, io.WriteCloser, io.Reader, *lockedBuf, chan error) {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), mainEnv+"=-stdio -v")

@@ -226,9 +226,6 @@ func (l *lockedBuffer) String() string {
 // MRTRKIT_STATE_KEYS, go to stderr), exit status 0 when stdin closes, and
 // on SIGTERM; a bad command line exits 2 with nothing on stdout.
 func TestStdioProcess(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts processes")
-	}
 	start := func(t *testing.T, args string) (*exec.Cmd, io.WriteCloser, *lineClient, *lockedBuffer) {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool {

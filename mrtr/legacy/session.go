@@ -282,13 +282,4 @@ func (s *Session) subscribe(msg *mrtr.Message) *mrtr.Response {
 }
 
 // clipped bounds a value the client sent for a message or a log line.
-func clipped(v string) string {
-	if len(v) > 64 {
-		n := 64
-		for n > 0 && v[n]&0xC0 == 0x80 {
-			n--
-		}
-		v = v[:n] + "..."
-	}
-	return strconv.Quote(v)
-}
+func clipped(v string) string { return strconv.Quote(mrtr.Clip(v)) }

@@ -63,9 +63,6 @@ func (processTB) FailNow() { os.Exit(2) }
 // A real process: it answers on stdout, and exits 0 when its stdin is
 // closed, or on SIGTERM while its stdin stays open.
 func TestProcess(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts processes")
-	}
 	start := func(t *testing.T) (*exec.Cmd, io.WriteCloser, *bufio.Reader) {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), helperEnv+"=1")

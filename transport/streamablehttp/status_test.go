@@ -261,7 +261,7 @@ func FuzzHandlerStatus(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body, method, name string) {
 		msg, id, _ := mrtr.ParseMessage([]byte(body))
 		if msg != nil && msg.Method == mrtr.MethodSubscriptionsListen {
-			t.Skip("a listen stream stays open until the client leaves")
+			return // a listen stream stays open until the client leaves; listen has tests of its own
 		}
 		req := httptest.NewRequest(http.MethodPost, "http://localhost/mcp", strings.NewReader(body))
 		req.Header = http.Header{

@@ -44,8 +44,8 @@ const defaultLegTimeout = 2 * time.Second
 // fixtureURL is the MCP endpoint every test talks to.
 var fixtureURL string
 
-// legTimeout is the fixture's leg timeout, or 0 when it is not known (a
-// server given by FIXTURE_URL without FIXTURE_LEG_TIMEOUT).
+// legTimeout is the fixture's leg timeout (FIXTURE_LEG_TIMEOUT, or the
+// default the tests start the fixture with).
 var legTimeout time.Duration
 
 // fixtureLog collects the fixture server's stdout and stderr.
@@ -98,6 +98,9 @@ func startFixture() (string, func(), error) {
 		legTimeout = d
 	}
 	if url := os.Getenv("FIXTURE_URL"); url != "" {
+		if legTimeout == 0 {
+			return "", nil, fmt.Errorf("FIXTURE_URL needs FIXTURE_LEG_TIMEOUT, the -leg-timeout that server runs with: the timeout tests depend on it")
+		}
 		return url, func() {}, nil
 	}
 	if legTimeout == 0 {

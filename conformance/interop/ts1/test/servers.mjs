@@ -117,12 +117,14 @@ async function start(bin, pkg, args) {
 
 /**
  * Returns { url, stop, log, legTimeoutMs } for a running fixture server.
- * legTimeoutMs is undefined when the server was given by FIXTURE_URL and
- * FIXTURE_LEG_TIMEOUT does not say what it uses.
+ * A server given by FIXTURE_URL needs FIXTURE_LEG_TIMEOUT too.
  */
 export async function startFixture() {
     const fromEnv = process.env.FIXTURE_LEG_TIMEOUT ? parseDuration(process.env.FIXTURE_LEG_TIMEOUT) : undefined;
     if (process.env.FIXTURE_URL) {
+        if (fromEnv === undefined) {
+            throw new Error('FIXTURE_URL needs FIXTURE_LEG_TIMEOUT, the -leg-timeout that server runs with: the timeout tests depend on it');
+        }
         return { url: process.env.FIXTURE_URL, stop: async () => {}, log: [], legTimeoutMs: fromEnv };
     }
     const legTimeoutMs = fromEnv ?? defaultLegTimeoutMs;

@@ -135,7 +135,7 @@ func TestGreetNullName(t *testing.T) {
 // The README's section "A server in a few lines" shows this package's
 // main.go (after its imports) and TestGreet above, as they are.
 func TestReadmeShowsThisCode(t *testing.T) {
-	readme, err := os.ReadFile("../../../../README.md")
+	readme, err := os.ReadFile("../../README.md")
 	require.NoError(t, err)
 	blocks := goBlocks(t, string(readme), "## A server in a few lines")
 	require.Len(t, blocks, 2, "the section has the server and its test")

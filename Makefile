@@ -1,13 +1,13 @@
 # mrtrkit build targets. `make test` is the one command that runs every test.
 GO ?= go
 
-.PHONY: test vet fmt-check unit fuzz-brief otel redis browser conformance interop affinity bench run
+.PHONY: test vet fmt-check unit fuzz-brief otel redis browser conformance interop affinity production bench run
 
 # Every test: formatting, vet, the race-enabled unit and wire tests, the
 # OpenTelemetry module, a browser calling across origins, the official MCP
-# conformance suite, real clients from other SDKs, and two replicas behind
-# nginx with session affinity.
-test: fmt-check vet unit fuzz-brief otel redis browser conformance interop affinity
+# conformance suite, real clients from other SDKs, two replicas behind
+# nginx with session affinity, and the fixture wired for production.
+test: fmt-check vet unit fuzz-brief otel redis browser conformance interop affinity production
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -51,8 +51,31 @@ interop:
 affinity:
 	bash conformance/affinity/run.sh
 
+# The fixture wired as a deployment wires it (OpenTelemetry, OAuth bearer
+# tokens from a JWK set, RFC 9728 metadata, per-caller visibility, CORS,
+# health probes, audit log and counter), all at once, with the official
+# suite and the interop clients run against it with a valid token.
+production:
+	bash conformance/production/run.sh
+
 run:
 	$(GO) run ./examples/summarize_repo
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Three replicas sharing a real redis-server behind nginx with round-robin
+# balancing and no affinity (the recipe of docs/deployment.md): modern and
+# 2025-11-25 multi-round calls across replicas, list changes, single-use
+# states, a key ring rotated mid-run, Redis down and back, a replica
+# killed mid-call. Installs redis-server and nginx from Debian packages
+# when missing. About 40 s, so part of `make test`.
+.PHONY: scaleout scaleout-bench
+test: scaleout
+scaleout:
+	bash redis/scaleout/run.sh
+
+# Throughput with one and three replicas behind nginx, and the latency the
+# Redis paths add (not part of `make test`).
+scaleout-bench:
+	bash redis/scaleout/run.sh bench

@@ -36,6 +36,13 @@
 #   CONFORMANCE_VERSION  suite version (default 0.2.0-alpha.12, pinned)
 #   CONFORMANCE_KEEP     1 keeps the results and the server log
 #   CONFORMANCE_VERBOSE  1 makes the fixture server log every request
+#   CONFORMANCE_URL      test the server already running at this URL
+#                        (http://localhost:PORT/mcp) instead of building and
+#                        starting one (conformance/production runs the suite
+#                        so, against the fixture with -production)
+#   CONFORMANCE_TOKEN, CONFORMANCE_OTHER_TOKEN
+#                        bearer tokens of two principals, given to mrtrcheck
+#                        (-token, -other-token) for its cross-principal checks
 set -euo pipefail
 
 readonly SUITE_VERSION="${CONFORMANCE_VERSION:-0.2.0-alpha.12}"
@@ -85,44 +92,53 @@ for tool in go curl node npx; do
 done
 
 # 1. Build.
-log "building the fixture server"
-(cd "$root" && go build -o "$work/server" ./conformance/server) || die "go build ./conformance/server failed"
+url="${CONFORMANCE_URL:-}"
+if [[ -z "$url" ]]; then
+	log "building the fixture server"
+	(cd "$root" && go build -o "$work/server" ./conformance/server) || die "go build ./conformance/server failed"
+fi
 (cd "$root" && go build -o "$work/mrtrcheck" ./conformance/cmd/mrtrcheck) || die "go build ./conformance/cmd/mrtrcheck failed"
 
-# 2. Start and wait. With no port given the server binds port 0 and the
-# port is read back from its start-up log line, which leaves no window for
-# another process to take a port picked in advance.
-port="${CONFORMANCE_PORT:-0}"
-server_args=(-addr "127.0.0.1:$port" -path /mcp)
-[[ "${CONFORMANCE_VERBOSE:-0}" == 1 ]] && server_args+=(-v)
-"$work/server" "${server_args[@]}" 2>"$work/server.log" &
-server_pid=$!
+# 2. Start and wait, unless CONFORMANCE_URL names a running server. With
+# no port given the server binds port 0 and the port is read back from its
+# start-up log line, which leaves no window for another process to take a
+# port picked in advance.
+if [[ -n "$url" ]]; then
+	code="$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$url" || true)"
+	[[ "$code" != 000 && -n "$code" ]] || die "nothing answers at CONFORMANCE_URL $url"
+	log "testing the server at $url (CONFORMANCE_URL)"
+else
+	port="${CONFORMANCE_PORT:-0}"
+	server_args=(-addr "127.0.0.1:$port" -path /mcp)
+	[[ "${CONFORMANCE_VERBOSE:-0}" == 1 ]] && server_args+=(-v)
+	"$work/server" "${server_args[@]}" 2>"$work/server.log" &
+	server_pid=$!
 
-url=""
-deadline=$((SECONDS + WAIT_SECONDS))
-while :; do
-	if ! kill -0 "$server_pid" 2>/dev/null; then
-		cat "$work/server.log" >&2 || true
-		die "the fixture server exited during start-up"
-	fi
-	if [[ -z "$url" ]]; then
-		listening="$(sed -n 's/.*msg="conformance server listening" url=\(http:[^ ]*\).*/\1/p' "$work/server.log" | head -n 1)"
-		# The server binds 127.0.0.1; the suite is pointed at localhost.
-		[[ -n "$listening" ]] && url="${listening/127.0.0.1/localhost}"
-	fi
-	if [[ -n "$url" ]]; then
-		# Any HTTP status means the endpoint answers (a GET without a
-		# session gets 400).
-		code="$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$url" || true)"
-		[[ "$code" != 000 && -n "$code" ]] && break
-	fi
-	if ((SECONDS >= deadline)); then
-		cat "$work/server.log" >&2 || true
-		die "the fixture server did not answer within ${WAIT_SECONDS} s"
-	fi
-	sleep 0.2
-done
-log "fixture server up at $url (pid $server_pid)"
+	deadline=$((SECONDS + WAIT_SECONDS))
+	while :; do
+		if ! kill -0 "$server_pid" 2>/dev/null; then
+			cat "$work/server.log" >&2 || true
+			die "the fixture server exited during start-up"
+		fi
+		if [[ -z "$url" ]]; then
+			listening="$(sed -n 's/.*msg="conformance server listening" url=\(http:[^ ]*\).*/\1/p' "$work/server.log" | head -n 1)"
+			# The server binds 127.0.0.1; the suite is pointed at localhost.
+			[[ -n "$listening" ]] && url="${listening/127.0.0.1/localhost}"
+		fi
+		if [[ -n "$url" ]]; then
+			# Any HTTP status means the endpoint answers (a GET without a
+			# session gets 400).
+			code="$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$url" || true)"
+			[[ "$code" != 000 && -n "$code" ]] && break
+		fi
+		if ((SECONDS >= deadline)); then
+			cat "$work/server.log" >&2 || true
+			die "the fixture server did not answer within ${WAIT_SECONDS} s"
+		fi
+		sleep 0.2
+	done
+	log "fixture server up at $url (pid $server_pid)"
+fi
 
 # conformance runs the suite CLI on Node 22 through npx, without a global
 # install. Its output goes to the file named by $1 only: the suite's own
@@ -303,7 +319,10 @@ done
 # suite does not test, such as bit-flipped, replayed and oversized state.
 log "mrtrcheck (conformance/suite)"
 set +e
-"$work/mrtrcheck" -url "$url" | tee "$work/mrtrcheck.txt"
+mrtrcheck_args=(-url "$url")
+[[ -n "${CONFORMANCE_TOKEN:-}" ]] && mrtrcheck_args+=(-token "$CONFORMANCE_TOKEN")
+[[ -n "${CONFORMANCE_OTHER_TOKEN:-}" ]] && mrtrcheck_args+=(-other-token "$CONFORMANCE_OTHER_TOKEN")
+"$work/mrtrcheck" "${mrtrcheck_args[@]}" | tee "$work/mrtrcheck.txt"
 mrtrcheck_rc=${PIPESTATUS[0]}
 set -e
 ((mrtrcheck_rc == 0)) || failures+=("mrtrcheck exited $mrtrcheck_rc")

@@ -55,12 +55,12 @@ const NoCache time.Duration = -1
 
 // Default times to live used by [CachePolicy] for fields left at zero.
 const (
-	// DefaultDiscoverTTL is the default freshness of server/discover.
-	DefaultDiscoverTTL = time.Hour
-	// DefaultListTTL is the default freshness of list results.
-	DefaultListTTL = 5 * time.Minute
-	// DefaultReadTTL is the default freshness of resources/read.
-	DefaultReadTTL = time.Minute
+	// defaultDiscoverTTL is the default freshness of server/discover.
+	defaultDiscoverTTL = time.Hour
+	// defaultListTTL is the default freshness of list results.
+	defaultListTTL = 5 * time.Minute
+	// defaultReadTTL is the default freshness of resources/read.
+	defaultReadTTL = time.Minute
 )
 
 // CachePolicy says how long each kind of result stays fresh and who may
@@ -72,12 +72,12 @@ const (
 // remainder.
 type CachePolicy struct {
 	// Discover is the time to live of server/discover results; default
-	// DefaultDiscoverTTL.
+	// one hour.
 	Discover time.Duration
-	// List is the time to live of list results; default DefaultListTTL.
+	// List is the time to live of list results; default five minutes.
 	List time.Duration
 	// Read is the time to live of resources/read results; default
-	// DefaultReadTTL.
+	// one minute.
 	Read time.Duration
 	// Scope applies to every kind of result. Use Private when results
 	// depend on the caller's authorization, Public when they never do.
@@ -111,11 +111,11 @@ func (p CachePolicy) ttl(k CacheKind) time.Duration {
 	var d, def time.Duration
 	switch k {
 	case CacheDiscover:
-		d, def = p.Discover, DefaultDiscoverTTL
+		d, def = p.Discover, defaultDiscoverTTL
 	case CacheList:
-		d, def = p.List, DefaultListTTL
+		d, def = p.List, defaultListTTL
 	case CacheRead:
-		d, def = p.Read, DefaultReadTTL
+		d, def = p.Read, defaultReadTTL
 	default:
 		return 0
 	}

@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
 
 // LatestVersion is the newest MCP protocol revision this package renders.
 const LatestVersion = "2026-07-28"
-
-// MetaServerInfo is the _meta key under which a server/discover result
-// carries the server's [Implementation].
-const MetaServerInfo = "io.modelcontextprotocol/serverInfo"
 
 // firstModernVersion is the first revision that uses server/discover
 // instead of initialize. Versions before it are legacy.
@@ -160,13 +158,13 @@ func (d *Description) SupportsLegacy(version string) bool {
 }
 
 // ServerInfoMeta returns the _meta entry that carries the server's
-// Implementation, {MetaServerInfo: Server}, or nil when OmitServerInfo is
+// Implementation, {"io.modelcontextprotocol/serverInfo": Server}, or nil when OmitServerInfo is
 // set. The map is fresh on every call.
 func (d *Description) ServerInfoMeta() map[string]any {
 	if d.OmitServerInfo {
 		return nil
 	}
-	return map[string]any{MetaServerInfo: d.Server.clone()}
+	return map[string]any{wire.MetaServerInfo: d.Server.clone()}
 }
 
 // InitializeResult is the result of the legacy (initialize-era, such as

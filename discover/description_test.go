@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -213,7 +214,7 @@ func TestPiecesShape(t *testing.T) {
 
 	meta, ok := decode(d.ServerInfoMeta()).(map[string]any)
 	require.True(t, ok, "_meta is an object")
-	info, ok := meta[MetaServerInfo].(map[string]any)
+	info, ok := meta[wire.MetaServerInfo].(map[string]any)
 	require.True(t, ok, "serverInfo is an object")
 	assert.IsType(t, "", info["name"])
 	assert.IsType(t, "", info["version"])
@@ -238,9 +239,9 @@ func TestExampleMembersRoundTrip(t *testing.T) {
 	var meta map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(example["_meta"], &meta))
 	var info Implementation
-	require.NoError(t, json.Unmarshal(meta[MetaServerInfo], &info))
+	require.NoError(t, json.Unmarshal(meta[wire.MetaServerInfo], &info))
 	assert.Equal(t, exampleDescription().Server, info)
-	assert.JSONEq(t, string(meta[MetaServerInfo]), marshal(t, info))
+	assert.JSONEq(t, string(meta[wire.MetaServerInfo]), marshal(t, info))
 }
 
 // TestPiecesShareNothing checks that what discover returns can be changed
@@ -270,7 +271,7 @@ func TestPiecesShareNothing(t *testing.T) {
 	m[0] = "changed"
 	assert.Equal(t, []string{LatestVersion}, d.Versions)
 
-	info := d.ServerInfoMeta()[MetaServerInfo].(Implementation)
+	info := d.ServerInfoMeta()[wire.MetaServerInfo].(Implementation)
 	info.Icons[0].Sizes[0] = "changed"
 	info.Icons[0].Src = "changed"
 	assert.Equal(t, []Icon{{Src: "a", Sizes: []string{"1x1"}}}, d.Server.Icons)
@@ -287,15 +288,15 @@ func TestPiecesShareNothing(t *testing.T) {
 
 func TestServerInfoMeta(t *testing.T) {
 	d := exampleDescription()
-	assert.Equal(t, map[string]any{MetaServerInfo: d.Server}, d.ServerInfoMeta())
+	assert.Equal(t, map[string]any{wire.MetaServerInfo: d.Server}, d.ServerInfoMeta())
 	assert.JSONEq(t, `{"io.modelcontextprotocol/serverInfo":{"name":"ExampleServer","version":"1.0.0"}}`,
 		marshal(t, d.ServerInfoMeta()))
 
 	t.Run("fresh map each call", func(t *testing.T) {
 		first := d.ServerInfoMeta()
 		first["extra"] = true
-		delete(first, MetaServerInfo)
-		assert.Equal(t, map[string]any{MetaServerInfo: d.Server}, d.ServerInfoMeta())
+		delete(first, wire.MetaServerInfo)
+		assert.Equal(t, map[string]any{wire.MetaServerInfo: d.Server}, d.ServerInfoMeta())
 	})
 
 	t.Run("omitted", func(t *testing.T) {

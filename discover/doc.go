@@ -19,7 +19,7 @@
 // # Server information
 //
 // In 2026-07-28 the server/discover result has no top-level serverInfo;
-// the [Implementation] travels in _meta under the key [MetaServerInfo].
+// the [Implementation] travels in _meta under the key "io.modelcontextprotocol/serverInfo".
 // Set [Description.OmitServerInfo] to leave it out. The legacy initialize
 // result always carries serverInfo at the top level because that protocol
 // revision requires it.

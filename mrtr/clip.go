@@ -1,11 +1,12 @@
 package mrtr
 
-// Clip cuts a value a caller sent to the length the Server repeats of
-// such values in error messages and log lines (64 bytes, at a rune
-// boundary, with "..." marking the cut). Transports use it for what they
-// log of a request, so that no caller can make a log line grow without
-// bound.
-func Clip(s string) string { return clip(s) }
+import "github.com/mrtrkit/mrtrkit/internal/wire"
+
+// clip cuts s to wire.MaxEcho bytes (see wire.Clip).
+func clip(s string) string { return wire.Clip(s) }
+
+// clipTo cuts s to max bytes (see wire.ClipTo).
+func clipTo(s string, max int) string { return wire.ClipTo(s, max) }
 
 // maxErrEcho bounds what a log line repeats of an error that may quote a
 // caller's value (a handler's error naming an argument, say): longer than

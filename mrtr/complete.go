@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
 
 // CompleteRequest is the params of completion/complete.
@@ -120,7 +122,7 @@ func (s *Server) completion(ctx context.Context, c *call) (json.RawMessage, *Err
 		cp.Values = cp.Values[:100]
 		cp.HasMore = true
 	}
-	return s.render(ResultComplete, &struct {
+	return s.render(wire.ResultComplete, &struct {
 		Completion Completion `json:"completion"`
 	}{cp}, nil, nil)
 }

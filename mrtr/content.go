@@ -2,6 +2,8 @@ package mrtr
 
 import (
 	"encoding/json"
+
+	"github.com/mrtrkit/mrtrkit/discover"
 )
 
 // Role is the speaker of a message: "user" or "assistant".
@@ -82,7 +84,7 @@ type ResourceLink struct {
 	// Size is the resource's size in bytes; nil when unknown.
 	Size *int64 `json:"size,omitempty"`
 	// Icons are icons the client may show for the resource.
-	Icons []Icon `json:"icons,omitempty"`
+	Icons []discover.Icon `json:"icons,omitempty"`
 	// Annotations are optional hints about the block.
 	Annotations *Annotations `json:"annotations,omitempty"`
 	// Meta is the block's _meta, passed through as is.

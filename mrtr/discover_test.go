@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/discover"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -31,7 +32,7 @@ func TestDiscoverEmptyServer(t *testing.T) {
 	assert.Equal(t, obj{}, res["capabilities"])
 	assert.Equal(t, float64(time.Hour.Milliseconds()), res["ttlMs"])
 	assert.Equal(t, "public", res["cacheScope"])
-	assert.Equal(t, obj{mrtr.MetaServerInfo: obj{"name": "test", "version": "1.0.0"}}, res["_meta"])
+	assert.Equal(t, obj{wire.MetaServerInfo: obj{"name": "test", "version": "1.0.0"}}, res["_meta"])
 	assert.NotContains(t, res, "instructions")
 }
 
@@ -62,7 +63,7 @@ func TestDiscoverCapabilitiesFollowRegistries(t *testing.T) {
 	assert.False(t, f.srv.RemovePrompt("p"))
 	f.srv.SetCompletionHandler(nil)
 	assert.Equal(t, obj{"resources": obj{}}, caps())
-	assert.Equal(t, mrtr.ServerCapabilities{Resources: &discover.ResourcesCapability{}}, f.srv.Capabilities())
+	assert.Equal(t, discover.Capabilities{Resources: &discover.ResourcesCapability{}}, f.srv.Capabilities())
 }
 
 func TestDiscoverMergesDescription(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/internal/testkit"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
 )
@@ -53,7 +54,7 @@ func callPay(t *testing.T, srv *mrtr.Server, args string, state string) (json.Ra
 		params["requestState"] = state
 		params["inputResponses"] = map[string]any{"confirm": map[string]any{"action": "accept"}}
 	}
-	return mrtrtest.Send(context.Background(), srv, "", mrtrtest.NewRequest(mrtr.MethodToolsCall, params).WithCapabilities(elicitCaps))
+	return mrtrtest.Send(context.Background(), srv, "", mrtrtest.NewRequest(wire.MethodToolsCall, params).WithCapabilities(elicitCaps))
 }
 
 func stateOf(t *testing.T, res json.RawMessage) string {
@@ -63,7 +64,7 @@ func stateOf(t *testing.T, res json.RawMessage) string {
 		RequestState string `json:"requestState"`
 	}
 	require.NoError(t, json.Unmarshal(res, &ir))
-	require.Equal(t, mrtr.ResultInputRequired, ir.ResultType)
+	require.Equal(t, wire.ResultInputRequired, ir.ResultType)
 	return ir.RequestState
 }
 
@@ -139,7 +140,7 @@ func TestDoorGuardsPromptArguments(t *testing.T) {
 		`{"a":1}`:           "arguments.a must be a string",
 		`{"a":"\ud800"}`:    "unpaired surrogate",
 	} {
-		_, err := mrtrtest.Send(context.Background(), srv, "", mrtrtest.NewRequest(mrtr.MethodPromptsGet,
+		_, err := mrtrtest.Send(context.Background(), srv, "", mrtrtest.NewRequest(wire.MethodPromptsGet,
 			map[string]any{"name": "p", "arguments": json.RawMessage(args)}))
 		require.NotNil(t, err, args)
 		assert.Equal(t, mrtr.CodeInvalidParams, err.Code, args)
@@ -178,7 +179,7 @@ func abusiveBodies() map[string]string {
 // abusiveRequest is a tools/call of pay with args and a requestState that
 // is not a token.
 func abusiveRequest(args string) []byte {
-	return mrtrtest.NewRequest(mrtr.MethodToolsCall, map[string]any{
+	return mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{
 		"name": "pay", "arguments": json.RawMessage(args), "requestState": "x",
 	}).Body()
 }

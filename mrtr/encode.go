@@ -3,6 +3,7 @@ package mrtr
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -47,6 +48,9 @@ func (r *CallToolResult) appendMembers(b []byte) ([]byte, error) {
 // annotations or _meta, the common case, is written directly.
 func appendContent(b []byte, c Content) ([]byte, error) {
 	if t, ok := c.(*TextContent); ok && t != nil && t.Annotations == nil && t.Meta == nil {
+		// Room for the text at once: a long text would otherwise grow the
+		// buffer step by step, each step a copy left to the collector.
+		b = slices.Grow(b, len(t.Text)+len(`{"type":"text","text":""}`))
 		b = append(b, `{"type":"text","text":`...)
 		b = appendString(b, t.Text)
 		return append(b, '}'), nil

@@ -3,6 +3,8 @@ package mrtr
 import (
 	"errors"
 	"fmt"
+
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
 
 // Code is a JSON-RPC error code. Every error mrtrkit puts on the wire has
@@ -232,30 +234,11 @@ func unsupportedVersion(supported []string, requested string) *Error {
 	}
 }
 
-// maxEcho bounds what an error message or log line repeats of a value the
-// caller sent.
-const maxEcho = 64
-
-// clip cuts s to at most maxEcho bytes, at a rune boundary, marking the cut.
-func clip(s string) string { return clipTo(s, maxEcho) }
-
-// clipTo cuts s to at most max bytes, at a rune boundary, marking the cut.
-func clipTo(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	n := max
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "..."
-}
-
 // quoted renders a value the caller sent for an error message: as is
 // when it is short visible ASCII, else clipped and in Go quotes, so that no
 // control character or line break of it reaches a message or a log line.
 func quoted(s string) string {
-	plain := s != "" && len(s) <= maxEcho
+	plain := s != "" && len(s) <= wire.MaxEcho
 	for i := 0; plain && i < len(s); i++ {
 		plain = s[i] > ' ' && s[i] < 0x7f && s[i] != '"' && s[i] != '\\'
 	}

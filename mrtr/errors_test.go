@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -62,7 +63,7 @@ func TestLadderErrorBodies(t *testing.T) {
 }
 
 func TestQuotedAndClip(t *testing.T) {
-	x := strings.Repeat("x", maxEcho)
+	x := strings.Repeat("x", wire.MaxEcho)
 	for in, want := range map[string]string{
 		"":                  `""`,
 		"plain":             "plain",

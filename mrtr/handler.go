@@ -17,12 +17,6 @@ type Result interface {
 	wire() (method string, body any, meta Object, ok bool)
 }
 
-// Result types on the wire.
-const (
-	ResultComplete      = "complete"
-	ResultInputRequired = "input_required"
-)
-
 // InputRequired asks the client for input before the call can complete.
 // The framework checks every request against the client's declared
 // capabilities, seals State together with the request's identity and the

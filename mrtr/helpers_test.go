@@ -13,6 +13,7 @@ import (
 
 	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/internal/testkit"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/state"
 )
@@ -62,7 +63,7 @@ func meta(caps obj, extra ...any) obj {
 	if caps == nil {
 		caps = obj{}
 	}
-	m := obj{mrtr.MetaProtocolVersion: version, mrtr.MetaClientCapabilities: caps}
+	m := obj{wire.MetaProtocolVersion: version, wire.MetaClientCapabilities: caps}
 	for i := 0; i+1 < len(extra); i += 2 {
 		m[extra[i].(string)] = extra[i+1]
 	}

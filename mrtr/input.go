@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/go-playground/validator/v10"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
 
 // InputRequest is one request a handler embeds in an input-required
@@ -360,16 +361,16 @@ type inputRequestWire struct {
 func wireInputRequest(r InputRequest) inputRequestWire {
 	switch v := r.(type) {
 	case *SamplingRequest:
-		return inputRequestWire{Method: MethodCreateMessage, Params: v}
+		return inputRequestWire{Method: wire.MethodCreateMessage, Params: v}
 	case *ElicitRequest:
 		if v.Mode == "" {
 			cp := *v
 			cp.Mode = "form"
-			return inputRequestWire{Method: MethodElicit, Params: &cp}
+			return inputRequestWire{Method: wire.MethodElicit, Params: &cp}
 		}
-		return inputRequestWire{Method: MethodElicit, Params: v}
+		return inputRequestWire{Method: wire.MethodElicit, Params: v}
 	default:
-		return inputRequestWire{Method: MethodListRoots, Params: struct{}{}}
+		return inputRequestWire{Method: wire.MethodListRoots, Params: struct{}{}}
 	}
 }
 

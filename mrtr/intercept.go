@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"time"
+
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
 
 // TokenInfo is what a transport's authenticator learned from the
@@ -131,7 +133,7 @@ func PrincipalDigest(principal string) string {
 func AuditLog(l *slog.Logger) Interceptor {
 	return func(ctx context.Context, c *Call, next func(context.Context) *Response) *Response {
 		resp := next(ctx)
-		mrtrMethod := c.Message.Method == MethodToolsCall || c.Message.Method == MethodPromptsGet || c.Message.Method == MethodResourcesRead
+		mrtrMethod := c.Message.Method == wire.MethodToolsCall || c.Message.Method == wire.MethodPromptsGet || c.Message.Method == wire.MethodResourcesRead
 		if !mrtrMethod && c.Refusal == "" {
 			return resp
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mrtrkit/mrtrkit/discover"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
 
 // emptyObject stands for absent arguments.
@@ -258,7 +259,7 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 		}
 	}
 	var hint *discover.Hint
-	if method == MethodResourcesRead {
+	if method == wire.MethodResourcesRead {
 		h := s.hint(discover.CacheRead, c.in.Principal)
 		if fromState {
 			// A result reached through input rounds depends on answers
@@ -267,7 +268,7 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 		}
 		hint = &h
 	}
-	return s.render(ResultComplete, body, meta, hint)
+	return s.render(wire.ResultComplete, body, meta, hint)
 }
 
 // internal logs err with what the call was and returns the opaque

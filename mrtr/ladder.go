@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/state"
 )
 
@@ -142,7 +143,7 @@ func (s *Server) respond(ctx context.Context, in *Inbound, rec *Call) (resp *Res
 			resp = &Response{ID: msg.ID, Error: rec.Error}
 		}
 	}()
-	if msg.Method != MethodSubscriptionsListen {
+	if msg.Method != wire.MethodSubscriptionsListen {
 		release, lerr := s.limits.admit(limitKey(in))
 		if lerr != nil {
 			rec.Refusal, rec.Error = "limit", lerr
@@ -156,7 +157,7 @@ func (s *Server) respond(ctx context.Context, in *Inbound, rec *Call) (resp *Res
 		return &Response{ID: msg.ID, Error: err}
 	}
 	if rec.ResultType == "" {
-		rec.ResultType = ResultComplete
+		rec.ResultType = wire.ResultComplete
 	}
 	return &Response{ID: msg.ID, Result: result}
 }

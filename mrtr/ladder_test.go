@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -64,28 +65,28 @@ func TestLadder(t *testing.T) {
 	}{
 		// Without headers (stdio-like transports).
 		{name: "ok", method: "tools/call", params: call},
-		{name: "unsupported version", method: "tools/list", params: withMeta(metaWith(mrtr.MetaProtocolVersion, "2099-01-01"), nil), code: mrtr.CodeUnsupportedVersion, envelope: true},
-		{name: "garbage version", method: "tools/list", params: withMeta(metaWith(mrtr.MetaProtocolVersion, "latest"), nil), code: mrtr.CodeUnsupportedVersion, envelope: true},
-		{name: "version not a string", method: "tools/list", params: withMeta(metaWith(mrtr.MetaProtocolVersion, 20260728), nil), code: mrtr.CodeInvalidParams, envelope: true},
-		{name: "no version", method: "tools/list", params: withMeta(metaWithout(mrtr.MetaProtocolVersion), nil), code: mrtr.CodeInvalidParams, envelope: true},
+		{name: "unsupported version", method: "tools/list", params: withMeta(metaWith(wire.MetaProtocolVersion, "2099-01-01"), nil), code: mrtr.CodeUnsupportedVersion, envelope: true},
+		{name: "garbage version", method: "tools/list", params: withMeta(metaWith(wire.MetaProtocolVersion, "latest"), nil), code: mrtr.CodeUnsupportedVersion, envelope: true},
+		{name: "version not a string", method: "tools/list", params: withMeta(metaWith(wire.MetaProtocolVersion, 20260728), nil), code: mrtr.CodeInvalidParams, envelope: true},
+		{name: "no version", method: "tools/list", params: withMeta(metaWithout(wire.MetaProtocolVersion), nil), code: mrtr.CodeInvalidParams, envelope: true},
 		{name: "no params", method: "tools/list", params: nil, code: mrtr.CodeInvalidParams, envelope: true},
 		{name: "no _meta", method: "tools/list", params: obj{"_meta": nil}, code: mrtr.CodeInvalidParams, envelope: true},
 		{name: "_meta not an object", method: "tools/list", params: obj{"_meta": []any{}}, code: mrtr.CodeInvalidParams, envelope: true},
-		{name: "no capabilities", method: "tools/list", params: withMeta(metaWithout(mrtr.MetaClientCapabilities), nil), code: mrtr.CodeInvalidParams, envelope: true},
-		{name: "null capabilities", method: "tools/list", params: withMeta(metaWith(mrtr.MetaClientCapabilities, nil), nil), code: mrtr.CodeInvalidParams, envelope: true},
-		{name: "array capabilities", method: "tools/list", params: withMeta(metaWith(mrtr.MetaClientCapabilities, []any{}), nil), code: mrtr.CodeInvalidParams, envelope: true},
-		{name: "capability of the wrong type", method: "tools/list", params: withMeta(metaWith(mrtr.MetaClientCapabilities, obj{"sampling": "yes"}), nil), code: mrtr.CodeInvalidParams, envelope: true},
-		{name: "clientInfo without name", method: "tools/list", params: withMeta(metaWith(mrtr.MetaClientInfo, obj{"version": "1"}), nil), code: mrtr.CodeInvalidParams, envelope: true},
-		{name: "bad log level", method: "tools/list", params: withMeta(metaWith(mrtr.MetaLogLevel, "verbose"), nil), code: mrtr.CodeInvalidParams, envelope: true},
-		{name: "float progress token", method: "tools/list", params: withMeta(metaWith(mrtr.MetaProgressToken, 1.5), nil), code: mrtr.CodeInvalidParams, envelope: true},
-		{name: "valid optional members", method: "tools/list", params: withMeta(metaWith(mrtr.MetaClientInfo, obj{"name": "c", "version": "1"}, mrtr.MetaLogLevel, "info", mrtr.MetaProgressToken, "p", "traceparent", "00-x"), nil)},
+		{name: "no capabilities", method: "tools/list", params: withMeta(metaWithout(wire.MetaClientCapabilities), nil), code: mrtr.CodeInvalidParams, envelope: true},
+		{name: "null capabilities", method: "tools/list", params: withMeta(metaWith(wire.MetaClientCapabilities, nil), nil), code: mrtr.CodeInvalidParams, envelope: true},
+		{name: "array capabilities", method: "tools/list", params: withMeta(metaWith(wire.MetaClientCapabilities, []any{}), nil), code: mrtr.CodeInvalidParams, envelope: true},
+		{name: "capability of the wrong type", method: "tools/list", params: withMeta(metaWith(wire.MetaClientCapabilities, obj{"sampling": "yes"}), nil), code: mrtr.CodeInvalidParams, envelope: true},
+		{name: "clientInfo without name", method: "tools/list", params: withMeta(metaWith(wire.MetaClientInfo, obj{"version": "1"}), nil), code: mrtr.CodeInvalidParams, envelope: true},
+		{name: "bad log level", method: "tools/list", params: withMeta(metaWith(wire.MetaLogLevel, "verbose"), nil), code: mrtr.CodeInvalidParams, envelope: true},
+		{name: "float progress token", method: "tools/list", params: withMeta(metaWith(wire.MetaProgressToken, 1.5), nil), code: mrtr.CodeInvalidParams, envelope: true},
+		{name: "valid optional members", method: "tools/list", params: withMeta(metaWith(wire.MetaClientInfo, obj{"name": "c", "version": "1"}, wire.MetaLogLevel, "info", wire.MetaProgressToken, "p", "traceparent", "00-x"), nil)},
 		{name: "unknown method", method: "tools/frobnicate", params: obj{"_meta": good}, code: mrtr.CodeMethodNotFound, envelope: true},
 		{name: "removed method initialize", method: "initialize", params: obj{"_meta": good}, code: mrtr.CodeMethodNotFound, envelope: true},
 		{name: "removed method logging/setLevel", method: "logging/setLevel", params: obj{"_meta": good, "level": "info"}, code: mrtr.CodeMethodNotFound, envelope: true},
 		{name: "unadvertised subscriptions/listen", method: "subscriptions/listen", params: obj{"_meta": good}, code: mrtr.CodeMethodNotFound, envelope: true},
 		{name: "unadvertised prompts/list", method: "prompts/list", params: obj{"_meta": good}, code: mrtr.CodeMethodNotFound, envelope: true},
-		{name: "unknown method with bad _meta is -32602 first", method: "nope/nope", params: obj{"_meta": metaWithout(mrtr.MetaClientCapabilities)}, code: mrtr.CodeInvalidParams, envelope: true},
-		{name: "unknown method with bad version is -32022 first", method: "nope/nope", params: withMeta(metaWith(mrtr.MetaProtocolVersion, "2099-01-01"), nil), code: mrtr.CodeUnsupportedVersion, envelope: true},
+		{name: "unknown method with bad _meta is -32602 first", method: "nope/nope", params: obj{"_meta": metaWithout(wire.MetaClientCapabilities)}, code: mrtr.CodeInvalidParams, envelope: true},
+		{name: "unknown method with bad version is -32022 first", method: "nope/nope", params: withMeta(metaWith(wire.MetaProtocolVersion, "2099-01-01"), nil), code: mrtr.CodeUnsupportedVersion, envelope: true},
 		{name: "unknown tool is in-band", method: "tools/call", params: obj{"_meta": good, "name": "nope"}, code: mrtr.CodeInvalidParams, message: "Unknown tool: nope"},
 		{name: "tool name not a string", method: "tools/call", params: obj{"_meta": good, "name": 5}, code: mrtr.CodeInvalidParams},
 		{name: "arguments not an object", method: "tools/call", params: obj{"_meta": good, "name": "echo", "arguments": []any{1}}, code: mrtr.CodeInvalidParams},
@@ -96,16 +97,16 @@ func TestLadder(t *testing.T) {
 		{name: "version header invalid", method: "tools/call", params: call, headers: callMirror(func(m *mrtr.Mirror) {
 			m.ProtocolVersion = mrtr.HeaderValue{Present: true, Invalid: "control character"}
 		}), code: mrtr.CodeHeaderMismatch, envelope: true},
-		{name: "bogus body version under a good header is a mismatch", method: "tools/list", params: withMeta(metaWith(mrtr.MetaProtocolVersion, "2099-01-01"), nil), headers: mirror("tools/list", ""), code: mrtr.CodeHeaderMismatch, envelope: true},
-		{name: "unsupported version in header and body", method: "tools/list", params: withMeta(metaWith(mrtr.MetaProtocolVersion, "2099-01-01"), nil), headers: func() *mrtr.Mirror {
+		{name: "bogus body version under a good header is a mismatch", method: "tools/list", params: withMeta(metaWith(wire.MetaProtocolVersion, "2099-01-01"), nil), headers: mirror("tools/list", ""), code: mrtr.CodeHeaderMismatch, envelope: true},
+		{name: "unsupported version in header and body", method: "tools/list", params: withMeta(metaWith(wire.MetaProtocolVersion, "2099-01-01"), nil), headers: func() *mrtr.Mirror {
 			m := mirror("tools/list", "")
 			m.ProtocolVersion = hv("2099-01-01")
 			return m
 		}(), code: mrtr.CodeUnsupportedVersion, envelope: true},
 		{name: "no _meta under a good header", method: "tools/list", params: obj{"_meta": nil}, headers: mirror("tools/list", ""), code: mrtr.CodeInvalidParams, envelope: true},
-		{name: "numeric body version under a good header", method: "tools/list", params: withMeta(metaWith(mrtr.MetaProtocolVersion, 1), nil), headers: mirror("tools/list", ""), code: mrtr.CodeInvalidParams, envelope: true},
+		{name: "numeric body version under a good header", method: "tools/list", params: withMeta(metaWith(wire.MetaProtocolVersion, 1), nil), headers: mirror("tools/list", ""), code: mrtr.CodeInvalidParams, envelope: true},
 		{name: "missing version header beats bad _meta", method: "tools/list", params: obj{"_meta": nil}, headers: &mrtr.Mirror{Method: hv("tools/list")}, code: mrtr.CodeHeaderMismatch, envelope: true},
-		{name: "bad _meta beats Mcp-Method mismatch", method: "tools/list", params: obj{"_meta": metaWithout(mrtr.MetaClientCapabilities)}, headers: mirror("tools/call", ""), code: mrtr.CodeInvalidParams, envelope: true},
+		{name: "bad _meta beats Mcp-Method mismatch", method: "tools/list", params: obj{"_meta": metaWithout(wire.MetaClientCapabilities)}, headers: mirror("tools/call", ""), code: mrtr.CodeInvalidParams, envelope: true},
 		{name: "unknown method beats Mcp-Method mismatch", method: "nope/nope", params: obj{"_meta": good}, headers: mirror("tools/list", ""), code: mrtr.CodeMethodNotFound, envelope: true},
 		{name: "Mcp-Method missing", method: "tools/list", params: obj{"_meta": good}, headers: &mrtr.Mirror{ProtocolVersion: hv(version)}, code: mrtr.CodeHeaderMismatch, envelope: true, message: "Mcp-Method"},
 		{name: "Mcp-Method mismatch", method: "tools/list", params: obj{"_meta": good}, headers: mirror("tools/call", ""), code: mrtr.CodeHeaderMismatch, envelope: true, message: "Mcp-Method"},
@@ -152,13 +153,13 @@ func TestUnsupportedVersionData(t *testing.T) {
 	desc := testDesc()
 	desc.Versions = []string{"2026-07-28", "2026-12-01"}
 	f := newFixtureDesc(t, desc)
-	r := f.call("server/discover", obj{"_meta": meta(capsNone, mrtr.MetaProtocolVersion, "2030-01-01")})
+	r := f.call("server/discover", obj{"_meta": meta(capsNone, wire.MetaProtocolVersion, "2030-01-01")})
 	e := r.fail(t, mrtr.CodeUnsupportedVersion)
 	assert.Equal(t, "Unsupported protocol version", e.Message)
 	assert.JSONEq(t, `{"supported":["2026-07-28","2026-12-01"],"requested":"2030-01-01"}`, string(e.Data))
 
 	// Both offered versions are served.
-	f.call("server/discover", obj{"_meta": meta(capsNone, mrtr.MetaProtocolVersion, "2026-12-01")}).complete(t)
+	f.call("server/discover", obj{"_meta": meta(capsNone, wire.MetaProtocolVersion, "2026-12-01")}).complete(t)
 }
 
 func TestNotificationHasNoResponse(t *testing.T) {
@@ -231,6 +232,6 @@ func TestCallerValuesAreQuotedAndClipped(t *testing.T) {
 	long := "file:///" + strings.Repeat("a", 100)
 	e = f.call("resources/read", obj{"uri": long}).fail(t, mrtr.CodeInvalidParams)
 	assert.Equal(t, obj{"uri": long[:64] + "..."}, e.dataJSON(t))
-	e = f.call("tools/list", obj{"_meta": meta(capsNone, mrtr.MetaProtocolVersion, "2099-"+x64)}).fail(t, mrtr.CodeUnsupportedVersion)
+	e = f.call("tools/list", obj{"_meta": meta(capsNone, wire.MetaProtocolVersion, "2099-"+x64)}).fail(t, mrtr.CodeUnsupportedVersion)
 	assert.Equal(t, obj{"supported": []any{version}, "requested": "2099-" + x63[:59] + "..."}, e.dataJSON(t))
 }

@@ -8,18 +8,18 @@ import (
 
 // Defaults of the Server's limits.
 const (
-	// DefaultMaxInFlight bounds the requests one principal may have in
+	// defaultMaxInFlight bounds the requests one principal may have in
 	// flight at once (subscriptions/listen streams are bounded apart).
 	// Anonymous callers count per peer (Inbound.Peer).
-	DefaultMaxInFlight = 64
-	// DefaultHandlerTimeout bounds one run of a handler; the handler sees
+	defaultMaxInFlight = 64
+	// defaultHandlerTimeout bounds one run of a handler; the handler sees
 	// its context cancelled.
-	DefaultHandlerTimeout = 5 * time.Minute
-	// DefaultMaxListeners bounds the subscriptions/listen streams open at
+	defaultHandlerTimeout = 5 * time.Minute
+	// defaultMaxListeners bounds the subscriptions/listen streams open at
 	// once, all principals together.
-	DefaultMaxListeners = 1000
-	// DefaultMaxListenersPerPrincipal bounds the streams of one principal.
-	DefaultMaxListenersPerPrincipal = 16
+	defaultMaxListeners = 1000
+	// defaultMaxListenersPerPrincipal bounds the streams of one principal.
+	defaultMaxListenersPerPrincipal = 16
 )
 
 // Limit says which limit refused a request, for a transport that answers
@@ -51,8 +51,8 @@ type limits struct {
 }
 
 func defaultLimits() limits {
-	return limits{maxInFlight: DefaultMaxInFlight, handlerTimeout: DefaultHandlerTimeout,
-		maxListeners: DefaultMaxListeners, perPrincipal: DefaultMaxListenersPerPrincipal}
+	return limits{maxInFlight: defaultMaxInFlight, handlerTimeout: defaultHandlerTimeout,
+		maxListeners: defaultMaxListeners, perPrincipal: defaultMaxListenersPerPrincipal}
 }
 
 // limitError is a refusal for load.
@@ -120,14 +120,14 @@ func limitKey(in *Inbound) string {
 }
 
 // WithMaxInFlight bounds the requests one principal may have in flight at
-// once (default DefaultMaxInFlight; 0 or less for no bound). A request
+// once (default 64; 0 or less for no bound). A request
 // past it is refused with -32603 "Too many requests in flight", whose
 // Limit is CallerLimit (HTTP 429 on Streamable HTTP). Anonymous callers
 // count per peer (Inbound.Peer).
 func WithMaxInFlight(n int) Option { return optionFunc(func(s *Server) { s.limits.maxInFlight = n }) }
 
 // WithHandlerTimeout bounds one run of a handler (default
-// DefaultHandlerTimeout; 0 or less for no bound): the handler sees its
+// 5 minutes; 0 or less for no bound): the handler sees its
 // context cancelled, and the request is answered with -32603 "Request
 // timed out".
 func WithHandlerTimeout(d time.Duration) Option {
@@ -135,8 +135,8 @@ func WithHandlerTimeout(d time.Duration) Option {
 }
 
 // WithMaxListeners bounds the subscriptions/listen streams open at once:
-// total for the server (default DefaultMaxListeners) and perPrincipal for
-// one principal (default DefaultMaxListenersPerPrincipal); 0 or less for
+// total for the server (default 1000) and perPrincipal for
+// one principal (default 16); 0 or less for
 // no bound. A stream past the total is refused with Limit ServerLimit
 // (HTTP 503), one past the principal's share with CallerLimit (429).
 func WithMaxListeners(total, perPrincipal int) Option {

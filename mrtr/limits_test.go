@@ -15,6 +15,7 @@ import (
 
 	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/internal/testkit"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
 )
@@ -31,7 +32,7 @@ func callTool(srv *mrtr.Server, principal, name string, args any) (json.RawMessa
 	if args != nil {
 		p["arguments"] = args
 	}
-	return mrtrtest.Send(context.Background(), srv, principal, mrtrtest.NewRequest(mrtr.MethodToolsCall, p))
+	return mrtrtest.Send(context.Background(), srv, principal, mrtrtest.NewRequest(wire.MethodToolsCall, p))
 }
 
 func TestHandlerPanicIsInternalError(t *testing.T) {
@@ -127,7 +128,7 @@ func TestInFlightPerPrincipal(t *testing.T) {
 func listenOn(t *testing.T, srv *mrtr.Server, principal string) (*mrtr.Error, func() *mrtr.Response) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	in := mrtrtest.NewRequest(mrtr.MethodSubscriptionsListen, map[string]any{"notifications": map[string]any{"toolsListChanged": true}}).Inbound(principal)
+	in := mrtrtest.NewRequest(wire.MethodSubscriptionsListen, map[string]any{"notifications": map[string]any{"toolsListChanged": true}}).Inbound(principal)
 	first := make(chan []byte, 1)
 	in.Emit = func(n []byte) error {
 		select {
@@ -184,13 +185,13 @@ func TestListenLifetime(t *testing.T) {
 	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "t"}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
 		return mrtr.TextResult("ok"), nil
 	})))
-	in := mrtrtest.NewRequest(mrtr.MethodSubscriptionsListen, map[string]any{"notifications": map[string]any{"toolsListChanged": true}}).Inbound("")
+	in := mrtrtest.NewRequest(wire.MethodSubscriptionsListen, map[string]any{"notifications": map[string]any{"toolsListChanged": true}}).Inbound("")
 	in.Emit = func([]byte) error { return nil }
 	start := time.Now()
 	resp := srv.Handle(context.Background(), in)
 	require.Nil(t, resp.Error)
 	assert.GreaterOrEqual(t, time.Since(start), 30*time.Millisecond)
-	assert.Contains(t, string(resp.Result), mrtr.MetaSubscriptionID, "the stream ends with its final result")
+	assert.Contains(t, string(resp.Result), wire.MetaSubscriptionID, "the stream ends with its final result")
 }
 
 func TestRequireKeys(t *testing.T) {
@@ -230,9 +231,9 @@ func TestInterceptorsSeeEveryRefusal(t *testing.T) {
 	})))
 	send := func(r *mrtrtest.Request) { mrtrtest.Send(context.Background(), srv, "alice", r) }
 
-	send(mrtrtest.NewRequest(mrtr.MethodToolsCall, map[string]any{"name": "ask"}).WithCapabilities(`{"elicitation":{}}`))
+	send(mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "ask"}).WithCapabilities(`{"elicitation":{}}`))
 	assert.Equal(t, []string{"outer in", "inner", "outer out"}, order)
-	assert.Equal(t, mrtr.ResultInputRequired, last.ResultType)
+	assert.Equal(t, wire.ResultInputRequired, last.ResultType)
 	assert.Equal(t, []string{"k"}, last.Asked)
 	assert.Equal(t, "ask", last.Target)
 	assert.Equal(t, "alice", last.Principal)
@@ -242,14 +243,14 @@ func TestInterceptorsSeeEveryRefusal(t *testing.T) {
 		req     *mrtrtest.Request
 		refusal string
 	}{
-		{mrtrtest.NewRequest(mrtr.MethodToolsCall, map[string]any{"name": "ask"}).WithMeta(mrtr.MetaProtocolVersion, "1999-01-01"), "version"},
-		{mrtrtest.NewRequest(mrtr.MethodToolsCall, map[string]any{"name": "ask"}).WithMeta(mrtr.MetaClientCapabilities, nil), "meta"},
+		{mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "ask"}).WithMeta(wire.MetaProtocolVersion, "1999-01-01"), "version"},
+		{mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "ask"}).WithMeta(wire.MetaClientCapabilities, nil), "meta"},
 		{mrtrtest.NewRequest("ping", nil), "method"},
-		{mrtrtest.NewRequest(mrtr.MethodToolsCall, map[string]any{"name": "nope"}), "target"},
-		{mrtrtest.NewRequest(mrtr.MethodToolsCall, map[string]any{"name": "ask", "arguments": json.RawMessage(`{"a":1,"A":2}`)}), "arguments"},
-		{mrtrtest.NewRequest(mrtr.MethodToolsCall, map[string]any{"name": "ask", "requestState": 7}), "state"},
-		{mrtrtest.NewRequest(mrtr.MethodToolsCall, map[string]any{"name": "ask"}), "capability"},
-		{mrtrtest.NewRequest(mrtr.MethodToolsList, map[string]any{"cursor": "???"}), "params"},
+		{mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "nope"}), "target"},
+		{mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "ask", "arguments": json.RawMessage(`{"a":1,"A":2}`)}), "arguments"},
+		{mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "ask", "requestState": 7}), "state"},
+		{mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "ask"}), "capability"},
+		{mrtrtest.NewRequest(wire.MethodToolsList, map[string]any{"cursor": "???"}), "params"},
 	} {
 		send(tc.req)
 		assert.Equal(t, tc.refusal, last.Refusal, "%s", tc.req.Body())
@@ -273,7 +274,7 @@ func TestAuditLog(t *testing.T) {
 	}))
 	_, err := c.CallTool(context.Background(), "ask", map[string]any{"account": "argument-value"})
 	require.NoError(t, err)
-	mrtrtest.Send(context.Background(), srv, "", mrtrtest.NewRequest(mrtr.MethodToolsCall, map[string]any{"name": "ask", "requestState": "forged"}))
+	mrtrtest.Send(context.Background(), srv, "", mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "ask", "requestState": "forged"}))
 	out := buf.String()
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	require.Len(t, lines, 3, out)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mrtrkit/mrtrkit/discover"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
 
 // Cursors are opaque to clients: base64url of "n:" and the name of the
@@ -83,11 +84,11 @@ func (s *Server) renderList(c *call, key string, items []json.RawMessage, next s
 	}
 	b = append(b, '}')
 	hint := s.hint(discover.CacheList, c.in.Principal)
-	return s.render(ResultComplete, json.RawMessage(b), nil, &hint)
+	return s.render(wire.ResultComplete, json.RawMessage(b), nil, &hint)
 }
 
 // listOf renders one page of a registry, of the entries the caller sees.
-func listOf[T any](s *Server, c *call, reg *registry[T], kind, key string, wire func(T) json.RawMessage) (json.RawMessage, *Error) {
+func listOf[T any](s *Server, c *call, reg *registry[T], kind, key string, encode func(T) json.RawMessage) (json.RawMessage, *Error) {
 	s.mu.RLock()
 	names := reg.names
 	if s.visible != nil {
@@ -102,7 +103,7 @@ func listOf[T any](s *Server, c *call, reg *registry[T], kind, key string, wire 
 	names, next, err := s.page(c, names)
 	items := make([]json.RawMessage, len(names))
 	for i, n := range names {
-		items[i] = wire(reg.byKey[n])
+		items[i] = encode(reg.byKey[n])
 	}
 	s.mu.RUnlock()
 	if err != nil {

@@ -89,7 +89,7 @@ func TestListRendersTools(t *testing.T) {
 		},
 		obj{"name": "bare", "inputSchema": obj{"type": "object"}},
 	}, res["tools"])
-	assert.Equal(t, float64(discover.DefaultListTTL.Milliseconds()), res["ttlMs"])
+	assert.Equal(t, float64((5 * time.Minute).Milliseconds()), res["ttlMs"])
 	assert.Equal(t, "public", res["cacheScope"])
 	assert.NotContains(t, res, "nextCursor")
 	assert.Contains(t, res, "_meta")

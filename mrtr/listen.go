@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
 
 // SubscriptionFilter is the params.notifications of subscriptions/listen:
@@ -21,7 +23,7 @@ type SubscriptionFilter struct {
 	ResourcesListChanged bool `json:"resourcesListChanged,omitempty"`
 	// ResourceSubscriptions are the URIs of the resources whose
 	// notifications/resources/updated the listener wants
-	// (resourceSubscriptions); at most MaxResourceSubscriptions.
+	// (resourceSubscriptions); at most maxResourceSubscriptions.
 	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
 }
 
@@ -34,8 +36,8 @@ const (
 	notifyResourceUpdated      = "notifications/resources/updated"
 )
 
-// MaxResourceSubscriptions bounds the resources one listen request may name.
-const MaxResourceSubscriptions = 256
+// maxResourceSubscriptions bounds the resources one listen request may name.
+const maxResourceSubscriptions = wire.MaxResourceSubscriptions
 
 // NotifyResourceUpdated tells every listener subscribed to uri that the
 // resource changed (notifications/resources/updated). Any caller may
@@ -107,8 +109,8 @@ func (s *Server) listen(ctx context.Context, c *call) (json.RawMessage, *Error) 
 	if f.ResourcesListChanged && caps.Resources != nil && caps.Resources.ListChanged {
 		honoured.ResourcesListChanged, l.want = true, l.want|changeResources
 	}
-	if len(f.ResourceSubscriptions) > MaxResourceSubscriptions {
-		return nil, InvalidParamsError(fmt.Sprintf("subscriptions/listen names more than %d resources", MaxResourceSubscriptions))
+	if len(f.ResourceSubscriptions) > maxResourceSubscriptions {
+		return nil, InvalidParamsError(fmt.Sprintf("subscriptions/listen names more than %d resources", maxResourceSubscriptions))
 	}
 	if len(f.ResourceSubscriptions) > 0 && caps.Resources != nil && caps.Resources.Subscribe {
 		// Only resources the server has (by URI or template) are honoured;
@@ -129,7 +131,7 @@ func (s *Server) listen(ctx context.Context, c *call) (json.RawMessage, *Error) 
 	defer release()
 	c.stage = ""
 	id := c.in.Message.ID.raw
-	meta := map[string]json.RawMessage{MetaSubscriptionID: id}
+	meta := map[string]json.RawMessage{wire.MetaSubscriptionID: id}
 	s.hub.add(l)
 	defer s.hub.remove(l)
 	ack, err := encodeNotification(notifyAcknowledged, struct {
@@ -157,9 +159,9 @@ func (s *Server) listen(ctx context.Context, c *call) (json.RawMessage, *Error) 
 		case <-ctx.Done():
 			return nil, internalError() // the client went away; nothing is written
 		case <-closed:
-			return s.render(ResultComplete, struct{}{}, Object{MetaSubscriptionID: id}, nil)
+			return s.render(wire.ResultComplete, struct{}{}, Object{wire.MetaSubscriptionID: id}, nil)
 		case <-expired:
-			return s.render(ResultComplete, struct{}{}, Object{MetaSubscriptionID: id}, nil)
+			return s.render(wire.ResultComplete, struct{}{}, Object{wire.MetaSubscriptionID: id}, nil)
 		case <-l.wake:
 		}
 		bits, uris := l.take()

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/discover"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -70,20 +71,20 @@ func TestListen(t *testing.T) {
 	ack := next(t, notes)
 	assert.Equal(t, "notifications/subscriptions/acknowledged", ack["method"])
 	assert.Equal(t, obj{
-		"_meta":         obj{mrtr.MetaSubscriptionID: float64(9)},
+		"_meta":         obj{wire.MetaSubscriptionID: float64(9)},
 		"notifications": obj{"toolsListChanged": true, "resourceSubscriptions": []any{"file:///a"}},
 	}, ack["params"])
 
 	f.addTool("t", noopTool)
 	n := next(t, notes)
 	assert.Equal(t, "notifications/tools/list_changed", n["method"])
-	assert.Equal(t, obj{"_meta": obj{mrtr.MetaSubscriptionID: float64(9)}}, n["params"])
+	assert.Equal(t, obj{"_meta": obj{wire.MetaSubscriptionID: float64(9)}}, n["params"])
 
 	f.srv.NotifyResourceUpdated("file:///other") // not subscribed
 	f.srv.NotifyResourceUpdated("file:///a")
 	n = next(t, notes)
 	assert.Equal(t, "notifications/resources/updated", n["method"])
-	assert.Equal(t, obj{"_meta": obj{mrtr.MetaSubscriptionID: float64(9)}, "uri": "file:///a"}, n["params"])
+	assert.Equal(t, obj{"_meta": obj{wire.MetaSubscriptionID: float64(9)}, "uri": "file:///a"}, n["params"])
 
 	f.srv.NotifyListChanged(false, true, false) // prompts: not honoured
 	f.srv.NotifyListChanged(true, false, false)
@@ -98,8 +99,8 @@ func TestListen(t *testing.T) {
 		t.Fatal("listen did not end on Close")
 	}
 	res := r.complete(t)
-	assert.Equal(t, float64(9), res["_meta"].(map[string]any)[mrtr.MetaSubscriptionID])
-	assert.Contains(t, res["_meta"], mrtr.MetaServerInfo)
+	assert.Equal(t, float64(9), res["_meta"].(map[string]any)[wire.MetaSubscriptionID])
+	assert.Contains(t, res["_meta"], wire.MetaServerInfo)
 	assert.NotContains(t, res, "ttlMs")
 	select {
 	case n := <-notes:
@@ -152,7 +153,7 @@ func TestListenRefusals(t *testing.T) {
 
 func TestListenBoundsResourceSubscriptions(t *testing.T) {
 	f := newFixtureDesc(t, listenDesc())
-	uris := make([]any, mrtr.MaxResourceSubscriptions+1)
+	uris := make([]any, 256+1)
 	for i := range uris {
 		uris[i] = fmt.Sprintf("file:///%d", i)
 	}

@@ -8,27 +8,8 @@ import (
 	"strings"
 
 	"github.com/mrtrkit/mrtrkit/discover"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
-
-// Reserved _meta keys of MCP 2026-07-28.
-const (
-	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"    // request: the protocol version
-	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities" // request: the client's capabilities
-	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"         // request: the client's Implementation
-	MetaLogLevel           = "io.modelcontextprotocol/logLevel"           // request: the log level wanted
-	MetaServerInfo         = discover.MetaServerInfo                      // result: the server's Implementation
-	MetaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"     // listen notifications: the listen request's id
-	MetaProgressToken      = "progressToken"                              // request: the token of progress notifications
-)
-
-// Implementation names a client or a server.
-type Implementation = discover.Implementation
-
-// Icon is an icon a client may show for a server, tool, prompt or resource.
-type Icon = discover.Icon
-
-// ServerCapabilities is what the server says it can do.
-type ServerCapabilities = discover.Capabilities
 
 // Object is a JSON object whose content mrtrkit does not interpret.
 type Object = map[string]json.RawMessage
@@ -156,19 +137,19 @@ func (l LogLevel) AtLeast(min LogLevel) bool { return levelRank[l] >= levelRank[
 // for this request only.
 type Meta struct {
 	// ProtocolVersion is the protocol version the request claims
-	// (MetaProtocolVersion).
+	// ("io.modelcontextprotocol/protocolVersion").
 	ProtocolVersion string
 	// ClientCapabilities is what the client declared for this request
-	// (MetaClientCapabilities).
+	// ("io.modelcontextprotocol/clientCapabilities").
 	ClientCapabilities ClientCapabilities
-	// ClientInfo is the client's self-reported identity (MetaClientInfo);
+	// ClientInfo is the client's self-reported identity ("io.modelcontextprotocol/clientInfo");
 	// nil when absent. It is never used for decisions.
-	ClientInfo *Implementation
+	ClientInfo *discover.Implementation
 	// LogLevel is the least severe level of log notifications the client
-	// wants (MetaLogLevel); empty means none.
+	// wants ("io.modelcontextprotocol/logLevel"); empty means none.
 	LogLevel LogLevel
 	// ProgressToken is the token of progress notifications, verbatim
-	// (MetaProgressToken); nil means none.
+	// ("progressToken"); nil means none.
 	ProgressToken json.RawMessage
 	// Extra holds every other key verbatim, including the W3C trace-context
 	// keys traceparent, tracestate and baggage.
@@ -203,7 +184,7 @@ func splitMeta(raw json.RawMessage) (map[string]json.RawMessage, *Error) {
 // versionOf reads the protocol version claim from split _meta members,
 // without judging the rest of the envelope.
 func versionOf(fields map[string]json.RawMessage) (version string, ok bool) {
-	v, found := fields[MetaProtocolVersion]
+	v, found := fields[wire.MetaProtocolVersion]
 	if !found || json.Unmarshal(v, &version) != nil {
 		return "", false
 	}
@@ -214,36 +195,36 @@ func versionOf(fields map[string]json.RawMessage) (version string, ok bool) {
 // envelope errors (HTTP 400). It takes ownership of fields.
 func parseMeta(fields map[string]json.RawMessage) (*Meta, *Error) {
 	m := &Meta{}
-	v, ok := fields[MetaProtocolVersion]
+	v, ok := fields[wire.MetaProtocolVersion]
 	if !ok || json.Unmarshal(v, &m.ProtocolVersion) != nil || m.ProtocolVersion == "" {
-		return nil, invalidMeta(MetaProtocolVersion + " is required and must be a string")
+		return nil, invalidMeta(wire.MetaProtocolVersion + " is required and must be a string")
 	}
-	delete(fields, MetaProtocolVersion)
-	v, ok = fields[MetaClientCapabilities]
+	delete(fields, wire.MetaProtocolVersion)
+	v, ok = fields[wire.MetaClientCapabilities]
 	if !ok || isAbsent(v) || v[0] != '{' || json.Unmarshal(v, &m.ClientCapabilities) != nil {
-		return nil, invalidMeta(MetaClientCapabilities + " is required and must be a ClientCapabilities object")
+		return nil, invalidMeta(wire.MetaClientCapabilities + " is required and must be a ClientCapabilities object")
 	}
-	delete(fields, MetaClientCapabilities)
-	if v, ok = fields[MetaClientInfo]; ok {
-		var info Implementation
+	delete(fields, wire.MetaClientCapabilities)
+	if v, ok = fields[wire.MetaClientInfo]; ok {
+		var info discover.Implementation
 		if json.Unmarshal(v, &info) != nil || info.Name == "" {
-			return nil, invalidMeta(MetaClientInfo + " must be an Implementation with a name")
+			return nil, invalidMeta(wire.MetaClientInfo + " must be an discover.Implementation with a name")
 		}
 		m.ClientInfo = &info
-		delete(fields, MetaClientInfo)
+		delete(fields, wire.MetaClientInfo)
 	}
-	if v, ok = fields[MetaLogLevel]; ok {
+	if v, ok = fields[wire.MetaLogLevel]; ok {
 		if json.Unmarshal(v, &m.LogLevel) != nil || !m.LogLevel.Valid() {
-			return nil, invalidMeta(MetaLogLevel + " must be one of debug, info, notice, warning, error, critical, alert, emergency")
+			return nil, invalidMeta(wire.MetaLogLevel + " must be one of debug, info, notice, warning, error, critical, alert, emergency")
 		}
-		delete(fields, MetaLogLevel)
+		delete(fields, wire.MetaLogLevel)
 	}
-	if v, ok = fields[MetaProgressToken]; ok {
+	if v, ok = fields[wire.MetaProgressToken]; ok {
 		if !validID(v) {
 			return nil, invalidMeta("progressToken must be a string or an integer")
 		}
 		m.ProgressToken = v
-		delete(fields, MetaProgressToken)
+		delete(fields, wire.MetaProgressToken)
 	}
 	if len(fields) > 0 {
 		m.Extra = fields

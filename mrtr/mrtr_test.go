@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/internal/testkit"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
 	"github.com/mrtrkit/mrtrkit/state"
@@ -117,7 +118,7 @@ func TestThreeRoundTool(t *testing.T) {
 	// Round 0: the handler asks for the user's name.
 	res, tok1 := f.call("tools/call", wizardCall(args, "", nil)).inputRequired(t)
 	assert.Equal(t, []string{"_meta", "inputRequests", "requestState", "resultType"}, keysOf(res), "input_required carries no cache hint and no content")
-	assert.Equal(t, obj{mrtr.MetaServerInfo: obj{"name": "test", "version": "1.0.0"}}, res["_meta"])
+	assert.Equal(t, obj{wire.MetaServerInfo: obj{"name": "test", "version": "1.0.0"}}, res["_meta"])
 	asks := res["inputRequests"].(map[string]any)
 	assert.Equal(t, []string{"step1"}, keysOf(asks))
 	assert.Equal(t, obj{
@@ -447,11 +448,11 @@ func TestRoundLimit(t *testing.T) {
 	// The default limit is DefaultMaxRounds: its last round opens, the
 	// next one does not.
 	g, wg := wizardFixture(t)
-	require.Equal(t, mrtr.DefaultMaxRounds, g.srv.MaxRounds())
-	tok = sealFor(t, codec, `{}`, mrtr.DefaultMaxRounds, asked, "x")
+	require.Equal(t, defaultRounds, g.srv.MaxRounds())
+	tok = sealFor(t, codec, `{}`, defaultRounds, asked, "x")
 	g.call("tools/call", wizardCall(obj{}, tok, obj{"step2": rawJSON(answerStep2)})).complete(t)
 	assert.EqualValues(t, 1, wg.calls.Load())
-	tok = sealFor(t, codec, `{}`, mrtr.DefaultMaxRounds+1, asked, "x")
+	tok = sealFor(t, codec, `{}`, defaultRounds+1, asked, "x")
 	requireInvalidState(t, g.call("tools/call", wizardCall(obj{}, tok, obj{"step2": rawJSON(answerStep2)})), mrtr.ReasonInvalidRequestState)
 	assert.EqualValues(t, 1, wg.calls.Load())
 	assert.True(t, g.logHas("requestState refused", "reason=round_limit"))
@@ -568,3 +569,6 @@ func TestConcurrentRounds(t *testing.T) {
 	}
 	assert.EqualValues(t, 3*n, w.calls.Load())
 }
+
+// defaultRounds is the documented default of WithMaxRounds.
+const defaultRounds = 10

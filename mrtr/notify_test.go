@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/discover"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -62,7 +63,7 @@ func TestProgress(t *testing.T) {
 		var errs []error
 		f.addTool("t", chatty(&errs))
 		s := &sink{}
-		f.call("tools/call", obj{"_meta": meta(capsNone, mrtr.MetaProgressToken, token), "name": "t"}, withEmit(s.emit)).complete(t)
+		f.call("tools/call", obj{"_meta": meta(capsNone, wire.MetaProgressToken, token), "name": "t"}, withEmit(s.emit)).complete(t)
 		want := []obj{
 			{"jsonrpc": "2.0", "method": "notifications/progress", "params": obj{"progressToken": token, "progress": float64(1), "total": float64(2), "message": "half way"}},
 			{"jsonrpc": "2.0", "method": "notifications/progress", "params": obj{"progressToken": token, "progress": float64(2)}},
@@ -87,7 +88,7 @@ func TestNoNotificationsWithoutOptIn(t *testing.T) {
 	assert.Empty(t, s.all())
 
 	// Without an Emit function the calls are no-ops.
-	f.call("tools/call", obj{"_meta": meta(capsNone, mrtr.MetaProgressToken, "p", mrtr.MetaLogLevel, "debug"), "name": "t"}).complete(t)
+	f.call("tools/call", obj{"_meta": meta(capsNone, wire.MetaProgressToken, "p", wire.MetaLogLevel, "debug"), "name": "t"}).complete(t)
 	for _, err := range errs {
 		assert.NoError(t, err)
 	}
@@ -108,7 +109,7 @@ func TestLogLevels(t *testing.T) {
 			var errs []error
 			f.addTool("t", chatty(&errs))
 			s := &sink{}
-			f.call("tools/call", obj{"_meta": meta(capsNone, mrtr.MetaLogLevel, tt.requested), "name": "t"}, withEmit(s.emit)).complete(t)
+			f.call("tools/call", obj{"_meta": meta(capsNone, wire.MetaLogLevel, tt.requested), "name": "t"}, withEmit(s.emit)).complete(t)
 			var levels []string
 			for _, n := range s.all() {
 				require.Equal(t, "notifications/message", n["method"])
@@ -131,7 +132,7 @@ func TestLogNeedsLoggingCapability(t *testing.T) {
 		return chatty(&errs)(ctx, req)
 	})
 	s := &sink{}
-	f.call("tools/call", obj{"_meta": meta(capsNone, mrtr.MetaLogLevel, "debug", mrtr.MetaProgressToken, "p"), "name": "t"}, withEmit(s.emit)).complete(t)
+	f.call("tools/call", obj{"_meta": meta(capsNone, wire.MetaLogLevel, "debug", wire.MetaProgressToken, "p"), "name": "t"}, withEmit(s.emit)).complete(t)
 	for _, n := range s.all() {
 		assert.Equal(t, "notifications/progress", n["method"], "progress needs no capability, logging does")
 	}
@@ -144,7 +145,7 @@ func TestEmitErrorReachesHandler(t *testing.T) {
 	var errs []error
 	f.addTool("t", chatty(&errs))
 	broken := errors.New("stream closed")
-	f.call("tools/call", obj{"_meta": meta(capsNone, mrtr.MetaProgressToken, 1), "name": "t"}, withEmit(func([]byte) error { return broken })).complete(t)
+	f.call("tools/call", obj{"_meta": meta(capsNone, wire.MetaProgressToken, 1), "name": "t"}, withEmit(func([]byte) error { return broken })).complete(t)
 	assert.ErrorIs(t, errs[0], broken)
 }
 
@@ -156,18 +157,18 @@ func TestMetaReachesHandler(t *testing.T) {
 		return mrtr.TextResult("ok"), nil
 	})
 	m := meta(obj{"sampling": obj{"context": obj{}}, "experimental": obj{"x": obj{"y": 1}}, "extensions": obj{"io.example/ext": obj{}}},
-		mrtr.MetaClientInfo, obj{"name": "client", "version": "2.0"},
+		wire.MetaClientInfo, obj{"name": "client", "version": "2.0"},
 		"traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
 		"com.example/custom", obj{"a": 1})
 	f.call("tools/call", obj{"_meta": m, "name": "t"}).complete(t)
 	require.NotNil(t, got)
 	assert.Equal(t, version, got.ProtocolVersion)
-	assert.Equal(t, &mrtr.Implementation{Name: "client", Version: "2.0"}, got.ClientInfo)
+	assert.Equal(t, &discover.Implementation{Name: "client", Version: "2.0"}, got.ClientInfo)
 	assert.Equal(t, "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", got.TraceParent())
 	assert.JSONEq(t, `{"a":1}`, string(got.Extra["com.example/custom"]))
-	assert.NotContains(t, got.Extra, mrtr.MetaProtocolVersion)
-	assert.NotContains(t, got.Extra, mrtr.MetaClientCapabilities)
-	assert.NotContains(t, got.Extra, mrtr.MetaClientInfo)
+	assert.NotContains(t, got.Extra, wire.MetaProtocolVersion)
+	assert.NotContains(t, got.Extra, wire.MetaClientCapabilities)
+	assert.NotContains(t, got.Extra, wire.MetaClientInfo)
 	caps := got.ClientCapabilities
 	require.NotNil(t, caps.Sampling)
 	assert.NotNil(t, caps.Sampling.Context)

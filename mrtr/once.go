@@ -12,11 +12,11 @@ import (
 // requestState presented a second time to a OnceOnly registration.
 const ReasonReplayedRequestState = "replayed_request_state"
 
-// OnceMargin is how long past a state's expiry OnceOnly remembers, at
+// onceMargin is how long past a state's expiry OnceOnly remembers, at
 // least, that it was used. A codec accepts a token until its expiry plus
 // its clock skew (state.DefaultClockSkew by default), so the margin must
 // exceed the skew of the codec in use.
-const OnceMargin = 5 * time.Minute
+const onceMargin = 5 * time.Minute
 
 // onceTimeout bounds one single-use check.
 const onceTimeout = 2 * time.Second
@@ -43,7 +43,7 @@ func OnceOnly() RegisterOption { return regFunc(func(c *regConfig) { c.once = tr
 
 // claimOnce claims the call's presented requestState, whose lifetime
 // (expiry less issue time) is lifetime, in the claim store. The record is
-// kept for the whole lifetime plus OnceMargin from now, which outlasts the
+// kept for the whole lifetime plus five minutes (onceMargin) from now, which outlasts the
 // state whatever this replica's clock says, since the state was issued
 // before now (give or take the clock skew the margin covers).
 func (s *Server) claimOnce(ctx context.Context, c *call, lifetime time.Duration) *Error {
@@ -54,7 +54,7 @@ func (s *Server) claimOnce(ctx context.Context, c *call, lifetime time.Duration)
 	}
 	sum := sha256.Sum256([]byte(token))
 	key := "mrtrkit/once/" + s.audience + "/" + hex.EncodeToString(sum[:])
-	ttl := lifetime + OnceMargin
+	ttl := lifetime + onceMargin
 	cctx, cancel := context.WithTimeout(ctx, onceTimeout)
 	defer cancel()
 	first, err := s.claimBus().Claim(cctx, key, ttl)

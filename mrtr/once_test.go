@@ -89,6 +89,8 @@ func (downBus) Subscribe(string, func([]byte)) (func(), error) {
 	return func() {}, nil
 }
 func (downBus) Claim(context.Context, string, time.Duration) (bool, error) { return false, errDown }
+func (downBus) Put(context.Context, string, []byte, time.Duration) error   { return errDown }
+func (downBus) Get(context.Context, string) ([]byte, bool, error)          { return nil, false, errDown }
 
 func TestOnceOnlyFailsClosed(t *testing.T) {
 	var last *mrtr.Call

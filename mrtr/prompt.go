@@ -1,5 +1,10 @@
 package mrtr
 
+import (
+	"github.com/mrtrkit/mrtrkit/discover"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
+)
+
 // Prompt describes a prompt template.
 type Prompt struct {
 	// Name identifies the prompt in prompts/get.
@@ -11,7 +16,7 @@ type Prompt struct {
 	// Arguments are the arguments the prompt takes.
 	Arguments []PromptArgument `json:"arguments,omitempty"`
 	// Icons are icons the client may show for the prompt.
-	Icons []Icon `json:"icons,omitempty"`
+	Icons []discover.Icon `json:"icons,omitempty"`
 	// Meta is the prompt's _meta, passed through as is.
 	Meta Object `json:"_meta,omitempty"`
 }
@@ -56,5 +61,5 @@ func (r *GetPromptResult) wire() (string, any, Object, bool) {
 		cp.Messages = []PromptMessage{}
 	}
 	cp.Meta = nil
-	return MethodPromptsGet, &cp, r.Meta, true
+	return wire.MethodPromptsGet, &cp, r.Meta, true
 }

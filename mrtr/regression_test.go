@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/discover"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -148,7 +149,7 @@ func TestRegressionRenderMutatesHandlerMeta(t *testing.T) {
 	shared := &mrtr.CallToolResult{
 		Content: []mrtr.Content{mrtr.Text("static")},
 		Meta: mrtr.Object{
-			mrtr.MetaServerInfo: json.RawMessage(`{"name":"x","version":"0"}`),
+			wire.MetaServerInfo: json.RawMessage(`{"name":"x","version":"0"}`),
 			"com.example/k":     json.RawMessage(`1`),
 		},
 	}
@@ -156,7 +157,7 @@ func TestRegressionRenderMutatesHandlerMeta(t *testing.T) {
 	f.addTool("t", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) { return shared, nil })
 	f.call("tools/call", obj{"name": "t"}).complete(t)
 	assert.Len(t, shared.Meta, 2, "the handler's result was modified: %v", shared.Meta)
-	assert.Contains(t, shared.Meta, mrtr.MetaServerInfo)
+	assert.Contains(t, shared.Meta, wire.MetaServerInfo)
 
 	// Served concurrently, the shared result is only read (the race
 	// detector would report a write).

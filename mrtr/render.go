@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/mrtrkit/mrtrkit/discover"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
 
 // render is the one result encoder: every result the Server sends,
@@ -50,12 +51,12 @@ func (s *Server) render(resultType string, body any, meta Object, hint *discover
 		out = append(out, hint.CacheScope...)
 		out = append(out, '"')
 	}
-	if _, ok := meta[MetaServerInfo]; ok {
+	if _, ok := meta[wire.MetaServerInfo]; ok {
 		// The server's identity is the framework's; copy rather than
 		// change the handler's map, which may be shared.
 		cp := make(Object, len(meta))
 		for k, v := range meta {
-			if k != MetaServerInfo {
+			if k != wire.MetaServerInfo {
 				cp[k] = v
 			}
 		}
@@ -100,9 +101,9 @@ type discoverResult struct {
 
 // renderDiscover renders server/discover for the given capabilities and
 // principal.
-func (s *Server) renderDiscover(caps ServerCapabilities, principal string) (json.RawMessage, *Error) {
+func (s *Server) renderDiscover(caps discover.Capabilities, principal string) (json.RawMessage, *Error) {
 	h := s.hint(discover.CacheDiscover, principal)
-	return s.render(ResultComplete, &discoverResult{
+	return s.render(wire.ResultComplete, &discoverResult{
 		SupportedVersions: s.desc.SupportedVersions(),
 		Capabilities:      caps,
 		Instructions:      s.desc.Instructions,
@@ -126,7 +127,7 @@ func (s *Server) serveDiscover(_ context.Context, c *call) (json.RawMessage, *Er
 // capabilitiesFor returns what the server advertises to the caller of in
 // under WithVisibility: a kind of entry the caller sees none of is left
 // out.
-func (s *Server) capabilitiesFor(in *Inbound) ServerCapabilities {
+func (s *Server) capabilitiesFor(in *Inbound) discover.Capabilities {
 	caps := *s.advertised()
 	s.mu.RLock()
 	defer s.mu.RUnlock()

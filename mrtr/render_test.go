@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -23,7 +24,7 @@ func TestRenderMergesHandlerMeta(t *testing.T) {
 	r := f.call("tools/call", obj{"name": "t"})
 	res := r.complete(t)
 	assert.Equal(t, obj{
-		mrtr.MetaServerInfo: obj{"name": "test", "version": "1.0.0"},
+		wire.MetaServerInfo: obj{"name": "test", "version": "1.0.0"},
 		"com.example/trace": obj{"id": "abc"},
 		"resultType":        "input_required",
 	}, res["_meta"])
@@ -36,11 +37,11 @@ func TestHandlerCannotReplaceServerInfo(t *testing.T) {
 	f.addTool("t", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
 		return &mrtr.CallToolResult{
 			Content: []mrtr.Content{mrtr.Text("x")},
-			Meta:    mrtr.Object{mrtr.MetaServerInfo: json.RawMessage(`{"name":"impostor","version":"6.6.6"}`)},
+			Meta:    mrtr.Object{wire.MetaServerInfo: json.RawMessage(`{"name":"impostor","version":"6.6.6"}`)},
 		}, nil
 	})
 	r := f.call("tools/call", obj{"name": "t"})
-	assert.Equal(t, obj{mrtr.MetaServerInfo: obj{"name": "test", "version": "1.0.0"}}, r.complete(t)["_meta"])
+	assert.Equal(t, obj{wire.MetaServerInfo: obj{"name": "test", "version": "1.0.0"}}, r.complete(t)["_meta"])
 	assertNoDuplicateKeys(t, r.ResultRaw)
 }
 
@@ -57,7 +58,7 @@ func TestRenderPromptAndReadMeta(t *testing.T) {
 	require.NoError(t, f.srv.AddResource(mrtr.Resource{URI: "file:///r", Name: "r"}, h))
 	for _, r := range []reply{f.call("prompts/get", obj{"name": "p"}), f.call("resources/read", obj{"uri": "file:///r"})} {
 		res := r.complete(t)
-		assert.Equal(t, obj{mrtr.MetaServerInfo: obj{"name": "test", "version": "1.0.0"}, "k": float64(1)}, res["_meta"])
+		assert.Equal(t, obj{wire.MetaServerInfo: obj{"name": "test", "version": "1.0.0"}, "k": float64(1)}, res["_meta"])
 		assertNoDuplicateKeys(t, r.ResultRaw)
 	}
 }

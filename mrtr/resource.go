@@ -1,5 +1,10 @@
 package mrtr
 
+import (
+	"github.com/mrtrkit/mrtrkit/discover"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
+)
+
 // Resource describes a resource the server can read.
 type Resource struct {
 	// URI identifies the resource in resources/read; it is matched exactly.
@@ -17,7 +22,7 @@ type Resource struct {
 	// Annotations are optional hints about the resource.
 	Annotations *Annotations `json:"annotations,omitempty"`
 	// Icons are icons the client may show for the resource.
-	Icons []Icon `json:"icons,omitempty"`
+	Icons []discover.Icon `json:"icons,omitempty"`
 	// Meta is the resource's _meta, passed through as is.
 	Meta Object `json:"_meta,omitempty"`
 }
@@ -41,7 +46,7 @@ type ResourceTemplate struct {
 	// Annotations are optional hints about the resources.
 	Annotations *Annotations `json:"annotations,omitempty"`
 	// Icons are icons the client may show for the template.
-	Icons []Icon `json:"icons,omitempty"`
+	Icons []discover.Icon `json:"icons,omitempty"`
 	// Meta is the template's _meta, passed through as is.
 	Meta Object `json:"_meta,omitempty"`
 }
@@ -64,5 +69,5 @@ func (r *ReadResourceResult) wire() (string, any, Object, bool) {
 		cp.Contents = []ResourceContents{}
 	}
 	cp.Meta = nil
-	return MethodResourcesRead, &cp, r.Meta, true
+	return wire.MethodResourcesRead, &cp, r.Meta, true
 }

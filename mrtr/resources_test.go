@@ -41,7 +41,7 @@ func TestReadExactResource(t *testing.T) {
 	f, got := readFixture(t, discover.CachePolicy{})
 	res := f.call("resources/read", obj{"uri": "file:///readme"}).complete(t)
 	assert.Equal(t, []any{obj{"uri": "file:///readme", "mimeType": "text/plain", "text": "body of file:///readme"}}, res["contents"])
-	assert.Equal(t, float64(discover.DefaultReadTTL.Milliseconds()), res["ttlMs"])
+	assert.Equal(t, float64(time.Minute.Milliseconds()), res["ttlMs"])
 	assert.Equal(t, "public", res["cacheScope"])
 	assert.Contains(t, res, "_meta")
 	require.Len(t, *got, 1)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/state"
 )
 
@@ -125,7 +126,7 @@ func (s *Server) inputRequired(c *call, r *InputRequired, args json.RawMessage, 
 	// What the handler embeds is validated first: a malformed request is a
 	// server bug whatever the client declared.
 	asked := make(map[string]byte, len(r.Requests))
-	wire := make(map[string]inputRequestWire, len(r.Requests))
+	asks := make(map[string]inputRequestWire, len(r.Requests))
 	for key, ir := range r.Requests {
 		if key == "" || len(key) > state.MaxAskedKeyLen {
 			return nil, s.internal("handler asked with a bad key", fmt.Errorf("input request keys are 1 to %d bytes", state.MaxAskedKeyLen), c)
@@ -134,7 +135,7 @@ func (s *Server) inputRequired(c *call, r *InputRequired, args json.RawMessage, 
 			return nil, s.internal("handler asked a malformed question", fmt.Errorf("request %q: %w", key, err), c)
 		}
 		asked[key] = byte(ir.inputKind())
-		wire[key] = wireInputRequest(ir)
+		asks[key] = wireInputRequest(ir)
 	}
 	c.stage = "capability"
 	if err := gateCapabilities(r.Requests, c.meta.ClientCapabilities); err != nil {
@@ -163,12 +164,12 @@ func (s *Server) inputRequired(c *call, r *InputRequired, args json.RawMessage, 
 	body := struct {
 		InputRequests map[string]inputRequestWire `json:"inputRequests"`
 		RequestState  string                      `json:"requestState"`
-	}{wire, token}
-	c.rec.ResultType = ResultInputRequired
+	}{asks, token}
+	c.rec.ResultType = wire.ResultInputRequired
 	c.rec.Asked = make([]string, 0, len(r.Requests))
 	for k := range r.Requests {
 		c.rec.Asked = append(c.rec.Asked, k)
 	}
 	sort.Strings(c.rec.Asked)
-	return s.render(ResultInputRequired, &body, nil, nil)
+	return s.render(wire.ResultInputRequired, &body, nil, nil)
 }

@@ -10,16 +10,17 @@ import (
 	"sync/atomic"
 
 	"github.com/mrtrkit/mrtrkit/discover"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/state"
 )
 
 // Defaults of the Server's limits.
 const (
-	// DefaultPageSize is how many items a list page holds.
-	DefaultPageSize = 100
-	// DefaultMaxRounds is how many input-required rounds one call may go
+	// defaultPageSize is how many items a list page holds.
+	defaultPageSize = 100
+	// defaultMaxRounds is how many input-required rounds one call may go
 	// through.
-	DefaultMaxRounds = 10
+	defaultMaxRounds = 10
 )
 
 // Server serves MCP 2026-07-28 requests: it validates every request, runs
@@ -51,8 +52,8 @@ type Server struct {
 	complete   CompletionHandler
 	hub        hub
 	share      shareState
-	caps       atomic.Pointer[ServerCapabilities] // capabilitiesLocked, cached
-	discovered atomic.Pointer[json.RawMessage]    // server/discover for anonymous callers, cached
+	caps       atomic.Pointer[discover.Capabilities] // capabilitiesLocked, cached
+	discovered atomic.Pointer[json.RawMessage]       // server/discover for anonymous callers, cached
 }
 
 // Option configures a Server.
@@ -73,12 +74,12 @@ func WithCodec(c state.Codec) Option { return optionFunc(func(s *Server) { s.cod
 func WithLogger(l *slog.Logger) Option { return optionFunc(func(s *Server) { s.log = l }) }
 
 // WithMaxRounds bounds how many input-required rounds one call may go
-// through (default DefaultMaxRounds). The Server alone enforces it: a
+// through (default 10). The Server alone enforces it: a
 // presented state past the bound is refused (-32602), and a handler
 // asking for one round more ends the call with -32603.
 func WithMaxRounds(n int) Option { return optionFunc(func(s *Server) { s.maxRounds = n }) }
 
-// WithPageSize sets how many items a list page holds (default DefaultPageSize).
+// WithPageSize sets how many items a list page holds (default 100).
 func WithPageSize(n int) Option { return optionFunc(func(s *Server) { s.pageSize = n }) }
 
 // WithAudience sets the server identity bound into every requestState
@@ -99,7 +100,7 @@ func NewServer(desc discover.Description, opts ...Option) (*Server, error) {
 	if err := desc.Validate(); err != nil {
 		return nil, fmt.Errorf("mrtr: %w", err)
 	}
-	s := &Server{desc: desc, maxRounds: DefaultMaxRounds, pageSize: DefaultPageSize, limits: defaultLimits()}
+	s := &Server{desc: desc, maxRounds: defaultMaxRounds, pageSize: defaultPageSize, limits: defaultLimits()}
 	for _, o := range opts {
 		o.apply(s)
 	}
@@ -126,11 +127,11 @@ func NewServer(desc discover.Description, opts ...Option) (*Server, error) {
 		s.codec, s.ephemeralKeys = c, ephemeral
 	}
 	if meta := desc.ServerInfoMeta(); meta != nil {
-		b, err := json.Marshal(meta[MetaServerInfo])
+		b, err := json.Marshal(meta[wire.MetaServerInfo])
 		if err != nil {
 			return nil, fmt.Errorf("mrtr: server info: %w", err)
 		}
-		s.infoMeta = append([]byte(`"`+MetaServerInfo+`":`), b...)
+		s.infoMeta = append([]byte(`"`+wire.MetaServerInfo+`":`), b...)
 	}
 	if err := s.startShare(); err != nil {
 		return nil, fmt.Errorf("mrtr: shared bus: %w", err)
@@ -355,19 +356,19 @@ func (s *Server) changed(bits uint8) {
 
 // advertised returns the capabilities as last computed; callers must not
 // modify them.
-func (s *Server) advertised() *ServerCapabilities { return s.caps.Load() }
+func (s *Server) advertised() *discover.Capabilities { return s.caps.Load() }
 
 // Capabilities returns what the server advertises: its description's
 // capabilities together with those its registries imply.
-func (s *Server) Capabilities() ServerCapabilities {
+func (s *Server) Capabilities() discover.Capabilities {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.capabilitiesLocked()
 }
 
-func (s *Server) capabilitiesLocked() ServerCapabilities {
+func (s *Server) capabilitiesLocked() discover.Capabilities {
 	c := s.desc.Capabilities
-	var implied ServerCapabilities
+	var implied discover.Capabilities
 	if len(s.tools.names) > 0 {
 		implied.Tools = &discover.ListChanged{}
 	}

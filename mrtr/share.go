@@ -34,6 +34,12 @@ func WithShare(bus share.Bus) Option {
 	return optionFunc(func(s *Server) { s.share.bus = bus })
 }
 
+// SharedBus returns the bus given to WithShare, or nil when the Server
+// was made without it. Other parts of a replica that must reach the other
+// replicas use it (package mrtr/legacy routes the answers of sessions of
+// the initialize era through it), so that one WithShare wires them all.
+func (s *Server) SharedBus() share.Bus { return s.share.bus }
+
 // ShareChannel returns the channel the Server publishes its changes on
 // and listens to: "mrtrkit/changes/" followed by the audience.
 func (s *Server) ShareChannel() string { return "mrtrkit/changes/" + s.audience }

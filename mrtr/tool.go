@@ -1,6 +1,11 @@
 package mrtr
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/mrtrkit/mrtrkit/discover"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
+)
 
 // Tool describes a tool the model may call.
 type Tool struct {
@@ -20,7 +25,7 @@ type Tool struct {
 	// Annotations are hints about the tool's behaviour.
 	Annotations *ToolAnnotations `json:"annotations,omitempty"`
 	// Icons are icons the client may show for the tool.
-	Icons []Icon `json:"icons,omitempty"`
+	Icons []discover.Icon `json:"icons,omitempty"`
 	// Meta is the tool's _meta, passed through as is.
 	Meta Object `json:"_meta,omitempty"`
 }
@@ -65,7 +70,7 @@ func (r *CallToolResult) wire() (string, any, Object, bool) {
 		cp.Content = []Content{}
 	}
 	cp.Meta = nil
-	return MethodToolsCall, &cp, r.Meta, true
+	return wire.MethodToolsCall, &cp, r.Meta, true
 }
 
 // TextResult returns a complete tool result with one text block.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
 
 // This file is what a transport needs; handler authors never use it. See
@@ -295,7 +297,7 @@ func encodeNotification(method string, params any) ([]byte, error) {
 
 // ClaimedVersion returns the protocol version the message claims in
 // params._meta, as every request of MCP 2026-07-28 and later does, and
-// whether it claims one (a string under MetaProtocolVersion). A transport
+// whether it claims one (a string under "io.modelcontextprotocol/protocolVersion"). A transport
 // that serves clients of both eras classifies by it: a claim means a
 // modern request, whatever else the message says.
 func (m *Message) ClaimedVersion() (string, bool) {
@@ -320,7 +322,7 @@ func (m *Message) ClaimedVersion() (string, bool) {
 	var version string
 	found := false
 	_ = eachMember(meta, func(name string, v json.RawMessage) error {
-		if name == MetaProtocolVersion && json.Unmarshal(v, &version) == nil {
+		if name == wire.MetaProtocolVersion && json.Unmarshal(v, &version) == nil {
 			found = true
 		}
 		return nil

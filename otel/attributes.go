@@ -8,6 +8,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -56,16 +57,16 @@ const maxValue = 256
 
 // methods are the methods an mrtr.Server serves.
 var methods = map[string]bool{
-	mrtr.MethodDiscover:            true,
-	mrtr.MethodToolsList:           true,
-	mrtr.MethodToolsCall:           true,
-	mrtr.MethodPromptsList:         true,
-	mrtr.MethodPromptsGet:          true,
-	mrtr.MethodResourcesList:       true,
-	mrtr.MethodResourcesRead:       true,
-	mrtr.MethodTemplatesList:       true,
-	mrtr.MethodComplete:            true,
-	mrtr.MethodSubscriptionsListen: true,
+	wire.MethodDiscover:            true,
+	wire.MethodToolsList:           true,
+	wire.MethodToolsCall:           true,
+	wire.MethodPromptsList:         true,
+	wire.MethodPromptsGet:          true,
+	wire.MethodResourcesList:       true,
+	wire.MethodResourcesRead:       true,
+	wire.MethodTemplatesList:       true,
+	wire.MethodComplete:            true,
+	wire.MethodSubscriptionsListen: true,
 }
 
 // knownMethod returns method when the Server serves it, otherMethod
@@ -79,7 +80,7 @@ func knownMethod(method string) string {
 
 // multiRound reports whether method may take input-required rounds.
 func multiRound(method string) bool {
-	return method == mrtr.MethodToolsCall || method == mrtr.MethodPromptsGet || method == mrtr.MethodResourcesRead
+	return method == wire.MethodToolsCall || method == wire.MethodPromptsGet || method == wire.MethodResourcesRead
 }
 
 // pastTarget holds the Call.Refusal values of the steps the Server reaches
@@ -196,7 +197,7 @@ func readMeta(params json.RawMessage, fields []string) requestMeta {
 			}
 			return s
 		}
-		rm.version = clip(str(mrtr.MetaProtocolVersion))
+		rm.version = clip(str(wire.MetaProtocolVersion))
 		for _, f := range fields {
 			if v := str(f); v != "" {
 				if rm.carrier == nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -52,8 +53,8 @@ func TestClip(t *testing.T) {
 }
 
 func TestKnownMethod(t *testing.T) {
-	assert.Equal(t, "tools/call", knownMethod(mrtr.MethodToolsCall))
-	assert.Equal(t, "subscriptions/listen", knownMethod(mrtr.MethodSubscriptionsListen))
+	assert.Equal(t, "tools/call", knownMethod(wire.MethodToolsCall))
+	assert.Equal(t, "subscriptions/listen", knownMethod(wire.MethodSubscriptionsListen))
 	assert.Equal(t, otherMethod, knownMethod("ping"), "removed in 2026-07-28")
 	assert.Equal(t, otherMethod, knownMethod("tools/call/../x"))
 }

@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -181,7 +182,7 @@ func (in *instrumentation) intercept(ctx context.Context, c *mrtr.Call, next fun
 	if meta.version != "" {
 		attrs = append(attrs, keyProtocolVersion.String(meta.version))
 	}
-	if method == mrtr.MethodToolsCall {
+	if method == wire.MethodToolsCall {
 		attrs = append(attrs, keyOperation.String(operationExecuteTool))
 	}
 	startOpts := []trace.SpanStartOption{
@@ -195,7 +196,7 @@ func (in *instrumentation) intercept(ctx context.Context, c *mrtr.Call, next fun
 	ctx, span := in.tracer.Start(parent, knownMethod(method), startOpts...)
 	defer span.End()
 
-	if method == mrtr.MethodSubscriptionsListen {
+	if method == wire.MethodSubscriptionsListen {
 		in.listening.Add(ctx, 1)
 		defer in.listening.Add(context.WithoutCancel(ctx), -1)
 	}
@@ -221,17 +222,17 @@ func (in *instrumentation) recordSpan(span trace.Span, c *mrtr.Call) {
 		return
 	}
 	method := c.Message.Method
-	if targetResolved(c) && (method == mrtr.MethodToolsCall || method == mrtr.MethodPromptsGet) {
+	if targetResolved(c) && (method == wire.MethodToolsCall || method == wire.MethodPromptsGet) {
 		span.SetName(method + " " + c.Target)
 	}
 	attrs := make([]attribute.KeyValue, 0, 8)
 	if c.Target != "" {
 		switch method {
-		case mrtr.MethodToolsCall:
+		case wire.MethodToolsCall:
 			attrs = append(attrs, keyToolName.String(clip(c.Target)))
-		case mrtr.MethodPromptsGet:
+		case wire.MethodPromptsGet:
 			attrs = append(attrs, keyPromptName.String(clip(c.Target)))
-		case mrtr.MethodResourcesRead:
+		case wire.MethodResourcesRead:
 			attrs = append(attrs, keyResourceURI.String(clip(c.Target)))
 		}
 	}
@@ -257,7 +258,7 @@ func (in *instrumentation) recordSpan(span trace.Span, c *mrtr.Call) {
 	}
 	span.SetAttributes(attrs...)
 
-	if c.Error == nil && c.ResultType == mrtr.ResultInputRequired {
+	if c.Error == nil && c.ResultType == wire.ResultInputRequired {
 		asked := make([]string, len(c.Asked))
 		for i, k := range c.Asked {
 			asked[i] = clip(k)
@@ -285,12 +286,12 @@ func (in *instrumentation) recordMetrics(ctx context.Context, c *mrtr.Call, vers
 	base = append(base, keyMethod.String(knownMethod(method)))
 	resolved := targetResolved(c)
 	switch method {
-	case mrtr.MethodToolsCall:
+	case wire.MethodToolsCall:
 		base = append(base, keyOperation.String(operationExecuteTool))
 		if resolved {
 			base = append(base, keyToolName.String(clip(c.Target)))
 		}
-	case mrtr.MethodPromptsGet:
+	case wire.MethodPromptsGet:
 		if resolved {
 			base = append(base, keyPromptName.String(clip(c.Target)))
 		}
@@ -312,7 +313,7 @@ func (in *instrumentation) recordMetrics(ctx context.Context, c *mrtr.Call, vers
 	in.requests.Add(ctx, 1, set)
 	in.duration.Record(ctx, elapsed.Seconds(), set)
 
-	if c.Error == nil && c.ResultType == mrtr.ResultComplete && multiRound(method) {
+	if c.Error == nil && c.ResultType == wire.ResultComplete && multiRound(method) {
 		in.rounds.Record(ctx, int64(c.Round), metric.WithAttributeSet(attribute.NewSet(base...)))
 	}
 	if c.Refusal != "" {

@@ -12,7 +12,10 @@
 // to the replicas connected when they pass, which is what list-changed
 // and resource-updated notifications need. Claims are SET key NX PX ttl:
 // exactly one replica wins a key until it expires, which is what
-// mrtr.OnceOnly needs. Nothing else is kept in Redis; requestState still
+// mrtr.OnceOnly needs. Records are SET key value PX ttl and GET key: what
+// a session of the initialize era changes (its log level, its resource
+// subscriptions, its deletion; package mrtr/legacy), so that every replica
+// serves it the same. Nothing else is kept in Redis; requestState still
 // travels in the tokens, sealed with the key ring every replica holds.
 //
 // The module is separate from mrtrkit's so that only deployments that use

@@ -110,3 +110,26 @@ func (b *Bus) Claim(ctx context.Context, key string, ttl time.Duration) (bool, e
 	}
 	return ok, nil
 }
+
+// Put implements share.Bus with SET key value PX ttl.
+func (b *Bus) Put(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+	if ttl < time.Millisecond {
+		return share.ErrBadTTL
+	}
+	if err := b.client.Set(ctx, b.prefix+key, value, ttl).Err(); err != nil {
+		return fmt.Errorf("redisshare: put: %w", err)
+	}
+	return nil
+}
+
+// Get implements share.Bus with GET key.
+func (b *Bus) Get(ctx context.Context, key string) ([]byte, bool, error) {
+	v, err := b.client.Get(ctx, b.prefix+key).Bytes()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("redisshare: get: %w", err)
+	}
+	return v, true, nil
+}

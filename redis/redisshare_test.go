@@ -63,6 +63,39 @@ func TestClaim(t *testing.T) {
 	assert.True(t, first, "an expired claim can be made again")
 }
 
+func TestPutGet(t *testing.T) {
+	srv := startRedis(t)
+	a := redisshare.New(newClient(t, srv), redisshare.WithPrefix("p/"))
+	b := redisshare.New(newClient(t, srv), redisshare.WithPrefix("p/"))
+	ctx := context.Background()
+	_, found, err := b.Get(ctx, "rec")
+	require.NoError(t, err)
+	assert.False(t, found)
+	require.NoError(t, a.Put(ctx, "rec", []byte(`{"l":"debug"}`), 150*time.Millisecond))
+	v, found, err := b.Get(ctx, "rec")
+	require.NoError(t, err)
+	assert.True(t, found)
+	assert.Equal(t, `{"l":"debug"}`, string(v), "the other replica reads the record")
+	require.NoError(t, b.Put(ctx, "rec", []byte("two"), time.Minute))
+	v, _, _ = a.Get(ctx, "rec")
+	assert.Equal(t, "two", string(v), "the last put wins")
+	assert.ErrorIs(t, a.Put(ctx, "rec", nil, 0), share.ErrBadTTL)
+
+	first, err := a.Claim(ctx, "claimed", time.Minute)
+	require.NoError(t, err)
+	require.True(t, first)
+	v, found, err = b.Get(ctx, "claimed")
+	require.NoError(t, err)
+	assert.True(t, found, "a claim is found by Get")
+	assert.Equal(t, "1", string(v))
+
+	require.NoError(t, a.Put(ctx, "short", []byte("x"), 100*time.Millisecond))
+	time.Sleep(250 * time.Millisecond)
+	_, found, err = b.Get(ctx, "short")
+	require.NoError(t, err)
+	assert.False(t, found, "an expired record is not found")
+}
+
 func TestClaimConcurrent(t *testing.T) {
 	srv := startRedis(t)
 	buses := []*redisshare.Bus{redisshare.New(newClient(t, srv)), redisshare.New(newClient(t, srv))}
@@ -92,6 +125,10 @@ func TestRedisDown(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, strings.HasPrefix(err.Error(), "redisshare: claim:"), err.Error())
 	require.Error(t, b.Publish(ctx, "ch", nil))
+	require.Error(t, b.Put(ctx, "k", nil, time.Minute))
+	_, found, err := b.Get(ctx, "k")
+	require.Error(t, err, "a store that cannot answer is not a missing record")
+	assert.False(t, found)
 	_, err = b.Subscribe("ch", func([]byte) {})
 	require.Error(t, err)
 }

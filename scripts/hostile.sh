@@ -2,8 +2,10 @@
 # hostile.sh runs internal/hostile against the conformance fixture server
 # with its defaults (20,000 listen attempts, 200 slow-body clients, 200
 # non-reading clients and a well-behaved tools/call every 100 ms, for one
-# minute) after raising the descriptor limit. Arguments go to
-# internal/hostile.
+# minute) after raising the descriptor limit. The well-behaved client runs
+# in a process of its own and the hostile clients at nice 10 (see
+# internal/hostile/doc.go; -good-apart=false -attack-nice=0 -good-from=any
+# to measure without). Arguments go to internal/hostile.
 #
 #   scripts/hostile.sh [flags]
 set -euo pipefail

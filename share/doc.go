@@ -1,5 +1,6 @@
 // Package share is what the replicas of one deployment share: events
-// published on named channels, and single-use claims that expire.
+// published on named channels, single-use claims that expire, and small
+// records that expire.
 //
 // A deployment of several replicas behind a plain load balancer keeps
 // almost nothing between requests: requestState carries each call's
@@ -7,7 +8,10 @@
 // ride in a token. A notification raised on one replica (a tool list that
 // changed, a resource that was updated) must reach the listeners open on
 // every replica, and a token that must be used once must be remembered
-// somewhere every replica can see. Bus is the small interface for both.
+// somewhere every replica can see. Bus is the small interface for both,
+// plus a record per key (Put, Get) for state a client changes on one
+// replica and expects on every other, such as what a session of the
+// initialize era has subscribed to (package mrtr/legacy).
 //
 // Local is the in-process Bus, the default: it serves one process, which
 // is all a single replica needs. A deployment of several replicas gives

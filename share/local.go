@@ -7,25 +7,32 @@ import (
 	"time"
 )
 
-// DefaultMaxClaims is how many unexpired claims a Local Bus holds by
-// default.
+// DefaultMaxClaims is how many unexpired keys (claims and records) a
+// Local Bus holds by default.
 const DefaultMaxClaims = 1 << 20
 
-// ErrFull is returned by Claim of a Local Bus that holds its maximum of
-// unexpired claims. Refusing is the safe answer: forgetting a live claim
-// would let its key be claimed twice.
+// ErrFull is returned by Claim and Put of a Local Bus that holds its
+// maximum of unexpired keys. Refusing is the safe answer: forgetting a
+// live claim would let its key be claimed twice.
 var ErrFull = errors.New("share: too many unexpired claims")
 
 // LocalBus is the in-process Bus returned by Local: events reach the
-// subscribers of this process only, and claims are remembered in memory.
+// subscribers of this process only, and claims and records are kept in
+// memory.
 type LocalBus struct {
 	mu     sync.Mutex
 	subs   map[string]map[*localSub]struct{}
-	claims map[string]time.Time // key to expiry
-	heap   []claimExpiry        // min-heap by expiry, for pruning
+	claims map[string]entry // claims and records, by key
+	heap   []claimExpiry    // min-heap by expiry, for pruning
 	max    int
 	now    func() time.Time
 	closed bool
+}
+
+// entry is one unexpired key: a claim (val nil) or a record.
+type entry struct {
+	at  time.Time // expiry
+	val []byte
 }
 
 type claimExpiry struct {
@@ -51,8 +58,9 @@ const maxQueued = 1024
 // LocalOption configures Local.
 type LocalOption func(*LocalBus)
 
-// WithMaxClaims bounds how many unexpired claims the Local Bus holds
-// (DefaultMaxClaims by default); past it, Claim returns ErrFull.
+// WithMaxClaims bounds how many unexpired keys (claims and records) the
+// Local Bus holds (DefaultMaxClaims by default); past it, Claim and Put
+// of a new key return ErrFull.
 func WithMaxClaims(n int) LocalOption {
 	return func(b *LocalBus) {
 		if n > 0 {
@@ -70,10 +78,10 @@ func WithClock(now func() time.Time) LocalOption {
 	}
 }
 
-// Local returns a new in-process Bus. Its Claim prunes expired records
-// as it goes, so memory follows the claims that are live.
+// Local returns a new in-process Bus. Its Claim, Put and Get prune
+// expired keys as they go, so memory follows the keys that are live.
 func Local(opts ...LocalOption) *LocalBus {
-	b := &LocalBus{subs: map[string]map[*localSub]struct{}{}, claims: map[string]time.Time{}, max: DefaultMaxClaims, now: time.Now}
+	b := &LocalBus{subs: map[string]map[*localSub]struct{}{}, claims: map[string]entry{}, max: DefaultMaxClaims, now: time.Now}
 	for _, o := range opts {
 		if o != nil {
 			o(b)
@@ -185,29 +193,88 @@ func (b *LocalBus) Claim(ctx context.Context, key string, ttl time.Duration) (bo
 	}
 	now := b.now()
 	b.prune(now)
-	if at, ok := b.claims[key]; ok && now.Before(at) {
+	if e, ok := b.claims[key]; ok && now.Before(e.at) {
 		return false, nil
 	}
 	if len(b.claims) >= b.max {
 		return false, ErrFull
 	}
-	at := now.Add(ttl)
-	b.claims[key] = at
-	b.heapPush(claimExpiry{at: at, key: key})
+	b.setLocked(key, entry{at: now.Add(ttl)})
 	return true, nil
+}
+
+// setLocked records e under key. The caller holds b.mu.
+func (b *LocalBus) setLocked(key string, e entry) {
+	b.claims[key] = e
+	b.heapPush(claimExpiry{at: e.at, key: key})
+	if len(b.heap) > 2*len(b.claims)+64 {
+		// Keys put again and again leave stale heap entries behind:
+		// rebuild from the live keys.
+		b.heap = b.heap[:0]
+		for k, v := range b.claims {
+			b.heapPush(claimExpiry{at: v.at, key: k})
+		}
+	}
+}
+
+// Put implements Bus.
+func (b *LocalBus) Put(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if ttl < time.Millisecond {
+		return ErrBadTTL
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return ErrClosed
+	}
+	now := b.now()
+	b.prune(now)
+	if _, ok := b.claims[key]; !ok && len(b.claims) >= b.max {
+		return ErrFull
+	}
+	v := make([]byte, len(value))
+	copy(v, value)
+	b.setLocked(key, entry{at: now.Add(ttl), val: v})
+	return nil
+}
+
+// Get implements Bus.
+func (b *LocalBus) Get(ctx context.Context, key string) ([]byte, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, false, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil, false, ErrClosed
+	}
+	now := b.now()
+	b.prune(now)
+	e, ok := b.claims[key]
+	if !ok || !now.Before(e.at) {
+		return nil, false, nil
+	}
+	if e.val == nil {
+		return []byte("1"), true, nil // a claim, as Redis keeps it
+	}
+	return append([]byte(nil), e.val...), true, nil
 }
 
 // prune forgets the claims that expired by now. The caller holds b.mu.
 func (b *LocalBus) prune(now time.Time) {
 	for len(b.heap) > 0 && !now.Before(b.heap[0].at) {
 		e := b.heapPop()
-		if at, ok := b.claims[e.key]; ok && at.Equal(e.at) {
+		if c, ok := b.claims[e.key]; ok && c.at.Equal(e.at) {
 			delete(b.claims, e.key)
 		}
 	}
 }
 
-// Claims reports how many unexpired claims the Bus holds.
+// Claims reports how many unexpired keys (claims and records) the Bus
+// holds.
 func (b *LocalBus) Claims() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -154,6 +154,87 @@ func TestLocalClosed(t *testing.T) {
 	}
 }
 
+func TestLocalPutGet(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Unix(0, 0)
+	b := Local(WithMaxClaims(2), WithClock(func() time.Time { mu.Lock(); defer mu.Unlock(); return now }))
+	ctx := context.Background()
+	if _, found, err := b.Get(ctx, "r"); found || err != nil {
+		t.Fatalf("get of nothing: %v %v", found, err)
+	}
+	val := []byte("one")
+	if err := b.Put(ctx, "r", val, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	val[0] = 'X' // the Bus keeps its own copy
+	got, found, err := b.Get(ctx, "r")
+	if string(got) != "one" || !found || err != nil {
+		t.Fatalf("get: %q %v %v", got, found, err)
+	}
+	got[0] = 'Y' // and hands out copies
+	if err := b.Put(ctx, "r", []byte("two"), 3*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, _ := b.Get(ctx, "r"); string(got) != "two" {
+		t.Fatalf("the last put wins: %q", got)
+	}
+	// Claims and records share one key space: a recorded key is claimed
+	// already, and a claim reads as "1".
+	if first, _ := b.Claim(ctx, "r", time.Second); first {
+		t.Fatal("claimed a recorded key")
+	}
+	if first, _ := b.Claim(ctx, "c", time.Second); !first {
+		t.Fatal("claim refused")
+	}
+	if got, found, _ := b.Get(ctx, "c"); string(got) != "1" || !found {
+		t.Fatalf("claim reads %q %v", got, found)
+	}
+	if err := b.Put(ctx, "new", nil, time.Second); !errors.Is(err, ErrFull) {
+		t.Fatalf("a third key: %v", err)
+	}
+	if err := b.Put(ctx, "r", []byte("three"), 2*time.Second); err != nil {
+		t.Fatalf("a live key is replaced even when full: %v", err)
+	}
+	if err := b.Put(ctx, "r", nil, 0); !errors.Is(err, ErrBadTTL) {
+		t.Fatalf("zero ttl: %v", err)
+	}
+	mu.Lock()
+	now = now.Add(2 * time.Second)
+	mu.Unlock()
+	if _, found, _ := b.Get(ctx, "r"); found {
+		t.Fatal("an expired record is found")
+	}
+	if b.Claims() != 0 {
+		t.Fatalf("%d keys live after expiry", b.Claims())
+	}
+	b.Close()
+	if err := b.Put(ctx, "r", nil, time.Second); !errors.Is(err, ErrClosed) {
+		t.Fatal(err)
+	}
+	if _, _, err := b.Get(ctx, "r"); !errors.Is(err, ErrClosed) {
+		t.Fatal(err)
+	}
+}
+
+func TestLocalPutAgainBoundsHeap(t *testing.T) {
+	b := Local()
+	ctx := context.Background()
+	for i := range 10000 {
+		if err := b.Put(ctx, "same", []byte(fmt.Sprint(i)), time.Duration(i+1)*time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.mu.Lock()
+	n := len(b.heap)
+	b.mu.Unlock()
+	if n > 2*1+64 {
+		t.Fatalf("the expiry heap holds %d entries for one key", n)
+	}
+	if got, _, _ := b.Get(ctx, "same"); string(got) != "9999" {
+		t.Fatalf("got %q", got)
+	}
+}
+
 func BenchmarkLocalClaim(b *testing.B) {
 	bus := Local()
 	ctx := context.Background()

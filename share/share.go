@@ -32,10 +32,22 @@ type Bus interface {
 	// error. An error means the store could not answer: callers that
 	// guard something with Claim should refuse on error (fail closed).
 	Claim(ctx context.Context, key string, ttl time.Duration) (first bool, err error)
+
+	// Put records value under key for ttl, replacing any record of key
+	// (SET key value PX ttl): the last Put wins. Records and claims share
+	// one key space. A ttl below one millisecond is an error.
+	Put(ctx context.Context, key string, value []byte, ttl time.Duration) error
+
+	// Get returns the value recorded under key by Put (or "1" for a
+	// claim), and found false when no unexpired record of key exists
+	// (GET key). The caller may keep value. An error means the store
+	// could not answer, which is not the same as not found: callers that
+	// guard something with a record should refuse on error.
+	Get(ctx context.Context, key string) (value []byte, found bool, err error)
 }
 
 // ErrClosed is returned by a Bus that has been closed.
 var ErrClosed = errors.New("share: bus closed")
 
-// ErrBadTTL is returned by Claim for a ttl below one millisecond.
-var ErrBadTTL = errors.New("share: claim ttl must be at least 1ms")
+// ErrBadTTL is returned by Claim and Put for a ttl below one millisecond.
+var ErrBadTTL = errors.New("share: ttl must be at least 1ms")

@@ -10,7 +10,7 @@ import (
 var benchPayloads = []int{256, 1024, 4096, 16384}
 
 // benchMaxTokenSize lifts the token cap for benchmarks: a 16 KiB payload
-// makes a token of about 22 KiB, above DefaultMaxTokenSize (16 KiB).
+// makes a token of about 22 KiB, above defaultMaxTokenSize (16 KiB).
 const benchMaxTokenSize = 64 << 10
 
 func benchCodec(b *testing.B, cc codecCase, payload int) (Codec, Claims) {

@@ -11,8 +11,8 @@ import (
 // Limits on the Asked map of Claims. Seal refuses claims beyond them and the
 // token decoder treats a token beyond them as malformed.
 const (
-	// MaxAsked is the largest number of entries in Claims.Asked.
-	MaxAsked = 256
+	// maxAsked is the largest number of entries in Claims.Asked.
+	maxAsked = 256
 	// MaxAskedKeyLen is the longest key, in bytes, allowed in Claims.Asked.
 	MaxAskedKeyLen = 256
 )
@@ -265,7 +265,7 @@ func decodeClaims(b []byte) (Claims, error) {
 		return Claims{}, decodeError("truncated claims")
 	}
 	// Each entry takes at least three bytes (length, one key byte, value).
-	if count > MaxAsked || count > uint64(len(r.s)-r.i)/3 {
+	if count > maxAsked || count > uint64(len(r.s)-r.i)/3 {
 		return Claims{}, decodeError("too many asked keys")
 	}
 	if count > 0 {

@@ -91,7 +91,7 @@ func TestDecodeClaimsRejects(t *testing.T) {
 		"missing value":      build(1, 3, 1, 2, []byte("\x01a\x01\x01b"), nil),
 		"count too high":     build(1, 3, 1, 3, []byte("\x01a\x01\x01b\x04"), nil),
 		"count too low":      build(1, 3, 1, 1, []byte("\x01a\x01\x01b\x04"), nil),
-		"count over cap":     build(1, 3, 1, MaxAsked+1, bytes.Repeat([]byte("\x01a\x01"), MaxAsked+1), nil),
+		"count over cap":     build(1, 3, 1, maxAsked+1, bytes.Repeat([]byte("\x01a\x01"), maxAsked+1), nil),
 		"payload len short":  build(1, 2, 1, 2, []byte("\x01a\x01\x01b\x04"), nil),
 		"payload len 0":      build(1, 0, 1, 2, []byte("\x01a\x01\x01b\x04"), nil),
 		"payload len beyond": append([]byte{1, 0x7f}, good[2:]...),

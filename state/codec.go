@@ -201,8 +201,8 @@ func (c *codec) validate(cl *Claims) error {
 	if cl.Round < 1 || cl.Round > MaxRound {
 		return errors.New("state: seal: Round must be between 1 and MaxRound")
 	}
-	if len(cl.Asked) > MaxAsked {
-		return fmt.Errorf("state: seal: Asked has %d keys, at most %d allowed", len(cl.Asked), MaxAsked)
+	if len(cl.Asked) > maxAsked {
+		return fmt.Errorf("state: seal: Asked has %d keys, at most %d allowed", len(cl.Asked), maxAsked)
 	}
 	for k := range cl.Asked {
 		if k == "" || len(k) > MaxAskedKeyLen {

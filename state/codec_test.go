@@ -72,13 +72,13 @@ func TestRoundTripEmptyAndBinaryFields(t *testing.T) {
 
 			// Strings with arbitrary bytes, the largest allowed Asked map
 			// with every byte value, the last allowed round.
-			asked := make(map[string]byte, MaxAsked)
-			for i := range MaxAsked {
+			asked := make(map[string]byte, maxAsked)
+			for i := range maxAsked {
 				asked[fmt.Sprintf("k%03d\x00\xff", i)] = byte(i)
 			}
 			asked[strings.Repeat("x", MaxAskedKeyLen)] = 0
 			delete(asked, "k000\x00\xff")
-			require.Len(t, asked, MaxAsked)
+			require.Len(t, asked, maxAsked)
 			in := Claims{
 				Principal: "p\x00\xff✓", Audience: "a", Method: "m", Target: "file:///t?x=1#f",
 				Round: MaxRound, Asked: asked, Payload: make([]byte, 3000),
@@ -479,8 +479,8 @@ func TestSealValidatesAsked(t *testing.T) {
 		_, err := codec.Seal(Claims{Round: 1, Asked: m})
 		require.Error(t, err, "%v", m)
 	}
-	many := make(map[string]byte, MaxAsked+1)
-	for i := range MaxAsked + 1 {
+	many := make(map[string]byte, maxAsked+1)
+	for i := range maxAsked + 1 {
 		many[fmt.Sprint(i)] = 1
 	}
 	_, err = codec.Seal(Claims{Round: 1, Asked: many})
@@ -688,7 +688,7 @@ func TestTooLarge(t *testing.T) {
 			// Not base64 at all, yet refused for size: nothing was decoded.
 			_, err = codec.Open(strings.Repeat("!", limit+1))
 			requireReason(t, err, ReasonTooLarge)
-			_, err = codec.Open(strings.Repeat("!", 10*DefaultMaxTokenSize))
+			_, err = codec.Open(strings.Repeat("!", 10*defaultMaxTokenSize))
 			requireReason(t, err, ReasonTooLarge)
 			// At the limit it is examined, and refused as malformed.
 			_, err = codec.Open(strings.Repeat("!", limit))

@@ -100,7 +100,7 @@
 //
 //	DefaultTTL          10 minutes   WithTTL
 //	DefaultClockSkew    30 seconds   WithClockSkew
-//	DefaultMaxTokenSize 16 KiB       WithMaxTokenSize (characters of token)
+//	max token size      16 KiB       WithMaxTokenSize (characters of token)
 //
 // A token is valid up to and including ExpiresAt plus the skew and expired
 // one nanosecond later. A token whose IssuedAt lies more than the skew in

@@ -129,7 +129,7 @@ func FuzzParseKeyRing(f *testing.F) {
 				require.True(t, validKeyID(k.ID), "%q", k.ID)
 				require.False(t, seen[k.ID], "duplicate %q", k.ID)
 				seen[k.ID] = true
-				require.GreaterOrEqual(t, len(k.Secret), MinSecretLen)
+				require.GreaterOrEqual(t, len(k.Secret), minSecretLen)
 			}
 		}
 		check(ParseKeyRing(s))
@@ -197,7 +197,7 @@ func FuzzDecodeClaims(f *testing.F) {
 		}
 		require.Equal(t, in, encodeForTest(&got))
 		require.GreaterOrEqual(t, got.Round, 1)
-		require.LessOrEqual(t, len(got.Asked), MaxAsked)
+		require.LessOrEqual(t, len(got.Asked), maxAsked)
 		require.LessOrEqual(t, got.Round, MaxRound)
 		if got.Asked != nil {
 			require.NotEmpty(t, got.Asked, "an empty Asked decodes as nil")

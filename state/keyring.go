@@ -15,10 +15,10 @@ import (
 
 // Key limits enforced by NewKeyRing.
 const (
-	// MinSecretLen is the shortest accepted Key.Secret, in bytes.
-	MinSecretLen = 32
-	// MaxKeyIDLen is the longest accepted Key.ID, in characters.
-	MaxKeyIDLen = 32
+	// minSecretLen is the shortest accepted Key.Secret, in bytes.
+	minSecretLen = 32
+	// maxKeyIDLen is the longest accepted Key.ID, in characters.
+	maxKeyIDLen = 32
 )
 
 // maxKeyFileSize bounds what LoadKeyRingFile reads.
@@ -46,10 +46,10 @@ type KeyRing struct {
 	keys []Key
 }
 
-// validKeyID reports whether id is 1..MaxKeyIDLen characters of
+// validKeyID reports whether id is 1..maxKeyIDLen characters of
 // [A-Za-z0-9_.-].
 func validKeyID[T ~string | ~[]byte](id T) bool {
-	if len(id) == 0 || len(id) > MaxKeyIDLen {
+	if len(id) == 0 || len(id) > maxKeyIDLen {
 		return false
 	}
 	for i := 0; i < len(id); i++ {
@@ -66,7 +66,7 @@ func validKeyID[T ~string | ~[]byte](id T) bool {
 
 // NewKeyRing builds a key ring from keys, in order: the first key seals and
 // every key opens. It requires at least one key, valid and distinct IDs, and
-// secrets of at least MinSecretLen bytes. The secrets are copied, so the
+// secrets of at least 32 bytes. The secrets are copied, so the
 // caller may clear its own slices afterwards.
 func NewKeyRing(keys ...Key) (*KeyRing, error) {
 	if len(keys) == 0 {
@@ -76,14 +76,14 @@ func NewKeyRing(keys ...Key) (*KeyRing, error) {
 	seen := make(map[string]bool, len(keys))
 	for i, k := range keys {
 		if !validKeyID(k.ID) {
-			return nil, fmt.Errorf("state: key %d: key id must be 1 to %d characters of A-Z a-z 0-9 _ . -", i+1, MaxKeyIDLen)
+			return nil, fmt.Errorf("state: key %d: key id must be 1 to %d characters of A-Z a-z 0-9 _ . -", i+1, maxKeyIDLen)
 		}
 		if seen[k.ID] {
 			return nil, fmt.Errorf("state: key %d: duplicate key id %q", i+1, k.ID)
 		}
 		seen[k.ID] = true
-		if len(k.Secret) < MinSecretLen {
-			return nil, fmt.Errorf("state: key %d (id %q): secret is %d bytes, need at least %d", i+1, k.ID, len(k.Secret), MinSecretLen)
+		if len(k.Secret) < minSecretLen {
+			return nil, fmt.Errorf("state: key %d (id %q): secret is %d bytes, need at least %d", i+1, k.ID, len(k.Secret), minSecretLen)
 		}
 		ring.keys = append(ring.keys, Key{ID: k.ID, Secret: bytes.Clone(k.Secret)})
 	}
@@ -199,7 +199,7 @@ func KeyRingFromEnv() (*KeyRing, bool, error) {
 // replicas that do not share keys cannot open each other's tokens, and
 // every token becomes unreadable when the process restarts.
 func GenerateKeyRing() (*KeyRing, error) {
-	secret := make([]byte, MinSecretLen)
+	secret := make([]byte, minSecretLen)
 	if _, err := rand.Read(secret); err != nil {
 		return nil, fmt.Errorf("state: generate key: %w", err)
 	}
@@ -237,16 +237,16 @@ func parseKeyEntry(entry, where string) (Key, bool, error) {
 	}
 	id = strings.TrimSpace(id)
 	if !validKeyID(id) {
-		return Key{}, false, fmt.Errorf("state: key ring %s: key id must be 1 to %d characters of A-Z a-z 0-9 _ . -", where, MaxKeyIDLen)
+		return Key{}, false, fmt.Errorf("state: key ring %s: key id must be 1 to %d characters of A-Z a-z 0-9 _ . -", where, maxKeyIDLen)
 	}
 	raw, ok := decodeSecret(strings.TrimSpace(secret))
 	if !ok {
 		return Key{}, false, fmt.Errorf("state: key ring %s (id %q): secret is not valid base64", where, id)
 	}
-	if len(raw) < MinSecretLen {
+	if len(raw) < minSecretLen {
 		n := len(raw)
 		clear(raw)
-		return Key{}, false, fmt.Errorf("state: key ring %s (id %q): secret is %d bytes, need at least %d", where, id, n, MinSecretLen)
+		return Key{}, false, fmt.Errorf("state: key ring %s (id %q): secret is %d bytes, need at least %d", where, id, n, minSecretLen)
 	}
 	return Key{ID: id, Secret: raw}, true, nil
 }

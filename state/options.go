@@ -10,9 +10,9 @@ import (
 const (
 	// DefaultTTL is how long a token stays valid after Seal.
 	DefaultTTL = 10 * time.Minute
-	// DefaultMaxTokenSize is the longest token, in characters, that Seal
+	// defaultMaxTokenSize is the longest token, in characters, that Seal
 	// produces and Open examines (16 KiB).
-	DefaultMaxTokenSize = 16 << 10
+	defaultMaxTokenSize = 16 << 10
 	// DefaultClockSkew is the tolerance applied to expiry and to an issue
 	// time in the future, for replicas whose clocks disagree slightly.
 	DefaultClockSkew = 30 * time.Second
@@ -41,7 +41,7 @@ func newConfig(opts []Option) (config, error) {
 		ttl:     DefaultTTL,
 		skew:    DefaultClockSkew,
 		now:     time.Now,
-		maxSize: DefaultMaxTokenSize,
+		maxSize: defaultMaxTokenSize,
 	}
 	for _, o := range opts {
 		if o == nil {
@@ -95,7 +95,7 @@ func WithClock(now func() time.Time) Option {
 }
 
 // WithMaxTokenSize sets the longest token, in characters, that Seal produces
-// and Open examines (DefaultMaxTokenSize when not given). Open checks the
+// and Open examines (16 KiB when not given). Open checks the
 // length before any decoding or cryptography. n must be positive.
 func WithMaxTokenSize(n int) Option {
 	return optionFunc(func(c *config) error {

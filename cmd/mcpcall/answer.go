@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/model"
 )
@@ -58,11 +59,11 @@ type answer struct {
 // answer answers the embedded request key.
 func (a *answerer) answer(ctx context.Context, key string, req inputRequest) (answer, error) {
 	switch req.Method {
-	case mrtr.MethodElicit:
+	case wire.MethodElicit:
 		return a.answerElicit(key, req.Params)
-	case mrtr.MethodCreateMessage:
+	case wire.MethodCreateMessage:
 		return a.answerSampling(ctx, key, req.Params)
-	case mrtr.MethodListRoots:
+	case wire.MethodListRoots:
 		if len(a.roots) == 0 {
 			return answer{}, &unansweredError{fmt.Sprintf("the server asked for the client's roots (%q), but no --root was given", key)}
 		}
@@ -355,7 +356,7 @@ func (sa *samplingAnswers) source(key string) string {
 // sent anyway (a server must cope with them), with a warning.
 func answerWarnings(req inputRequest, v json.RawMessage) []string {
 	switch req.Method {
-	case mrtr.MethodCreateMessage:
+	case wire.MethodCreateMessage:
 		var r mrtr.SamplingResult
 		if err := json.Unmarshal(v, &r); err != nil {
 			return []string{"the answer is not a CreateMessageResult: " + err.Error()}
@@ -363,7 +364,7 @@ func answerWarnings(req inputRequest, v json.RawMessage) []string {
 		if err := r.Validate(); err != nil {
 			return []string{"the answer is not a valid CreateMessageResult: " + err.Error()}
 		}
-	case mrtr.MethodElicit:
+	case wire.MethodElicit:
 		var r struct {
 			Action  string                     `json:"action"`
 			Content map[string]json.RawMessage `json:"content"`

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/model/openai"
 )
@@ -189,15 +190,15 @@ func parseCommand(words []string) (command, error) {
 	}
 	switch words[0] {
 	case "discover":
-		return command{method: mrtr.MethodDiscover}, need(1, "discover")
+		return command{method: wire.MethodDiscover}, need(1, "discover")
 	case "tools":
 		if len(words) > 1 {
 			switch words[1] {
 			case "list":
-				return command{method: mrtr.MethodToolsList}, need(2, "tools list")
+				return command{method: wire.MethodToolsList}, need(2, "tools list")
 			case "call":
 				err := need(3, "tools call NAME")
-				return command{method: mrtr.MethodToolsCall, target: at(words, 2)}, err
+				return command{method: wire.MethodToolsCall, target: at(words, 2)}, err
 			}
 		}
 		return command{}, &usageError{unknownSub(words, "tools", "list, call")}
@@ -205,10 +206,10 @@ func parseCommand(words []string) (command, error) {
 		if len(words) > 1 {
 			switch words[1] {
 			case "list":
-				return command{method: mrtr.MethodPromptsList}, need(2, "prompts list")
+				return command{method: wire.MethodPromptsList}, need(2, "prompts list")
 			case "get":
 				err := need(3, "prompts get NAME")
-				return command{method: mrtr.MethodPromptsGet, target: at(words, 2)}, err
+				return command{method: wire.MethodPromptsGet, target: at(words, 2)}, err
 			}
 		}
 		return command{}, &usageError{unknownSub(words, "prompts", "list, get")}
@@ -216,12 +217,12 @@ func parseCommand(words []string) (command, error) {
 		if len(words) > 1 {
 			switch words[1] {
 			case "list":
-				return command{method: mrtr.MethodResourcesList}, need(2, "resources list")
+				return command{method: wire.MethodResourcesList}, need(2, "resources list")
 			case "templates":
-				return command{method: mrtr.MethodTemplatesList}, need(2, "resources templates")
+				return command{method: wire.MethodTemplatesList}, need(2, "resources templates")
 			case "read":
 				err := need(3, "resources read URI")
-				return command{method: mrtr.MethodResourcesRead, target: at(words, 2)}, err
+				return command{method: wire.MethodResourcesRead, target: at(words, 2)}, err
 			}
 		}
 		return command{}, &usageError{unknownSub(words, "resources", "list, templates, read")}
@@ -290,7 +291,7 @@ type session struct {
 
 // setup checks the flags against the command and builds the session.
 func setup(o *options, cmd command, e *env) (*session, error) {
-	takesArgs := cmd.method == mrtr.MethodToolsCall || cmd.method == mrtr.MethodPromptsGet
+	takesArgs := cmd.method == wire.MethodToolsCall || cmd.method == wire.MethodPromptsGet
 	if (o.set["args"] || o.set["args-file"]) && !takesArgs {
 		return nil, &usageError{"--args and --args-file apply only to tools call and prompts get"}
 	}
@@ -338,7 +339,7 @@ func setup(o *options, cmd command, e *env) (*session, error) {
 			if err != nil {
 				return nil, err
 			}
-			if cmd.method == mrtr.MethodPromptsGet {
+			if cmd.method == wire.MethodPromptsGet {
 				if err := checkPromptArgs(obj, what); err != nil {
 					return nil, err
 				}

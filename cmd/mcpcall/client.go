@@ -16,7 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/transport/streamablehttp"
 )
 
@@ -120,13 +120,13 @@ func objectOf(members []member) ([]byte, error) {
 // meta builds params._meta of request id.
 func (c *client) meta(id int64) (json.RawMessage, error) {
 	m := []member{
-		{mrtr.MetaProtocolVersion, mustJSON(ProtocolVersion)},
-		{mrtr.MetaClientCapabilities, c.caps},
-		{mrtr.MetaClientInfo, mustJSON(map[string]string{"name": "mcpcall", "version": Version})},
-		{mrtr.MetaProgressToken, mustJSON("mcpcall-" + strconv.FormatInt(id, 10))},
+		{wire.MetaProtocolVersion, mustJSON(ProtocolVersion)},
+		{wire.MetaClientCapabilities, c.caps},
+		{wire.MetaClientInfo, mustJSON(map[string]string{"name": "mcpcall", "version": Version})},
+		{wire.MetaProgressToken, mustJSON("mcpcall-" + strconv.FormatInt(id, 10))},
 	}
 	if c.logLevel != "" {
-		m = append(m, member{mrtr.MetaLogLevel, mustJSON(c.logLevel)})
+		m = append(m, member{wire.MetaLogLevel, mustJSON(c.logLevel)})
 	}
 	return objectOf(m)
 }
@@ -185,7 +185,7 @@ func (c *client) call(ctx context.Context, method, target string, params []membe
 	h.Set("User-Agent", "mcpcall/"+Version)
 	h.Set("MCP-Protocol-Version", ProtocolVersion)
 	h.Set("Mcp-Method", streamablehttp.EncodeHeaderValue(method))
-	if method == mrtr.MethodToolsCall || method == mrtr.MethodPromptsGet || method == mrtr.MethodResourcesRead {
+	if method == wire.MethodToolsCall || method == wire.MethodPromptsGet || method == wire.MethodResourcesRead {
 		h.Set("Mcp-Name", streamablehttp.EncodeHeaderValue(target))
 	}
 	for name, v := range paramHeaders {

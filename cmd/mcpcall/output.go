@@ -8,6 +8,7 @@ import (
 
 	"strings"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -123,7 +124,7 @@ func (p *printer) asked(key string, req inputRequest) {
 	}
 	w := p.w
 	switch req.Method {
-	case mrtr.MethodCreateMessage:
+	case wire.MethodCreateMessage:
 		var r struct {
 			Messages []struct {
 				Role    string          `json:"role"`
@@ -144,7 +145,7 @@ func (p *printer) asked(key string, req inputRequest) {
 		for _, m := range r.Messages {
 			fmt.Fprintf(w, "  %s: %s\n", m.Role, clip(textOf(m.Content)))
 		}
-	case mrtr.MethodElicit:
+	case wire.MethodElicit:
 		var e elicitParams
 		_ = json.Unmarshal(req.Params, &e)
 		if e.Mode == "url" {
@@ -163,7 +164,7 @@ func (p *printer) asked(key string, req inputRequest) {
 			}
 			fmt.Fprintf(w, "  fields: %s\n", strings.Join(fs, ", "))
 		}
-	case mrtr.MethodListRoots:
+	case wire.MethodListRoots:
 		fmt.Fprintf(w, "[%s] roots/list\n", key)
 	default:
 		fmt.Fprintf(w, "[%s] %s %s\n", key, req.Method, req.Params)
@@ -187,7 +188,7 @@ func (p *printer) answered(key string, req inputRequest, a answer) {
 	}
 	var what string
 	switch req.Method {
-	case mrtr.MethodCreateMessage:
+	case wire.MethodCreateMessage:
 		var r struct {
 			Role       string          `json:"role"`
 			Model      string          `json:"model"`
@@ -200,7 +201,7 @@ func (p *printer) answered(key string, req inputRequest, a answer) {
 			what += ", " + r.StopReason
 		}
 		what += "): " + clip(textOf(r.Content))
-	case mrtr.MethodElicit:
+	case wire.MethodElicit:
 		var r struct {
 			Action  string          `json:"action"`
 			Content json.RawMessage `json:"content"`
@@ -210,7 +211,7 @@ func (p *printer) answered(key string, req inputRequest, a answer) {
 		if len(r.Content) > 0 {
 			what += " " + oneLine(string(r.Content), 200)
 		}
-	case mrtr.MethodListRoots:
+	case wire.MethodListRoots:
 		var r mrtr.RootsResult
 		_ = json.Unmarshal(a.value, &r)
 		var uris []string
@@ -307,21 +308,21 @@ func (p *printer) final(cmd command, result json.RawMessage, rounds, page int) {
 		fmt.Fprintln(p.w, ") ──")
 	}
 	switch cmd.method {
-	case mrtr.MethodDiscover:
+	case wire.MethodDiscover:
 		p.discover(result)
-	case mrtr.MethodToolsList:
+	case wire.MethodToolsList:
 		p.toolsList(result)
-	case mrtr.MethodPromptsList:
+	case wire.MethodPromptsList:
 		p.promptsList(result)
-	case mrtr.MethodResourcesList:
+	case wire.MethodResourcesList:
 		p.resourcesList(result)
-	case mrtr.MethodTemplatesList:
+	case wire.MethodTemplatesList:
 		p.templatesList(result)
-	case mrtr.MethodToolsCall:
+	case wire.MethodToolsCall:
 		p.toolResult(result)
-	case mrtr.MethodPromptsGet:
+	case wire.MethodPromptsGet:
 		p.promptResult(result)
-	case mrtr.MethodResourcesRead:
+	case wire.MethodResourcesRead:
 		p.resourceResult(result)
 	default:
 		fmt.Fprintln(p.w, pretty(result, ""))

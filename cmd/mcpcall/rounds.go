@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -39,7 +40,7 @@ type resultHead struct {
 // execute runs the command and returns the exit status.
 func (s *session) execute(ctx context.Context, cmd command) int {
 	switch cmd.method {
-	case mrtr.MethodDiscover:
+	case wire.MethodDiscover:
 		resp, err := s.client.call(ctx, cmd.method, "", nil, nil)
 		if err != nil {
 			return s.fail(err)
@@ -60,7 +61,7 @@ func (s *session) execute(ctx context.Context, cmd command) int {
 				ProtocolVersion, ProtocolVersion, strings.Join(d.SupportedVersions, ", "))
 		}
 		return exitOK
-	case mrtr.MethodToolsList, mrtr.MethodPromptsList, mrtr.MethodResourcesList, mrtr.MethodTemplatesList:
+	case wire.MethodToolsList, wire.MethodPromptsList, wire.MethodResourcesList, wire.MethodTemplatesList:
 		return s.list(ctx, cmd)
 	}
 	return s.callRounds(ctx, cmd)
@@ -74,9 +75,9 @@ func (s *session) checkComplete(method string, result json.RawMessage) int {
 		return s.fail(transportErr("%s: the result is not a JSON object: %v", method, err))
 	}
 	switch h.ResultType {
-	case "", mrtr.ResultComplete:
+	case "", wire.ResultComplete:
 		return -1
-	case mrtr.ResultInputRequired:
+	case wire.ResultInputRequired:
 		return s.fail(transportErr("%s: the server answered input_required, which only tools/call, prompts/get and resources/read may", method))
 	}
 	return s.fail(transportErr("%s: unrecognised resultType %q", method, h.ResultType))
@@ -124,7 +125,7 @@ func (s *session) callRounds(ctx context.Context, cmd command) int {
 	var headers map[string]string
 	var tool *toolInfo
 	switch cmd.method {
-	case mrtr.MethodResourcesRead:
+	case wire.MethodResourcesRead:
 		base = []member{{"uri", mustJSON(cmd.target)}}
 	default:
 		base = []member{{"name", mustJSON(cmd.target)}}
@@ -132,7 +133,7 @@ func (s *session) callRounds(ctx context.Context, cmd command) int {
 			base = append(base, member{"arguments", s.args})
 		}
 	}
-	if cmd.method == mrtr.MethodToolsCall {
+	if cmd.method == wire.MethodToolsCall {
 		tool = s.findTool(ctx, cmd.target, false)
 		headers = s.paramHeaders(tool)
 	}
@@ -153,7 +154,7 @@ func (s *session) callRounds(ctx context.Context, cmd command) int {
 		if resp.Error != nil {
 			// A header mismatch on Mcp-Param-* means the tool's definition
 			// changed: list the tools again and retry once.
-			if resp.Error.Code == int(mrtr.CodeHeaderMismatch) && cmd.method == mrtr.MethodToolsCall &&
+			if resp.Error.Code == int(mrtr.CodeHeaderMismatch) && cmd.method == wire.MethodToolsCall &&
 				strings.Contains(resp.Error.Message, "Mcp-Param-") && !refreshed {
 				refreshed = true
 				fresh := s.findTool(ctx, cmd.target, true)
@@ -170,14 +171,14 @@ func (s *session) callRounds(ctx context.Context, cmd command) int {
 			return s.fail(transportErr("%s: the result is not a JSON object: %v", cmd.method, err))
 		}
 		switch h.ResultType {
-		case "", mrtr.ResultComplete:
+		case "", wire.ResultComplete:
 			s.out.final(cmd, resp.Result, round, 0)
-			if cmd.method == mrtr.MethodToolsCall && h.IsError {
+			if cmd.method == wire.MethodToolsCall && h.IsError {
 				fmt.Fprintln(s.env.stderr, "mcpcall: the tool reported an error (result with isError: true)")
 				return exitRPCError
 			}
 			return exitOK
-		case mrtr.ResultInputRequired:
+		case wire.ResultInputRequired:
 		default:
 			return s.fail(transportErr("%s: unrecognised resultType %q", cmd.method, h.ResultType))
 		}

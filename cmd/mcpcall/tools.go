@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
 
 // toolInfo is what mcpcall keeps of a tool from tools/list.
@@ -132,7 +132,7 @@ func (s *session) findTool(ctx context.Context, name string, refresh bool) *tool
 		if cursor != nil {
 			params = []member{{"cursor", mustJSON(*cursor)}}
 		}
-		resp, err := s.client.call(ctx, mrtr.MethodToolsList, "", params, nil)
+		resp, err := s.client.call(ctx, wire.MethodToolsList, "", params, nil)
 		if err != nil || resp.Error != nil {
 			why := ""
 			if err != nil {

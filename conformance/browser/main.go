@@ -46,7 +46,7 @@ func listen() net.Listener {
 
 func run() error {
 	mcpL, pageL, otherL := listen(), listen(), listen()
-	mcpURL := "http://" + mcpL.Addr().String() + streamablehttp.DefaultPath
+	mcpURL := "http://" + mcpL.Addr().String() + "/mcp"
 	pageOrigin := "http://" + pageL.Addr().String()
 	otherOrigin := "http://" + otherL.Addr().String()
 
@@ -86,7 +86,7 @@ func run() error {
 		return err
 	}
 	mux := http.NewServeMux()
-	mux.Handle(streamablehttp.DefaultPath, logged(h))
+	mux.Handle("/mcp", logged(h))
 	mux.Handle("/livez", streamablehttp.Liveness())
 	ready := streamablehttp.Readiness(srv)
 	mux.Handle("/readyz", ready)

@@ -148,7 +148,7 @@ func serve(t *testing.T, h http.Handler) string {
 	t.Helper()
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
-	return ts.URL + streamablehttp.DefaultPath
+	return ts.URL + "/mcp"
 }
 
 // legacyFlaw is what a weakened server gets wrong about the initialize

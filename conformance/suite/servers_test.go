@@ -116,7 +116,7 @@ func newFrameworkServer(t *testing.T, hmacState bool) string {
 	}
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
-	return ts.URL + streamablehttp.DefaultPath
+	return ts.URL + "/mcp"
 }
 
 // weakMode is what a weak server gets wrong.
@@ -481,5 +481,5 @@ func newPickServer(t *testing.T) string {
 	}
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
-	return ts.URL + streamablehttp.DefaultPath
+	return ts.URL + "/mcp"
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"slices"
 	"strings"
@@ -74,8 +75,14 @@ func (c *counter) examples() []string {
 // newHTTPClient returns a keep-alive client for conns connections to one
 // host, with a bound on the wait for response headers.
 func newHTTPClient(conns int, header time.Duration) *http.Client {
+	return newHTTPClientFrom(conns, header, nil)
+}
+
+// newHTTPClientFrom is newHTTPClient with connections made from the local
+// address from (nil: any).
+func newHTTPClientFrom(conns int, header time.Duration, from net.Addr) *http.Client {
 	return &http.Client{Transport: &http.Transport{
-		DialContext:           (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+		DialContext:           (&net.Dialer{Timeout: 5 * time.Second, LocalAddr: from}).DialContext,
 		MaxIdleConns:          conns,
 		MaxIdleConnsPerHost:   conns,
 		IdleConnTimeout:       time.Minute,
@@ -127,17 +134,44 @@ func classify(status int, raw []byte, m *message, err error, want string) (outco
 }
 
 // goodCaller calls tools/call test_simple_text every interval until ctx
-// ends, and records each call's latency and outcome.
+// ends, and records each call's latency and outcome, and for the slowest
+// call where its time went.
 type goodCaller struct {
 	mu       sync.Mutex
 	start    time.Time
 	at       []time.Duration // when each call was sent, since start
 	latency  []time.Duration
 	outcomes *counter
+	from     net.Addr // the client's local address; nil: any
+	worst    callTrace
+	dials    int // calls that had to open a connection
+	// each, when set, is told of every call too (the -good-child mode).
+	each func(at time.Duration, tr callTrace, outcome, why string)
+}
+
+// callTrace is where one call's time went: opening a connection (zero
+// when one was reused), and from the request written to the first byte
+// of the answer.
+type callTrace struct {
+	total, connect, wait time.Duration
+	dialed               bool
+}
+
+func (t callTrace) String() string {
+	if t.total == 0 {
+		return "none"
+	}
+	s := fmt.Sprintf("%v: ", t.total.Round(10*time.Microsecond))
+	if t.dialed {
+		s += fmt.Sprintf("connect %v, ", t.connect.Round(10*time.Microsecond))
+	} else {
+		s += "connection reused, "
+	}
+	return s + fmt.Sprintf("request written to first answer byte %v", t.wait.Round(10*time.Microsecond))
 }
 
 func (g *goodCaller) run(ctx context.Context, u string, interval time.Duration) {
-	c := newHTTPClient(1, 10*time.Second)
+	c := newHTTPClientFrom(1, 10*time.Second, g.from)
 	defer c.CloseIdleConnections()
 	body := requestBody(1, "tools/call", callParams("test_simple_text", "{}", ""), "{}")
 	g.start = time.Now()
@@ -149,16 +183,41 @@ func (g *goodCaller) run(ctx context.Context, u string, interval time.Duration) 
 			return
 		case <-t.C:
 		}
+		var tr callTrace
+		var connStart, wrote time.Time
+		tctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+			ConnectStart: func(string, string) { connStart = time.Now() },
+			ConnectDone: func(string, string, error) {
+				tr.dialed, tr.connect = true, time.Since(connStart)
+			},
+			WroteRequest:         func(httptrace.WroteRequestInfo) { wrote = time.Now() },
+			GotFirstResponseByte: func() { tr.wait = time.Since(wrote) },
+		})
 		t0 := time.Now()
-		status, raw, m, err := post(context.Background(), c, u, "tools/call", "test_simple_text", body, 10*time.Second)
-		d := time.Since(t0)
+		status, raw, m, err := post(tctx, c, u, "tools/call", "test_simple_text", body, 10*time.Second)
+		tr.total = time.Since(t0)
 		o, why := classify(status, raw, m, err, `"text"`)
-		g.mu.Lock()
-		g.at = append(g.at, t0.Sub(g.start))
-		g.latency = append(g.latency, d)
-		g.mu.Unlock()
-		g.outcomes.add([]string{"ok", "5xx", "lost", "wrong"}[o], why)
+		label := []string{"ok", "5xx", "lost", "wrong"}[o]
+		g.record(t0.Sub(g.start), tr, label, why)
+		if g.each != nil {
+			g.each(t0.Sub(g.start), tr, label, why)
+		}
 	}
+}
+
+// record adds one call, sent at since the caller started.
+func (g *goodCaller) record(at time.Duration, tr callTrace, outcome, why string) {
+	g.mu.Lock()
+	g.at = append(g.at, at)
+	g.latency = append(g.latency, tr.total)
+	if tr.total > g.worst.total {
+		g.worst = tr
+	}
+	if tr.dialed {
+		g.dials++
+	}
+	g.mu.Unlock()
+	g.outcomes.add(outcome, why)
 }
 
 // percentiles returns p50, p99 and max of the latencies of the calls sent
@@ -188,6 +247,10 @@ func (g *goodCaller) percentiles(from, to time.Duration) (n int, p50, p99, maxd 
 // closed after hold when hold > 0), the HTTP status of refusals, and
 // "error" for transport failures.
 type listenFlood struct {
+	// rate, when positive, caps the attempts per second of all the
+	// workers together (the pace of an attacker's own link and CPU); 0
+	// sends as fast as the workers go.
+	rate     float64
 	statuses *counter
 	held     atomic.Int64 // streams open now
 	maxHeld  atomic.Int64
@@ -203,9 +266,26 @@ func (f *listenFlood) run(ctx context.Context, u string, n, conc int, pause, hol
 	defer c.CloseIdleConnections()
 	var workers, streams sync.WaitGroup
 	var next atomic.Int64
+	// With a rate, each attempt waits for its slot: attempt i goes at
+	// i/rate seconds after the start, or at once when that time is past.
+	start := time.Now()
 	for w := range conc {
 		workers.Go(func() {
-			for ctx.Err() == nil && next.Add(1) <= int64(n) {
+			for ctx.Err() == nil {
+				i := next.Add(1)
+				if i > int64(n) {
+					break
+				}
+				if f.rate > 0 {
+					at := start.Add(time.Duration(float64(i-1) / f.rate * float64(time.Second)))
+					if d := time.Until(at); d > 0 {
+						select {
+						case <-ctx.Done():
+							return
+						case <-time.After(d):
+						}
+					}
+				}
 				f.attempt(ctx, c, u, int64(w), hold, &streams)
 				if pause > 0 {
 					select {

@@ -26,7 +26,28 @@
 //     -big byte argument comes back) and never read, with a small receive
 //     buffer;
 //   - one well-behaved client calling tools/call (test_simple_text) every
-//     100 ms, whose latencies are reported as p50, p99 and max.
+//     100 ms, whose latencies are reported as p50, p99 and max, with where
+//     the slowest call's time went (opening a connection, or waiting for
+//     the answer after the request was written).
+//
+// The well-behaved client stands for a separate client on a machine of
+// its own. It connects from 127.0.0.2 when the target is 127.0.0.1
+// (-good-from), so that the server counts it as a peer of its own rather
+// than a share of the attackers' (anonymous callers' limits count per
+// peer address). It runs in a process of its own (-good-apart, the
+// default), and once it and the server have started, this process lowers
+// its own scheduling priority to nice 10 (-attack-nice): on a machine
+// where the load generator runs beside the server, the hostile clients'
+// CPU would otherwise be taken from the server and from the measuring
+// client, which is not what an attacker elsewhere costs them. Neither
+// changes what the hostile clients send. -good-apart=false -attack-nice=0
+// -good-from=any measures as earlier versions did. -listen-rate paces the
+// listen attempts (default: as fast as the workers go).
+//
+// Progress lines (every -progress) and the summary give the CPU used by
+// the server, by this process and by everything else on the machine
+// (from /proc/stat), overall and while the listen attempts ran, and the
+// machine's count of connections dropped by full listen queues.
 //
 // With -soak it runs steady mixed load for -duration instead: workers
 // calling tools/call, completing a multi-round MRTR call (three requests,

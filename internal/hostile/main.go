@@ -8,9 +8,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/url"
 	"os"
 	"os/signal"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,6 +31,13 @@ type options struct {
 
 	listens    int
 	listenConc int
+	listenRate float64
+	goodFrom   string
+	goodApart  bool
+	goodChild  bool
+	attackNice int
+	serverNice int
+	progress   time.Duration
 	slow       int
 	slowLen    int
 	slowEvery  time.Duration
@@ -51,6 +61,13 @@ func main() {
 	flag.BoolVar(&o.soak, "soak", false, "run steady mixed load and check for 5xx and lost answers")
 	flag.IntVar(&o.listens, "listens", 20000, "subscriptions/listen attempts (with -soak: attempts over the whole run)")
 	flag.IntVar(&o.listenConc, "listen-conc", 500, "concurrent listen workers")
+	flag.Float64Var(&o.listenRate, "listen-rate", 0, "listen attempts per second of all workers together (0: as fast as they go)")
+	flag.StringVar(&o.goodFrom, "good-from", "auto", "local IP address of the well-behaved client (auto: 127.0.0.2 when the target is 127.0.0.1, so that it is a peer of its own as a separate client would be; \"any\": the system's choice)")
+	flag.DurationVar(&o.progress, "progress", 5*time.Second, "interval of the progress lines")
+	flag.BoolVar(&o.goodApart, "good-apart", true, "run the well-behaved client in a process of its own")
+	flag.IntVar(&o.attackNice, "attack-nice", 10, "with -good-apart, once the server and the well-behaved client are started, lower this process's (the hostile clients') scheduling priority to this nice value, as if the attack ran on a machine of its own (0: leave it)")
+	flag.IntVar(&o.serverNice, "server-nice", 0, "set the fixture server's nice value once started (negative: ahead of every other process on the machine, as if it had the machine to itself; needs the privilege to raise priority)")
+	flag.BoolVar(&o.goodChild, goodChildFlag, false, "internal: run only the well-behaved client against -url and report each call on stdout")
 	flag.IntVar(&o.slow, "slow", 200, "slow-body clients")
 	flag.IntVar(&o.slowLen, "slow-len", 1024, "Content-Length the slow-body clients announce")
 	flag.DurationVar(&o.slowEvery, "slow-every", 3*time.Second, "pause between two bytes of a slow body")
@@ -76,9 +93,16 @@ func main() {
 			o.sample = 10 * time.Second
 		}
 	}
-	if o.listenConc < 1 || o.soakGood < 1 || o.pipeline < 1 || o.slowLen < 1 || o.slowEvery <= 0 || o.goodEvery <= 0 {
+	if o.listenConc < 1 || o.soakGood < 1 || o.pipeline < 1 || o.slowLen < 1 || o.slowEvery <= 0 || o.goodEvery <= 0 || o.progress <= 0 || o.listenRate < 0 {
 		fmt.Fprintln(os.Stderr, "hostile: counts and intervals must be positive")
 		os.Exit(2)
+	}
+	if o.goodFrom != "auto" && o.goodFrom != "any" && o.goodFrom != "" && net.ParseIP(o.goodFrom) == nil {
+		fmt.Fprintln(os.Stderr, "hostile: -good-from takes auto, any or an IP address")
+		os.Exit(2)
+	}
+	if o.goodChild {
+		os.Exit(runGoodChild(&o, os.Stdout))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -118,8 +142,16 @@ func run(ctx context.Context, o *options, out io.Writer) (int, error) {
 			}
 		}()
 		u = srv.url
+		if o.serverNice != 0 {
+			if err := setPriority(strconv.Itoa(srv.cmd.Process.Pid), o.serverNice); err != nil {
+				return 1, fmt.Errorf("setting the server's priority: %w", err)
+			}
+		}
 	}
 	fmt.Fprintf(out, "hostile: target %s, RLIMIT_NOFILE %d, duration %v\n", u, limit, o.duration)
+	if srv != nil && o.serverNice != 0 {
+		fmt.Fprintf(out, "hostile: the server runs at nice %d\n", o.serverNice)
+	}
 	if err := probe(ctx, u); err != nil {
 		return 1, err
 	}
@@ -187,8 +219,8 @@ func hostile(ctx context.Context, o *options, u string, srv *child, out io.Write
 	defer cancel()
 	hostileCtx, stopHostile := context.WithCancel(ctx)
 	defer stopHostile()
-	good := &goodCaller{outcomes: newCounter()}
-	flood := &listenFlood{statuses: newCounter()}
+	good := &goodCaller{outcomes: newCounter(), from: goodFrom(o.goodFrom, u)}
+	flood := &listenFlood{statuses: newCounter(), rate: o.listenRate}
 	slow := &slowClients{events: newCounter()}
 	nr := &nonReaders{events: newCounter()}
 	samp := &sampler{}
@@ -196,17 +228,40 @@ func hostile(ctx context.Context, o *options, u string, srv *child, out io.Write
 	var floodEnd atomic.Int64 // when the listen attempts were all answered, since start
 	start := time.Now()
 	var cpu0 cpuSnapshot
+	var cpuFlood atomic.Pointer[cpuSnapshot] // taken when the listen attempts were all answered
+	pid := os.Getpid()                       // the server's, when it is a child
 	if srv != nil {
-		cpu0 = takeCPU(srv.cmd.Process.Pid)
+		pid = srv.cmd.Process.Pid
 	}
+	cpu0 = takeCPU(pid)
+	drops0 := listenOverflows()
 	goodDone := make(chan struct{})
-	wg.Go(func() {
-		defer close(goodDone)
-		good.run(runCtx, u, o.goodEvery)
-	})
+	if o.goodApart {
+		wait, err := startGoodChild(u, o, o.duration, start, good)
+		if err != nil {
+			fmt.Fprintln(out, "hostile: starting the well-behaved client:", err)
+			return 1
+		}
+		wg.Go(func() {
+			defer close(goodDone)
+			wait()
+		})
+		if o.attackNice > 0 {
+			if err := lowerPriority(o.attackNice); err != nil {
+				fmt.Fprintln(out, "hostile: lowering the priority of the hostile clients:", err)
+			}
+		}
+	} else {
+		wg.Go(func() {
+			defer close(goodDone)
+			good.run(runCtx, u, o.goodEvery)
+		})
+	}
 	wg.Go(func() {
 		flood.run(hostileCtx, u, o.listens, o.listenConc, 0, 0, func() {
 			if runCtx.Err() == nil {
+				snap := takeCPU(pid)
+				cpuFlood.Store(&snap)
 				floodEnd.Store(int64(time.Since(start)))
 			}
 		})
@@ -216,10 +271,12 @@ func hostile(ctx context.Context, o *options, u string, srv *child, out io.Write
 	if srv != nil {
 		wg.Go(func() { samp.run(runCtx, srv.cmd.Process.Pid, o.sample, nil) })
 	}
-	// A progress line every 5 s.
+	// A progress line every o.progress, with the CPU each party used
+	// since the line before.
 	wg.Go(func() {
-		t := time.NewTicker(5 * time.Second)
+		t := time.NewTicker(o.progress)
 		defer t.Stop()
+		last := cpu0
 		for {
 			select {
 			case <-runCtx.Done():
@@ -227,12 +284,15 @@ func hostile(ctx context.Context, o *options, u string, srv *child, out io.Write
 			case <-t.C:
 			}
 			n, p50, p99, mx := good.percentiles(0, time.Hour)
-			line := fmt.Sprintf("  %3.0fs good=%d p50=%v p99=%v max=%v listens sent=%d held=%d slow open=%d nonread open=%d written=%d",
+			line := fmt.Sprintf("  %5.1fs good=%d p50=%v p99=%v max=%v listens sent=%d held=%d slow open=%d nonread open=%d written=%d",
 				time.Since(start).Seconds(), n, p50, p99, mx, flood.sent.Load(), flood.held.Load(), slow.open.Load(), nr.open.Load(), nr.written.Load())
 			if srv != nil {
 				rss, _ := procRSS(srv.cmd.Process.Pid)
 				fds, _ := procFDs(srv.cmd.Process.Pid)
 				line += fmt.Sprintf(" rss=%s fds=%d", mib(rss), fds)
+				now := takeCPU(pid)
+				line += "; " + cpuShare(last, now)
+				last = now
 			}
 			fmt.Fprintln(out, line)
 		}
@@ -248,9 +308,9 @@ func hostile(ctx context.Context, o *options, u string, srv *child, out io.Write
 	floodSeen, slowSeen, nrSeen := flood.statuses.String(), slow.events.String(), nr.events.String()
 	var dump goroutineDump
 	var dumpErr error
-	var cpu1 cpuSnapshot
+	cpu1 := takeCPU(pid)
+	drops1 := listenOverflows()
 	if srv != nil {
-		cpu1 = takeCPU(srv.cmd.Process.Pid)
 		if rss, ok := procRSS(srv.cmd.Process.Pid); ok {
 			samp.mu.Lock()
 			samp.maxRSS = max(samp.maxRSS, rss)
@@ -286,8 +346,18 @@ func hostile(ctx context.Context, o *options, u string, srv *child, out io.Write
 		fmt.Fprintln(out)
 	}
 	n, p50, p99, mx := good.percentiles(0, time.Hour)
-	fmt.Fprintf(out, "\nwell-behaved tools/call every %v: %d calls, p50 %v, p99 %v, max %v; outcomes: %s\n",
-		o.goodEvery, n, p50.Round(10*time.Microsecond), p99.Round(10*time.Microsecond), mx.Round(10*time.Microsecond), good.outcomes)
+	where := "in this process"
+	if o.goodApart {
+		where = "in a process of its own"
+		if o.attackNice > 0 {
+			where += fmt.Sprintf(", the hostile clients at nice %d", o.attackNice)
+		}
+	}
+	fmt.Fprintf(out, "\nwell-behaved tools/call every %v from %s, %s: %d calls, p50 %v, p99 %v, max %v; outcomes: %s\n",
+		o.goodEvery, addrName(good.from), where, n, p50.Round(10*time.Microsecond), p99.Round(10*time.Microsecond), mx.Round(10*time.Microsecond), good.outcomes)
+	good.mu.Lock()
+	fmt.Fprintf(out, "  slowest call %v; calls that opened a connection: %d\n", good.worst, good.dials)
+	good.mu.Unlock()
 	for _, e := range good.outcomes.examples() {
 		fmt.Fprintln(out, "  first", e)
 	}
@@ -295,8 +365,12 @@ func hostile(ctx context.Context, o *options, u string, srv *child, out io.Write
 	if fe > 0 {
 		floodTime = "all answered in " + fe.Round(100*time.Millisecond).String()
 	}
-	fmt.Fprintf(out, "listen attempts: %d sent from %d workers (%s); answers by status: %s; streams held open at the end %d (max %d)\n",
-		flood.sent.Load(), o.listenConc, floodTime, floodSeen, heldAtEnd, flood.maxHeld.Load())
+	pace := "unpaced"
+	if o.listenRate > 0 {
+		pace = fmt.Sprintf("paced at %.0f/s", o.listenRate)
+	}
+	fmt.Fprintf(out, "listen attempts: %d sent from %d workers, %s (%s); answers by status: %s; streams held open at the end %d (max %d)\n",
+		flood.sent.Load(), o.listenConc, pace, floodTime, floodSeen, heldAtEnd, flood.maxHeld.Load())
 	for _, e := range flood.statuses.examples() {
 		fmt.Fprintln(out, "  first", e)
 	}
@@ -306,9 +380,13 @@ func hostile(ctx context.Context, o *options, u string, srv *child, out io.Write
 		o.nonread, o.pipeline, o.big>>10, nrOpen, nr.written.Load(), nrSeen)
 	if srv != nil {
 		fmt.Fprintf(out, "server RSS max %s over %d samples; open descriptors max %d\n", mib(samp.maxRSS), len(samp.rss), samp.maxFDs)
-		fmt.Fprintf(out, "CPU over the %v run: server %v, this load generator %v (of %d cores x %v)\n",
+		fmt.Fprintf(out, "CPU over the %v run: server %v, this load generator %v, machine busy %v (of %d cores x %v)\n",
 			elapsed.Round(100*time.Millisecond), (cpu1.server - cpu0.server).Round(10*time.Millisecond),
-			(cpu1.self - cpu0.self).Round(10*time.Millisecond), runtime.NumCPU(), elapsed.Round(100*time.Millisecond))
+			(cpu1.self - cpu0.self).Round(10*time.Millisecond), (cpu1.busy - cpu0.busy).Round(10*time.Millisecond),
+			runtime.NumCPU(), elapsed.Round(100*time.Millisecond))
+		if cf := cpuFlood.Load(); cf != nil {
+			fmt.Fprintf(out, "  while the listen attempts ran: %s; after them: %s\n", cpuShare(cpu0, *cf), cpuShare(*cf, cpu1))
+		}
 		switch {
 		case o.noDump:
 		case dumpErr != nil:
@@ -326,10 +404,41 @@ func hostile(ctx context.Context, o *options, u string, srv *child, out io.Write
 	} else {
 		fmt.Fprintln(out, "server RSS and goroutines: unknown (-url target)")
 	}
+	if drops0 >= 0 && drops1 >= 0 {
+		fmt.Fprintf(out, "connections dropped by full listen queues on this machine during the run (ListenDrops): %d\n", drops1-drops0)
+	}
 	verdict := "met"
 	if p99 > 100*time.Millisecond || (srv != nil && samp.maxRSS > 300<<20) || good.outcomes.get("ok") != n {
 		verdict = "MISSED"
 	}
 	fmt.Fprintf(out, "target (tools/call p99 within 100ms, no failed call, RSS under 300 MiB): %s\n", verdict)
 	return 0
+}
+
+// goodFrom resolves the -good-from flag for the target u: nil for the
+// system's choice.
+func goodFrom(flagValue, u string) net.Addr {
+	switch flagValue {
+	case "", "any":
+		return nil
+	case "auto":
+		pu, err := url.Parse(u)
+		if err != nil || pu.Hostname() != "127.0.0.1" {
+			return nil
+		}
+		flagValue = "127.0.0.2"
+	}
+	ip := net.ParseIP(flagValue)
+	if ip == nil {
+		return nil
+	}
+	return &net.TCPAddr{IP: ip}
+}
+
+// addrName names a client's local address for the report.
+func addrName(a net.Addr) string {
+	if a == nil {
+		return "the system's address"
+	}
+	return a.(*net.TCPAddr).IP.String()
 }

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -249,12 +250,89 @@ func topN(m map[string]int, n int) []string {
 // mib formats a byte count in MiB.
 func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 
-// cpuSnapshot is the CPU time used so far by the server and by this
-// process.
-type cpuSnapshot struct{ server, self time.Duration }
+// cpuSnapshot is the CPU time used so far by the server, by this process
+// and by the whole machine (busy: all but idle and I/O wait, every core
+// counted), when it was taken.
+type cpuSnapshot struct {
+	server, self, busy time.Duration
+	at                 time.Time
+}
 
 func takeCPU(pid int) cpuSnapshot {
-	return cpuSnapshot{server: procCPU(strconv.Itoa(pid)), self: procCPU("self")}
+	return cpuSnapshot{server: procCPU(strconv.Itoa(pid)), self: procCPU("self"), busy: machineBusy(), at: time.Now()}
+}
+
+// cpuShare says how busy the cores were between two snapshots, as
+// percentages of one core: the server, this load generator, and everything
+// else on the machine (other processes, and kernel work not charged to a
+// process, such as loopback packets handled in softirq context).
+func cpuShare(a, b cpuSnapshot) string {
+	wall := b.at.Sub(a.at)
+	if wall <= 0 {
+		return "cpu unknown"
+	}
+	pct := func(d time.Duration) float64 { return 100 * float64(d) / float64(wall) }
+	srv, gen := b.server-a.server, b.self-a.self
+	other := b.busy - a.busy - srv - gen
+	if a.busy == 0 || b.busy == 0 {
+		return fmt.Sprintf("cpu server %.0f%% generator %.0f%%", pct(srv), pct(gen))
+	}
+	return fmt.Sprintf("cpu server %.0f%% generator %.0f%% other %.0f%% (of %d00%%)", pct(srv), pct(gen), pct(max(other, 0)), runtime.NumCPU())
+}
+
+// machineBusy returns the CPU time all cores have spent busy since boot,
+// from the first line of /proc/stat, or 0 when unknown.
+func machineBusy() time.Duration {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	f := bytes.Fields(line)
+	if len(f) < 5 || string(f[0]) != "cpu" {
+		return 0
+	}
+	var busy int64
+	for i, v := range f[1:] {
+		n, err := strconv.ParseInt(string(v), 10, 64)
+		if err != nil {
+			return 0
+		}
+		// Fields 4 and 5 are idle and iowait; guest time (9 and 10) is
+		// counted in user time already.
+		if i == 3 || i == 4 || i >= 8 {
+			continue
+		}
+		busy += n
+	}
+	return time.Duration(busy) * 10 * time.Millisecond
+}
+
+// listenOverflows returns the machine's count of connections dropped
+// because a listen queue was full (ListenDrops in /proc/net/netstat,
+// which includes ListenOverflows), or -1 when unknown.
+func listenOverflows() int64 {
+	b, err := os.ReadFile("/proc/net/netstat")
+	if err != nil {
+		return -1
+	}
+	lines := bytes.Split(b, []byte("\n"))
+	for i := 0; i+1 < len(lines); i++ {
+		names, values := bytes.Fields(lines[i]), bytes.Fields(lines[i+1])
+		if len(names) == 0 || string(names[0]) != "TcpExt:" || len(values) != len(names) {
+			continue
+		}
+		for j, n := range names {
+			if string(n) == "ListenDrops" {
+				v, err := strconv.ParseInt(string(values[j]), 10, 64)
+				if err != nil {
+					return -1
+				}
+				return v
+			}
+		}
+	}
+	return -1
 }
 
 // procCPU returns the user plus system CPU time of a process, from

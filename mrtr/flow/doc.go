@@ -98,7 +98,7 @@
 // # Budget
 //
 // Each time a flow puts a step's questions, to the client or to its model,
-// it spends one of its budget (DefaultBudget, or WithBudget), including
+// it spends one of its budget (5, or WithBudget), including
 // asking again for a missing answer or after AskAgain. A call that needs
 // more ends with an isError tool result saying so (wrapping ErrBudget);
 // for prompts and resources, with -32603. The budget is the flow's own;

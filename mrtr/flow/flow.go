@@ -15,9 +15,9 @@ import (
 	"github.com/mrtrkit/mrtrkit/mrtr/typed"
 )
 
-// DefaultBudget is a flow's budget of questions unless WithBudget says
+// defaultBudget is a flow's budget of questions unless WithBudget says
 // otherwise.
-const DefaultBudget = 5
+const defaultBudget = 5
 
 // ErrBudget is wrapped by the error that ends a call whose flow needed to
 // put questions more often than its budget allows.
@@ -54,7 +54,7 @@ func (f optionFunc) apply(o *options) { f(o) }
 // in the same round.
 func WithModel(m model.Model) Option { return optionFunc(func(o *options) { o.model = m }) }
 
-// WithBudget sets the flow's budget (default DefaultBudget): how many
+// WithBudget sets the flow's budget (default 5): how many
 // times in one call the flow may put a step's questions, whether to the
 // client (one input_required round each) or to a model the server calls
 // inline. Asking again for a missing answer counts. It is the flow's own
@@ -72,7 +72,7 @@ func WithBudget(n int) Option { return optionFunc(func(o *options) { o.max = n }
 // malformed steps (missing functions, a key asked twice in one step, a
 // Form type that is not a flat struct) and a budget below 1.
 func New[In, S, Out any](steps []Step[In, S], finish func(ctx context.Context, c *Call[In, S]) (Out, error), opts ...Option) (*Flow[In, S, Out], error) {
-	o := options{model: model.Client(), max: DefaultBudget}
+	o := options{model: model.Client(), max: defaultBudget}
 	for _, opt := range opts {
 		if opt != nil {
 			opt.apply(&o)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/internal/testkit"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/flow"
 	"github.com/mrtrkit/mrtrkit/mrtr/model"
@@ -63,7 +64,7 @@ func TestFormStep(t *testing.T) {
 	r, e := c.tool("signup", nil, nil, "")
 	require.Nil(t, e)
 	require.Contains(t, r.InputRequests, "contact")
-	assert.Equal(t, mrtr.MethodElicit, r.InputRequests["contact"].Method)
+	assert.Equal(t, wire.MethodElicit, r.InputRequests["contact"].Method)
 	assert.JSONEq(t, `{"mode":"form","message":"Who are you?","requestedSchema":{"type":"object","required":["name","age"],"properties":{
 		"name":{"type":"string","description":"your name","minLength":2},
 		"age":{"type":"integer","description":"your age in years","minimum":0,"maximum":150},
@@ -308,13 +309,13 @@ func TestBudget(t *testing.T) {
 
 	f, err := flow.New([]flow.Step[NoArgs, Reply]{flow.Sample("n", build, use)}, finish)
 	require.NoError(t, err)
-	assert.Equal(t, flow.DefaultBudget, f.Budget())
+	assert.Equal(t, 5 /* the documented default budget */, f.Budget())
 
 	m := &fakeModel{answers: []string{"a", "b", "c", "d", "e", "f", "g"}}
 	g, err := flow.New([]flow.Step[NoArgs, Reply]{flow.Sample("n", build, use)}, finish, flow.WithBudget(2), flow.WithModel(m))
 	require.NoError(t, err)
 	assert.Equal(t, 2, g.Budget())
-	_, err = g.Handle(context.Background(), &mrtr.Request{Method: mrtr.MethodToolsCall, Name: "n"}, NoArgs{})
+	_, err = g.Handle(context.Background(), &mrtr.Request{Method: wire.MethodToolsCall, Name: "n"}, NoArgs{})
 	require.ErrorIs(t, err, flow.ErrBudget)
 	var te *typed.ToolError
 	require.ErrorAs(t, err, &te, "a tool call ends with an isError result")
@@ -366,13 +367,13 @@ func TestFlowAsPromptHandler(t *testing.T) {
 	require.NoError(t, srv.AddPrompt(mrtr.Prompt{Name: "write"}, h))
 	c := newClient(t, srv)
 
-	raw, e := c.call(mrtr.MethodPromptsGet, map[string]any{"name": "write", "arguments": map[string]string{"topic": "tides"}})
+	raw, e := c.call(wire.MethodPromptsGet, map[string]any{"name": "write", "arguments": map[string]string{"topic": "tides"}})
 	require.Nil(t, e)
 	var ir toolResult
 	require.NoError(t, json.Unmarshal(raw, &ir))
 	assert.Equal(t, []string{"angle"}, ir.asked())
 
-	raw, e = c.call(mrtr.MethodPromptsGet, map[string]any{"name": "write", "arguments": map[string]string{"topic": "tides"},
+	raw, e = c.call(wire.MethodPromptsGet, map[string]any{"name": "write", "arguments": map[string]string{"topic": "tides"},
 		"inputResponses": map[string]any{"angle": modelAnswer("from the moon's side")}, "requestState": ir.RequestState})
 	require.Nil(t, e)
 	assert.Contains(t, string(raw), "Write about tides, from the moon's side")
@@ -384,7 +385,7 @@ func TestFlowAsPromptHandler(t *testing.T) {
 	require.Len(t, pr.Messages, 1)
 	assert.Equal(t, "Write about tides, from the shore", pr.Messages[0].Content.Text)
 
-	_, e = c.call(mrtr.MethodPromptsGet, map[string]any{"name": "write"})
+	_, e = c.call(wire.MethodPromptsGet, map[string]any{"name": "write"})
 	require.NotNil(t, e)
 	assert.Equal(t, mrtr.CodeInvalidParams, e.Code)
 	assert.Contains(t, e.Message, "topic is required")

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/flow"
 	"github.com/mrtrkit/mrtrkit/mrtr/typed"
@@ -64,7 +65,7 @@ func elicitParams(t *testing.T, r toolResult, key string) mrtr.ElicitRequest {
 	t.Helper()
 	ir, ok := r.InputRequests[key]
 	require.True(t, ok, "no input request %q in %v", key, r.InputRequests)
-	require.Equal(t, mrtr.MethodElicit, ir.Method)
+	require.Equal(t, wire.MethodElicit, ir.Method)
 	var er mrtr.ElicitRequest
 	require.NoError(t, json.Unmarshal(ir.Params, &er))
 	return er

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/internal/testkit"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/state"
 )
@@ -55,7 +56,7 @@ func (r toolResult) sampling(t testing.TB, key string) mrtr.SamplingRequest {
 	t.Helper()
 	ir, ok := r.InputRequests[key]
 	require.True(t, ok, "no input request %q in %v", key, r.InputRequests)
-	require.Equal(t, mrtr.MethodCreateMessage, ir.Method)
+	require.Equal(t, wire.MethodCreateMessage, ir.Method)
 	var sr mrtr.SamplingRequest
 	require.NoError(t, json.Unmarshal(ir.Params, &sr))
 	return sr
@@ -80,7 +81,7 @@ func (c *client) tool(name string, args any, responses map[string]any, requestSt
 	if requestState != "" {
 		p["requestState"] = requestState
 	}
-	raw, e := c.call(mrtr.MethodToolsCall, p)
+	raw, e := c.call(wire.MethodToolsCall, p)
 	var r toolResult
 	if e == nil {
 		require.NoError(c.t, json.Unmarshal(raw, &r), string(raw))

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/internal/testkit"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/flow"
 	"github.com/mrtrkit/mrtrkit/mrtr/model"
@@ -374,7 +375,7 @@ func TestFlowChangedBetweenRounds(t *testing.T) {
 
 func TestSummarizeSchemas(t *testing.T) {
 	c, _ := summarizeServer(t, model.Client())
-	raw, e := c.call(mrtr.MethodToolsList, nil)
+	raw, e := c.call(wire.MethodToolsList, nil)
 	require.Nil(t, e)
 	var list struct {
 		Tools []struct {

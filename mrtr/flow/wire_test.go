@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/model"
 	"github.com/mrtrkit/mrtrkit/mrtr/typed"
@@ -38,7 +39,7 @@ func TestSummarizeOverHTTP(t *testing.T) {
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-		req.Header.Set("Mcp-Method", mrtr.MethodToolsCall)
+		req.Header.Set("Mcp-Method", wire.MethodToolsCall)
 		req.Header.Set("Mcp-Name", streamablehttp.EncodeHeaderValue("summarize_repo"))
 		resp, err := http.DefaultClient.Do(req)
 		require.NoError(t, err)

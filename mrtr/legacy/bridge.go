@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -74,24 +75,24 @@ func appendMember(b []byte, name string, v json.RawMessage) []byte {
 // and of the client's own _meta its progress token and every key the
 // protocol does not reserve.
 func (s *Session) appendMeta(b []byte, clientMeta json.RawMessage) []byte {
-	b = append(b, `{"`+mrtr.MetaProtocolVersion+`":`...)
+	b = append(b, `{"`+wire.MetaProtocolVersion+`":`...)
 	b = strconv.AppendQuote(b, s.e.modern)
-	b = append(b, `,"`+mrtr.MetaClientCapabilities+`":`...)
+	b = append(b, `,"`+wire.MetaClientCapabilities+`":`...)
 	b = appendCaps(b, s.fixed.Caps)
 	if s.fixed.Client != nil {
-		b = append(b, `,"`+mrtr.MetaClientInfo+`":`...)
+		b = append(b, `,"`+wire.MetaClientInfo+`":`...)
 		b = append(b, *s.fixed.Client...)
 	}
 	s.x.mu.Lock()
 	level := s.x.level
 	s.x.mu.Unlock()
 	if level != "" {
-		b = append(b, `,"`+mrtr.MetaLogLevel+`":`...)
+		b = append(b, `,"`+wire.MetaLogLevel+`":`...)
 		b = strconv.AppendQuote(b, string(level))
 	}
 	if len(clientMeta) > 0 && clientMeta[0] == '{' {
 		_ = eachMember(clientMeta, func(name string, v json.RawMessage) {
-			if name != mrtr.MetaProgressToken && reserved(name) {
+			if name != wire.MetaProgressToken && reserved(name) {
 				return
 			}
 			b = append(b, ',')
@@ -172,6 +173,7 @@ func (s *Session) serve(ctx context.Context, m *mrtr.Message, out Sender) *mrtr.
 // pass serves a method that is the same in both eras (the lists,
 // completion/complete), translating the answer.
 func (s *Session) pass(ctx context.Context, msg *mrtr.Message, out Sender) *mrtr.Response {
+	s.refreshOrWarn(ctx) // the log level another replica recorded
 	m, err := s.modernRequest(msg, nil, nil)
 	if err != nil {
 		return failure(msg, mrtr.CodeInvalidParams, "Invalid params: "+err.Error())
@@ -243,6 +245,7 @@ func (s *Session) bridge(ctx context.Context, msg *mrtr.Message, out Sender) *mr
 		return s.fail(msg, "The call did not complete within "+s.e.callLimit.String())
 	}
 
+	s.refreshOrWarn(ctx) // the log level another replica recorded
 	var answers, state json.RawMessage
 	for round := 0; ; round++ {
 		m, err := s.modernRequest(msg, answers, state)
@@ -260,7 +263,7 @@ func (s *Session) bridge(ctx context.Context, msg *mrtr.Message, out Sender) *mr
 			if resp != nil && isRoundLimit(resp.Error) {
 				return s.fail(msg, fmt.Sprintf("The call needed more than %d rounds of input and was stopped", s.e.srv.MaxRounds()))
 			}
-			if resp != nil && resp.Error.Code == mrtr.CodeMissingCapability && msg.Method == mrtr.MethodToolsCall {
+			if resp != nil && resp.Error.Code == mrtr.CodeMissingCapability && msg.Method == wire.MethodToolsCall {
 				return s.fail(msg, resp.Error.Message+"; this session's client did not declare it at initialize")
 			}
 			return s.translate(msg, resp)
@@ -269,7 +272,7 @@ func (s *Session) bridge(ctx context.Context, msg *mrtr.Message, out Sender) *mr
 		if err := json.Unmarshal(resp.Result, &ir); err != nil {
 			return s.translate(msg, &mrtr.Response{ID: msg.ID, Error: mrtr.NewError(mrtr.CodeInternalError, "Internal error", nil)})
 		}
-		if ir.ResultType != mrtr.ResultInputRequired {
+		if ir.ResultType != wire.ResultInputRequired {
 			return s.translate(msg, resp)
 		}
 		if round >= s.e.srv.MaxRounds() {
@@ -318,7 +321,7 @@ func isRoundLimit(e *mrtr.Error) bool {
 // fail ends a bridged call the client cannot complete: a tools/call with
 // an isError result the model can read, any other method with -32603.
 func (s *Session) fail(msg *mrtr.Message, text string) *mrtr.Response {
-	if msg.Method == mrtr.MethodToolsCall {
+	if msg.Method == wire.MethodToolsCall {
 		b, _ := json.Marshal(map[string]any{"content": []map[string]string{{"type": "text", "text": text}}, "isError": true})
 		return result(msg, b)
 	}
@@ -373,8 +376,12 @@ func (s *Session) legs(ctx context.Context, ir inputRequired, out Sender) (json.
 			return nil, fmt.Sprintf("The server's %s request %s could not be sent: %v", q.Method, strconv.Quote(k), err)
 		}
 		s.x.mu.Lock()
-		s.x.nextLeg++
-		id := strconv.FormatInt(s.x.nextLeg, 10) // ids start at 1, never 0
+		if len(s.x.legs) >= maxPendingLegs {
+			s.x.mu.Unlock()
+			cancelOpen("another request of the round failed")
+			return nil, "Too many of the server's requests wait for answers on this session (at most " + strconv.Itoa(maxPendingLegs) + ")"
+		}
+		id := s.e.legID(s.x) // ids start at 1, never 0
 		s.x.legs[id] = legWaiter{call: answers, key: k}
 		s.x.mu.Unlock()
 		open[id], what[k] = k, q.Method
@@ -442,7 +449,7 @@ func legParams(method string, params json.RawMessage, version string) (json.RawM
 	if len(params) == 0 {
 		params = emptyResult
 	}
-	if method != mrtr.MethodElicit {
+	if method != wire.MethodElicit {
 		return params, nil
 	}
 	var p struct {

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -35,7 +36,7 @@ func TestBridgeThreeRounds(t *testing.T) {
 	require.Len(t, reqs, 4)
 	assert.Equal(t, []int64{1, 2, 3, 4}, legIDs(t, reqs), "leg ids count from 1 per session")
 	methods := []string{reqs[0].Method, reqs[1].Method, reqs[2].Method, reqs[3].Method}
-	assert.Equal(t, []string{mrtr.MethodElicit, mrtr.MethodCreateMessage, mrtr.MethodListRoots, mrtr.MethodElicit}, methods, "round 2's questions go out sorted by key")
+	assert.Equal(t, []string{wire.MethodElicit, wire.MethodCreateMessage, wire.MethodListRoots, wire.MethodElicit}, methods, "round 2's questions go out sorted by key")
 	for _, q := range reqs {
 		assertNoModern(t, q.raw)
 	}
@@ -89,14 +90,14 @@ func TestBridgePromptAndResource(t *testing.T) {
 	require.Nil(t, x.resp.Error)
 	assert.JSONEq(t, `{"messages":[{"role":"user","content":{"type":"text","text":"about v-topic"}}]}`, string(x.resp.Result))
 	assert.Equal(t, []int64{1}, legIDs(t, x.requests()))
-	assert.Equal(t, mrtr.MethodElicit, x.requests()[0].Method)
+	assert.Equal(t, wire.MethodElicit, x.requests()[0].Method)
 
 	x = v.run(s, `{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"file:///wiz.txt"}}`, standard)
 	assertLegacyResponse(t, x.resp)
 	require.Nil(t, x.resp.Error)
 	assert.JSONEq(t, `{"contents":[{"uri":"file:///wiz.txt","mimeType":"text/plain","text":"root file:///home/u"}]}`, string(x.resp.Result))
 	assert.Equal(t, []int64{2}, legIDs(t, x.requests()))
-	assert.Equal(t, mrtr.MethodListRoots, x.requests()[0].Method)
+	assert.Equal(t, wire.MethodListRoots, x.requests()[0].Method)
 
 	assert.Len(t, v.b.of("pwiz"), 2)
 	assert.Len(t, v.b.of("wiz"), 2)
@@ -126,7 +127,7 @@ func TestBridgeRoundsUpToTheLimit(t *testing.T) {
 			require.Len(t, x.requests(), asked, args)
 			for _, q := range x.requests() {
 				legs++
-				assert.Equal(t, mrtr.MethodListRoots, q.Method)
+				assert.Equal(t, wire.MethodListRoots, q.Method)
 				assert.Equal(t, []int64{legs}, legIDs(t, []wireMsg{q}), "leg ids keep counting per session")
 			}
 			for _, m := range x.traffic {

@@ -16,7 +16,9 @@
 //     unknown;
 //   - what changes during a session (its log level, its resource
 //     subscriptions, its stream, its calls in flight, a deletion) is kept
-//     per process, bounded in number, idle time and calls in flight;
+//     per process, bounded in number, idle time and calls in flight, and
+//     shared with the other replicas when the Server has a bus (see
+//     Replicas below);
 //   - a tools/call, prompts/get or resources/read runs as an in-process
 //     modern client of the Server, with a _meta made from the session
 //     (version, capabilities, client info, log level, the client's
@@ -25,7 +27,8 @@
 //     itself. When the handler answers input_required, every embedded
 //     request goes to the client as a real request on the stream of the
 //     request being served (never only on the session's stream, which a
-//     client may not keep open), with ids that count from 1 per session;
+//     client may not keep open), with ids that count from 1 per session
+//     (strings naming the replica when replicas share a bus);
 //     the answers come back, and the call is retried with exactly that
 //     round's answers and the state byte for byte, as many rounds as the
 //     handler needs, up to the Server's round limit;
@@ -43,6 +46,66 @@
 //     cacheScope, the server's identity in _meta, or an error code of
 //     2026-07-28 (-32020, -32021, -32022); empty results are exactly {};
 //     a missing resource is -32002, as that era says.
+//
+// # Replicas
+//
+// A Server made with mrtr.WithShare hands its bus (package share; Redis
+// in the module github.com/mrtrkit/mrtrkit/redis) to the Engine, and any
+// replica then serves any request of a session, behind a plain
+// round-robin balancer, without affinity. Nothing else is to be set: the
+// replicas share the bus, the key ring and the audience. Without a bus,
+// everything below is off and a process serves alone, as before.
+//
+// Answers. A server-to-client request of a replica has a string id,
+// "<replica>-<n>": twelve hex digits drawn at random when the Engine
+// starts, then a counter of the session on that replica (which starts
+// past any id the session can have used there when its extras are made
+// again). Ids so never repeat in a session, whatever replica sends them,
+// and the replica that receives the answer knows where it goes: when no
+// call of its own waits for it, it publishes the answer on the channel
+// of the replica the id names, which every Engine subscribes to once, at
+// start ("mrtrkit/legacy/replica/<replica>"). One subscription per
+// replica rather than one per waiting call or session, because a Redis
+// subscription is a connection of its own. The answer carries a digest
+// of the session, so it reaches only a leg of the session it was posted
+// on (the posting replica has checked the session id against the
+// caller); ids that name no replica, or this one, are dropped there. An
+// answer larger than MaxForwardedAnswer reaches the call as a refusal
+// saying so, and a session has at most 256 legs waiting on one replica.
+//
+// Cancellations. A notifications/cancelled for a request no call of this
+// replica serves is published on the deployment's channel of session
+// events ("mrtrkit/legacy/events/<digest of the audience>"), and the
+// replica that runs the call cancels it. Delivery is best effort, as the
+// bus's is: a cancellation published before the call started is lost,
+// which the initialize era allows (a cancellation may arrive too late).
+//
+// Log level and subscriptions. They live in a record of the session in
+// the bus's store (share.Bus Put and Get; SET PX and GET in Redis),
+// named by a digest of the session and expiring with it. A replica reads
+// it afresh before every bridged call, list and completion, so a level
+// set on one replica rules the very next call on another; setLevel and
+// resources/(un)subscribe read it, change it and write it back (the last
+// writer wins: a client changes its session one request at a time), and
+// publish the new record as an event, so that the session's stream on
+// whatever replica holds it listens again with the new subscriptions at
+// once (and reads the record every 30 seconds in case an event was
+// missed). When the store cannot be read, a call is served with what the
+// replica knows (logged); a change that cannot be read or written is
+// refused with -32603 and nothing changes.
+//
+// Deletion. DELETE records a deletion key for the session (a claim
+// expiring with the session) and publishes an event that ends the
+// session's calls and stream on every replica. Every replica reads that
+// key for every request of a session (one GET), and refuses the session
+// when it is there; when the store cannot be read, it refuses it too,
+// with ErrUnavailable (which matches ErrBusy: 503, retry later, rather
+// than the 404 that would make the client start over). When the deletion
+// cannot be written, the session ends on the replica that got the DELETE
+// (logged), and the others serve it until its id expires.
+//
+// Channel names, keys and payloads carry digests (SHA-256 with a
+// purpose), never a session id or a principal.
 //
 // A transport hosts an Engine through a small surface: Initialize,
 // Engine.Session for later requests, Session.Handle with a Sender for the

@@ -57,7 +57,7 @@ var (
 type Engine struct {
 	srv       *mrtr.Server
 	ring      *state.KeyRing
-	codec     state.Codec
+	codec     *state.Reloadable
 	log       *slog.Logger
 	versions  []string // legacy versions served, newest first
 	modern    string   // the modern version the bridge claims
@@ -77,6 +77,13 @@ type Engine struct {
 	revoked map[string]time.Time
 	order   []string // revoked sids, oldest first, to bound and prune revoked
 	skew    time.Duration
+
+	// With a shared bus (mrtr.WithShare on the Server): the Engine's side
+	// of it, and the extras by session digest, for what other replicas
+	// pass on. rep is nil without a bus.
+	rep       *replicas
+	byDigest  map[string]*extras
+	closeOnce sync.Once
 }
 
 // Option configures an Engine.
@@ -86,7 +93,8 @@ type Option func(*Engine)
 // own purpose, so that a session id never opens as a requestState). By
 // default the ring comes from the MRTRKIT_STATE_KEYS environment variable,
 // as the Server's does; without it a random key is made, which replicas do
-// not share.
+// not share. To rotate keys without a restart, give SessionCodec to the
+// state.KeyRingFile that reloads the Server's codec.
 func WithKeyRing(ring *state.KeyRing) Option {
 	return func(e *Engine) { e.ring = ring }
 }
@@ -138,6 +146,7 @@ func New(srv *mrtr.Server, opts ...Option) (*Engine, error) {
 		maxCalls: DefaultMaxCalls, leg: DefaultLegTimeout, callLimit: DefaultCallTimeout,
 		pace: 250 * time.Millisecond, now: time.Now, audience: srv.Audience(),
 		table: map[string]*extras{}, lru: list.New(), revoked: map[string]time.Time{},
+		byDigest: map[string]*extras{},
 	}
 	e.versions = slices.Clone(desc.LegacyVersions)
 	slices.Sort(e.versions)
@@ -179,16 +188,32 @@ func New(srv *mrtr.Server, opts ...Option) (*Engine, error) {
 	// The clock skew replicas are allowed stays small beside the lifetime,
 	// so that a session ends when it says it does.
 	e.skew = min(state.DefaultClockSkew, e.lifetime/10)
-	codec, err := state.NewAEAD(ring, state.WithPurpose("session"), state.WithTTL(e.lifetime), state.WithClockSkew(e.skew))
+	codec, err := state.NewReloadableAEAD(ring, state.WithPurpose("session"), state.WithTTL(e.lifetime), state.WithClockSkew(e.skew))
 	if err != nil {
 		return nil, fmt.Errorf("legacy: %w", err)
 	}
 	e.codec = codec
+	if bus := srv.SharedBus(); bus != nil {
+		if err := e.startReplicas(bus); err != nil {
+			return nil, fmt.Errorf("legacy: joining the shared bus: %w", err)
+		}
+	}
 	return e, nil
 }
 
 // Server returns the server the Engine serves.
 func (e *Engine) Server() *mrtr.Server { return e.srv }
+
+// SessionCodec returns the codec that seals and opens session ids, so that
+// a state.KeyRingFile can keep it in step with the key ring file beside
+// the Server's own codec:
+//
+//	state.NewKeyRingFile(path, log, serverCodec, eng.SessionCodec())
+//
+// Without that, session ids stay sealed with the ring the Engine started
+// with: after a rotation that drops a key, sessions a restarted replica
+// issues are unknown to the others, and theirs to it.
+func (e *Engine) SessionCodec() *state.Reloadable { return e.codec }
 
 // fixed is what a session id carries: what initialize settled, sealed.
 type fixed struct {
@@ -258,6 +283,19 @@ func (e *Engine) open(token, principal string) (state.Claims, fixed, error) {
 	if gone {
 		return state.Claims{}, f, ErrUnknownSession
 	}
+	if e.rep != nil {
+		// A deletion on any replica counts; when the store cannot say,
+		// the session is refused rather than served (fail closed).
+		deleted, err := e.deleted(claims.Target)
+		if err != nil {
+			e.log.Warn("legacy: whether a session was deleted cannot be read from the shared store; refused", "err", err)
+			return state.Claims{}, f, ErrUnavailable
+		}
+		if deleted {
+			e.revoke(claims.Target, claims.ExpiresAt)
+			return state.Claims{}, f, ErrUnknownSession
+		}
+	}
 	return claims, f, nil
 }
 
@@ -274,7 +312,7 @@ func (e *Engine) Session(token string, caller *mrtr.TokenInfo) (*Session, error)
 	if err != nil {
 		return nil, err
 	}
-	x, err := e.extras(claims.Target, claims.IssuedAt)
+	x, err := e.extras(claims.Target, claims.IssuedAt, claims.ExpiresAt)
 	if err != nil {
 		return nil, err
 	}
@@ -297,7 +335,7 @@ const legIDsPerMilli = 16
 // extras returns the mutable part of session sid (issued at issued),
 // making it when the process keeps none, marks it used and takes a
 // reference to it for the caller.
-func (e *Engine) extras(sid string, issued time.Time) (*extras, error) {
+func (e *Engine) extras(sid string, issued, expires time.Time) (*extras, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	now := e.now()
@@ -311,7 +349,11 @@ func (e *Engine) extras(sid string, issued time.Time) (*extras, error) {
 	if len(e.table) >= e.max {
 		return nil, ErrBusy
 	}
-	x := &extras{sid: sid, used: now, refs: 1, calls: map[string]context.CancelCauseFunc{}, legs: map[string]legWaiter{}}
+	x := &extras{sid: sid, expires: expires, used: now, refs: 1, calls: map[string]context.CancelCauseFunc{}, legs: map[string]legWaiter{}}
+	if e.rep != nil {
+		x.digest = e.rep.sessionDigest(sid)
+		e.byDigest[x.digest] = x
+	}
 	// A session's request ids must never repeat. Extras made again (after
 	// an eviction, or on another replica) do not know which leg ids the
 	// session used, so they start past any it can have used by now.
@@ -355,6 +397,7 @@ func (e *Engine) pruneLocked(now time.Time) {
 		if x.refs == 0 && x.idle() {
 			e.lru.Remove(el)
 			delete(e.table, x.sid)
+			delete(e.byDigest, x.digest)
 		}
 		el = prev
 	}
@@ -390,6 +433,7 @@ func (e *Engine) revoke(sid string, expires time.Time) {
 	if x := e.table[sid]; x != nil {
 		e.lru.Remove(x.el)
 		delete(e.table, sid)
+		delete(e.byDigest, x.digest)
 		x.close()
 	}
 }

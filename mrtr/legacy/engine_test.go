@@ -559,3 +559,24 @@ func TestClientInfoNeverSpoilsTheSessionID(t *testing.T) {
 	_, err = v.e.Session(s.ID(), nil)
 	assert.NoError(t, err, "initialize handed out a session id of %d characters that no request can use", len(s.ID()))
 }
+
+// TestSessionCodecFollowsKeyRotation: a session id sealed before the ring
+// was replaced through SessionCodec opens while its key stays in the ring,
+// and is unknown once that key is dropped; an id minted afterwards opens.
+func TestSessionCodecFollowsKeyRotation(t *testing.T) {
+	v := newEnv(t, nil)
+	oldID := v.open("alice", capsAll).ID()
+
+	rotated := testkit.Key("k2", 9)
+	require.NoError(t, v.e.SessionCodec().Replace(testkit.Ring(t, rotated, testkit.Key("k1", 7))))
+	_, err := v.e.Session(oldID, caller("alice"))
+	require.NoError(t, err, "a session sealed with a key still in the ring opens")
+
+	require.NoError(t, v.e.SessionCodec().Replace(testkit.Ring(t, rotated)))
+	_, err = v.e.Session(oldID, caller("alice"))
+	require.ErrorIs(t, err, ErrUnknownSession, "a session sealed with a dropped key is unknown")
+	newID := v.open("alice", capsAll).ID()
+	_, err = v.e.Session(newID, caller("alice"))
+	require.NoError(t, err, "a session minted after the rotation opens")
+	assert.Equal(t, []string{"k2"}, v.e.SessionCodec().KeyIDs())
+}

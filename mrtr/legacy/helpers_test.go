@@ -19,6 +19,7 @@ import (
 
 	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/internal/testkit"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/state"
 )
@@ -372,7 +373,7 @@ type answerer func(m wireMsg) reply
 // standard answers every kind of request acceptably.
 func standard(m wireMsg) reply {
 	switch m.Method {
-	case mrtr.MethodElicit:
+	case wire.MethodElicit:
 		var p struct {
 			Mode string `json:"mode"`
 		}
@@ -392,9 +393,9 @@ func standard(m wireMsg) reply {
 		}
 		b, _ := json.Marshal(map[string]any{"action": "accept", "content": content})
 		return reply{Result: string(b)}
-	case mrtr.MethodCreateMessage:
+	case wire.MethodCreateMessage:
 		return reply{Result: `{"role":"assistant","content":{"type":"text","text":"drafted"},"model":"m1"}`}
-	case mrtr.MethodListRoots:
+	case wire.MethodListRoots:
 		return reply{Result: `{"roots":[{"uri":"file:///home/u","name":"home"}]}`}
 	}
 	return reply{Error: `{"code":-32601,"message":"Method not found"}`}
@@ -504,7 +505,7 @@ func toolCall(id any, name, args string) string {
 // modernKeys are the members and _meta keys a client of the initialize era
 // must never see.
 var modernKeys = []string{"resultType", "inputRequests", "requestState", "ttlMs", "cacheScope",
-	mrtr.MetaServerInfo, mrtr.MetaSubscriptionID}
+	wire.MetaServerInfo, wire.MetaSubscriptionID}
 
 // assertNoModern fails when raw holds, at any depth, a member of the
 // modern wire.
@@ -601,9 +602,9 @@ func noLeftovers(t testing.TB) {
 }
 
 // codecAt returns the session codec New makes, on a clock of the test's.
-func codecAt(t testing.TB, e *Engine, now func() time.Time) state.Codec {
+func codecAt(t testing.TB, e *Engine, now func() time.Time) *state.Reloadable {
 	t.Helper()
-	c, err := state.NewAEAD(testkit.Ring(t), state.WithPurpose("session"), state.WithTTL(e.lifetime), state.WithClockSkew(e.skew), state.WithClock(now))
+	c, err := state.NewReloadableAEAD(testkit.Ring(t), state.WithPurpose("session"), state.WithTTL(e.lifetime), state.WithClockSkew(e.skew), state.WithClock(now))
 	require.NoError(t, err)
 	return c
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -87,7 +88,7 @@ func (e *Engine) Initialize(caller *mrtr.TokenInfo, msg *mrtr.Message) (*Session
 	}
 	f := fixed{Version: version, Caps: caps.bits()}
 	if len(p.ClientInfo) > 0 && p.ClientInfo[0] == '{' && len(p.ClientInfo) <= maxClientInfo {
-		var info mrtr.Implementation
+		var info discover.Implementation
 		if json.Unmarshal(p.ClientInfo, &info) == nil && info.Name != "" {
 			var b bytes.Buffer
 			enc := json.NewEncoder(&b)
@@ -106,7 +107,7 @@ func (e *Engine) Initialize(caller *mrtr.TokenInfo, msg *mrtr.Message) (*Session
 		e.log.Error("legacy: sealing a session id failed", "err", err)
 		return nil, failure(msg, mrtr.CodeInternalError, "Internal error"), nil
 	}
-	x, err := e.extras(sid, e.now())
+	x, err := e.extras(sid, e.now(), e.now().Add(e.lifetime))
 	if err != nil {
 		return nil, nil, err
 	}

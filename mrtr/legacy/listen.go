@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
@@ -32,6 +33,16 @@ func (s *Session) Listen(ctx context.Context, out Sender) error {
 	s.x.listenGen++
 	gen := s.x.listenGen
 	s.x.mu.Unlock()
+	// With a shared bus, the subscriptions may have been made on another
+	// replica: read them, and read them again now and then in case an
+	// event about them was missed.
+	var refresh <-chan time.Time
+	if s.e.rep != nil {
+		s.refreshOrWarn(ctx)
+		t := time.NewTicker(listenRefresh)
+		defer t.Stop()
+		refresh = t.C
+	}
 	defer func() {
 		s.x.mu.Lock()
 		// Only the stream that is still the session's clears the slot.
@@ -86,14 +97,20 @@ func (s *Session) Listen(ctx context.Context, out Sender) error {
 			close(prevSettled) // the change that asked for this listener is in force
 		}
 		stopPrev, prevDone, prevSettled = stop, done, settled
-		select {
-		case <-changed:
-			continue // the subscriptions changed: listen again with the new set
-		case <-done:
-			// The server closed the listen (it is shutting down): so does
-			// the stream.
-			return nil
-		case <-ctx.Done():
+	wait:
+		for {
+			select {
+			case <-changed:
+				break wait // the subscriptions changed: listen again with the new set
+			case <-done:
+				// The server closed the listen (it is shutting down): so
+				// does the stream.
+				return nil
+			case <-ctx.Done():
+				return nil
+			case <-refresh:
+				s.refreshOrWarn(ctx)
+			}
 		}
 	}
 	return nil

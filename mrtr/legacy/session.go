@@ -5,10 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -27,10 +30,16 @@ func (f SenderFunc) Send(msg []byte) error { return f(msg) }
 
 // extras is the mutable part of a session, kept per process.
 type extras struct {
-	sid  string
-	el   *list.Element
-	used time.Time // guarded by Engine.mu
-	refs int       // requests holding the session; guarded by Engine.mu
+	sid     string
+	digest  string    // names the session on a shared bus; "" without one
+	expires time.Time // when the session id expires
+	el      *list.Element
+	used    time.Time // guarded by Engine.mu
+	refs    int       // requests holding the session; guarded by Engine.mu
+
+	// change serialises the changes of level and subscriptions made in
+	// this process, each a read, a change and a write.
+	change sync.Mutex
 
 	mu        sync.Mutex
 	level     mrtr.LogLevel
@@ -119,8 +128,17 @@ func (s *Session) ID() string { return s.id }
 func (s *Session) Version() string { return s.fixed.Version }
 
 // Close ends the session (a DELETE on Streamable HTTP): its calls and its
-// stream are cancelled and its id is refused from now on, by this process.
-func (s *Session) Close() { s.e.revoke(s.sid, s.expires) }
+// stream are cancelled and its id is refused from now on, by this process
+// and, when the Engine shares a bus, by every replica (the deletion is
+// recorded in the shared store before Close returns; when the store
+// cannot be written, the failure is logged and the other replicas serve
+// the session until its id expires).
+func (s *Session) Close() {
+	s.e.revoke(s.sid, s.expires)
+	if s.e.rep != nil {
+		s.e.deleteShared(s.sid, s.expires)
+	}
+}
 
 // Handle serves one message of the session and returns the response to
 // write, or nil when there is none: for a notification, for a response
@@ -144,12 +162,12 @@ func (s *Session) Handle(ctx context.Context, msg *mrtr.Message, out Sender) *mr
 	case "initialize":
 		return failure(msg, mrtr.CodeInvalidRequest, "Invalid request: the session is already initialized")
 	case "logging/setLevel":
-		return s.setLevel(msg)
+		return s.setLevel(ctx, msg)
 	case "resources/subscribe", "resources/unsubscribe":
-		return s.subscribe(msg)
-	case mrtr.MethodToolsCall, mrtr.MethodPromptsGet, mrtr.MethodResourcesRead:
+		return s.subscribe(ctx, msg)
+	case wire.MethodToolsCall, wire.MethodPromptsGet, wire.MethodResourcesRead:
 		return s.bridge(ctx, msg, out)
-	case mrtr.MethodToolsList, mrtr.MethodPromptsList, mrtr.MethodResourcesList, mrtr.MethodTemplatesList, mrtr.MethodComplete:
+	case wire.MethodToolsList, wire.MethodPromptsList, wire.MethodResourcesList, wire.MethodTemplatesList, wire.MethodComplete:
 		return s.pass(ctx, msg, out)
 	}
 	// server/discover and subscriptions/listen are not methods of the
@@ -180,11 +198,16 @@ func (s *Session) notify(msg *mrtr.Message) {
 	if json.Unmarshal(msg.Params, &p) != nil || len(p.RequestID) == 0 {
 		return
 	}
+	key := idKey(p.RequestID)
 	s.x.mu.Lock()
-	cancel := s.x.calls[idKey(p.RequestID)]
+	cancel := s.x.calls[key]
 	s.x.mu.Unlock()
-	if cancel != nil {
+	switch {
+	case cancel != nil:
 		cancel(errCancelled)
+	case s.e.rep != nil:
+		// The call may run on another replica.
+		s.cancelElsewhere(key)
 	}
 }
 
@@ -207,20 +230,17 @@ func idKey(raw json.RawMessage) string {
 // dropped.
 func (s *Session) answer(msg *mrtr.Message) {
 	key := idKey(json.RawMessage(msg.ID.String()))
-	s.x.mu.Lock()
-	w, ok := s.x.legs[key]
-	if ok {
-		delete(s.x.legs, key)
-	}
-	s.x.mu.Unlock()
-	if !ok {
+	switch {
+	case s.x.deliver(key, msg.Result, msg.Error):
+	case s.e.rep != nil:
+		// The leg may wait on another replica: its id says which.
+		s.forward(key, msg.Result, msg.Error)
+	default:
 		s.e.log.Debug("legacy: dropped an answer nobody waits for", "id", clipped(msg.ID.String()))
-		return
 	}
-	w.call <- legAnswer{id: key, result: msg.Result, err: msg.Error}
 }
 
-func (s *Session) setLevel(msg *mrtr.Message) *mrtr.Response {
+func (s *Session) setLevel(ctx context.Context, msg *mrtr.Message) *mrtr.Response {
 	if s.e.srv.Capabilities().Logging == nil {
 		return failure(msg, mrtr.CodeMethodNotFound, "Method not found: logging/setLevel")
 	}
@@ -230,16 +250,41 @@ func (s *Session) setLevel(msg *mrtr.Message) *mrtr.Response {
 	if json.Unmarshal(msg.Params, &p) != nil || !p.Level.Valid() {
 		return failure(msg, mrtr.CodeInvalidParams, "logging/setLevel needs a level: debug, info, notice, warning, error, critical, alert or emergency")
 	}
+	s.x.change.Lock()
+	defer s.x.change.Unlock()
+	if s.e.rep == nil {
+		s.x.mu.Lock()
+		s.x.level = p.Level
+		s.x.mu.Unlock()
+		return result(msg, emptyResult)
+	}
+	// Shared: the level joins the session's record, read afresh so that
+	// the subscriptions another replica recorded are kept.
+	if err := s.refresh(ctx); err != nil {
+		return s.unshared(msg, err)
+	}
 	s.x.mu.Lock()
-	s.x.level = p.Level
+	r := s.x.recordLocked()
 	s.x.mu.Unlock()
+	r.Level = p.Level
+	if err := s.store(ctx, r); err != nil {
+		return s.unshared(msg, err)
+	}
+	s.x.apply(r)
 	return result(msg, emptyResult)
 }
 
-// maxSubscriptions bounds the resources one session subscribes to.
-const maxSubscriptions = mrtr.MaxResourceSubscriptions
+// unshared answers a change of the session that could not be shared with
+// the other replicas: nothing changed.
+func (s *Session) unshared(msg *mrtr.Message, err error) *mrtr.Response {
+	s.e.log.Warn("legacy: a session change could not be shared with the other replicas", "method", msg.Method, "err", err)
+	return failure(msg, mrtr.CodeInternalError, "Internal error: the change could not be saved; retry later")
+}
 
-func (s *Session) subscribe(msg *mrtr.Message) *mrtr.Response {
+// maxSubscriptions bounds the resources one session subscribes to.
+const maxSubscriptions = wire.MaxResourceSubscriptions
+
+func (s *Session) subscribe(ctx context.Context, msg *mrtr.Message) *mrtr.Response {
 	caps := s.e.srv.Capabilities()
 	if caps.Resources == nil || !caps.Resources.Subscribe {
 		return failure(msg, mrtr.CodeMethodNotFound, "Method not found: "+msg.Method)
@@ -250,36 +295,54 @@ func (s *Session) subscribe(msg *mrtr.Message) *mrtr.Response {
 	if json.Unmarshal(msg.Params, &p) != nil || p.URI == "" {
 		return failure(msg, mrtr.CodeInvalidParams, msg.Method+" needs params.uri, a non-empty string")
 	}
-	s.x.mu.Lock()
-	defer s.x.mu.Unlock()
-	if msg.Method == "resources/subscribe" {
-		if s.x.subs == nil {
-			s.x.subs = map[string]bool{}
+	s.x.change.Lock()
+	defer s.x.change.Unlock()
+	if s.e.rep != nil {
+		if err := s.refresh(ctx); err != nil {
+			return s.unshared(msg, err)
 		}
-		if !s.x.subs[p.URI] && len(s.x.subs) >= maxSubscriptions {
+	}
+	s.x.mu.Lock()
+	subs := make(map[string]bool, len(s.x.subs)+1)
+	for u := range s.x.subs {
+		subs[u] = true
+	}
+	level := s.x.level
+	s.x.mu.Unlock()
+	if msg.Method == "resources/subscribe" {
+		if !subs[p.URI] && len(subs) >= maxSubscriptions {
 			return failure(msg, mrtr.CodeInvalidParams, "a session subscribes to at most "+strconv.Itoa(maxSubscriptions)+" resources")
 		}
-		s.x.subs[p.URI] = true
+		subs[p.URI] = true
 	} else {
-		delete(s.x.subs, p.URI)
+		delete(subs, p.URI)
 	}
+	if s.e.rep != nil {
+		r := record{Level: level, Subs: slices.Sorted(maps.Keys(subs))}
+		if err := s.store(ctx, r); errors.Is(err, errRecordTooLarge) {
+			return failure(msg, mrtr.CodeInvalidParams, "the session's subscribed URIs exceed "+strconv.Itoa(maxRecord)+" bytes together")
+		} else if err != nil {
+			return s.unshared(msg, err)
+		}
+	}
+	s.x.mu.Lock()
+	s.x.subs = subs
 	settled := s.x.settled
 	if s.x.changed != nil {
 		close(s.x.changed)
 		s.x.changed, s.x.settled = nil, nil
 	}
+	s.x.mu.Unlock()
 	if settled != nil {
 		// The session's stream listens again with the new subscriptions
 		// before the answer goes: an update right after it is not lost.
-		s.x.mu.Unlock()
 		select {
 		case <-settled:
 		case <-time.After(2 * time.Second):
 		}
-		s.x.mu.Lock()
 	}
 	return result(msg, emptyResult)
 }
 
 // clipped bounds a value the client sent for a message or a log line.
-func clipped(v string) string { return strconv.Quote(mrtr.Clip(v)) }
+func clipped(v string) string { return strconv.Quote(wire.Clip(v)) }

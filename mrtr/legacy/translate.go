@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -47,8 +48,8 @@ var modernOnly = map[string]bool{"resultType": true, "ttlMs": true, "cacheScope"
 // _meta keys of a modern result or notification that stay on the modern
 // wire.
 var modernMeta = map[string]bool{
-	mrtr.MetaServerInfo:     true,
-	mrtr.MetaSubscriptionID: true,
+	wire.MetaServerInfo:     true,
+	wire.MetaSubscriptionID: true,
 }
 
 // stripResult removes from a modern result what a client of the

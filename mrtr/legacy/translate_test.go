@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -88,27 +89,27 @@ func TestIDKey(t *testing.T) {
 }
 
 func TestLegParams(t *testing.T) {
-	p, err := legParams(mrtr.MethodListRoots, nil, "2025-11-25")
+	p, err := legParams(wire.MethodListRoots, nil, "2025-11-25")
 	require.NoError(t, err)
 	assert.Equal(t, `{}`, string(p))
 	form := json.RawMessage(`{"mode":"form","message":"m","requestedSchema":{"type":"object","properties":{}}}`)
-	p, err = legParams(mrtr.MethodElicit, form, "2025-11-25")
+	p, err = legParams(wire.MethodElicit, form, "2025-11-25")
 	require.NoError(t, err)
 	assert.Equal(t, string(form), string(p), "form mode is sent as is")
 
-	p, err = legParams(mrtr.MethodElicit, json.RawMessage(`{"mode":"url","message":"m","url":"https://x"}`), "2025-11-25")
+	p, err = legParams(wire.MethodElicit, json.RawMessage(`{"mode":"url","message":"m","url":"https://x"}`), "2025-11-25")
 	require.NoError(t, err)
 	assert.Regexp(t, `^\{"elicitationId":"[0-9a-f]{24}","mode":"url","message":"m","url":"https://x"\}$`, string(p))
-	p2, err := legParams(mrtr.MethodElicit, json.RawMessage(`{"mode":"url","message":"m","url":"https://x"}`), "2025-11-25")
+	p2, err := legParams(wire.MethodElicit, json.RawMessage(`{"mode":"url","message":"m","url":"https://x"}`), "2025-11-25")
 	require.NoError(t, err)
 	assert.NotEqual(t, string(p), string(p2), "every url elicitation gets its own id")
 
-	p, err = legParams(mrtr.MethodElicit, json.RawMessage(` {"mode":"url"} `), "2025-11-25")
+	p, err = legParams(wire.MethodElicit, json.RawMessage(` {"mode":"url"} `), "2025-11-25")
 	require.NoError(t, err)
 	var m map[string]string
 	require.NoError(t, json.Unmarshal(p, &m), "%s", p)
 	assert.Equal(t, "url", m["mode"])
-	_, err = legParams(mrtr.MethodElicit, json.RawMessage(`"x"`), "2025-11-25")
+	_, err = legParams(wire.MethodElicit, json.RawMessage(`"x"`), "2025-11-25")
 	assert.Error(t, err)
 }
 
@@ -124,7 +125,7 @@ func TestClipped(t *testing.T) {
 
 func TestLegParamsFormModeFor20250618(t *testing.T) {
 	form := json.RawMessage(`{"mode":"form","message":"m","requestedSchema":{"type":"object","properties":{}}}`)
-	p, err := legParams(mrtr.MethodElicit, form, "2025-06-18")
+	p, err := legParams(wire.MethodElicit, form, "2025-06-18")
 	require.NoError(t, err)
 	assert.NotContains(t, string(p), "mode", "2025-06-18 had no elicitation modes")
 	assert.Contains(t, string(p), `"message":"m"`)

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -52,8 +53,8 @@ func NewRequest(method string, params map[string]any) *Request {
 		method: method,
 		params: p,
 		meta: map[string]any{
-			mrtr.MetaProtocolVersion:    ProtocolVersion,
-			mrtr.MetaClientCapabilities: json.RawMessage(`{}`),
+			wire.MetaProtocolVersion:    ProtocolVersion,
+			wire.MetaClientCapabilities: json.RawMessage(`{}`),
 		},
 		id: nextID.Add(1),
 	}
@@ -62,12 +63,12 @@ func NewRequest(method string, params map[string]any) *Request {
 // WithCapabilities sets the client capabilities the request declares, as
 // JSON, for example `{"sampling":{},"elicitation":{}}`.
 func (r *Request) WithCapabilities(caps string) *Request {
-	r.meta[mrtr.MetaClientCapabilities] = json.RawMessage(caps)
+	r.meta[wire.MetaClientCapabilities] = json.RawMessage(caps)
 	return r
 }
 
-// WithMeta sets one _meta key (for example mrtr.MetaLogLevel or
-// mrtr.MetaProgressToken). A nil value removes the key, so that a test can
+// WithMeta sets one _meta key (for example "io.modelcontextprotocol/logLevel" or
+// "progressToken"). A nil value removes the key, so that a test can
 // send a request without, say, its protocol version.
 func (r *Request) WithMeta(key string, value any) *Request {
 	if value == nil {
@@ -162,7 +163,7 @@ func WithCapabilities(caps string) Option { return func(c *Client) { c.caps = ca
 // (default DefaultMaxRounds).
 func WithMaxRounds(n int) Option { return func(c *Client) { c.maxRounds = n } }
 
-// WithMeta adds a _meta key to every request, such as mrtr.MetaLogLevel.
+// WithMeta adds a _meta key to every request, such as "io.modelcontextprotocol/logLevel".
 func WithMeta(key string, value any) Option {
 	return func(c *Client) {
 		if c.meta == nil {
@@ -319,7 +320,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args any) (*ToolResu
 		params["arguments"] = args
 	}
 	var out ToolResult
-	if err := c.run(ctx, mrtr.MethodToolsCall, params, &out, &out.Exchange); err != nil {
+	if err := c.run(ctx, wire.MethodToolsCall, params, &out, &out.Exchange); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -332,7 +333,7 @@ func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]str
 		params["arguments"] = args
 	}
 	var out PromptResult
-	if err := c.run(ctx, mrtr.MethodPromptsGet, params, &out, &out.Exchange); err != nil {
+	if err := c.run(ctx, wire.MethodPromptsGet, params, &out, &out.Exchange); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -341,7 +342,7 @@ func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]str
 // ReadResource reads the resource uri and answers its rounds.
 func (c *Client) ReadResource(ctx context.Context, uri string) (*ResourceResult, error) {
 	var out ResourceResult
-	if err := c.run(ctx, mrtr.MethodResourcesRead, map[string]any{"uri": uri}, &out, &out.Exchange); err != nil {
+	if err := c.run(ctx, wire.MethodResourcesRead, map[string]any{"uri": uri}, &out, &out.Exchange); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -415,12 +416,12 @@ func (c *Client) run(ctx context.Context, method string, params map[string]any, 
 			return fmt.Errorf("mrtrtest: result does not decode: %w", err)
 		}
 		switch ir.ResultType {
-		case mrtr.ResultComplete:
+		case wire.ResultComplete:
 			if err := json.Unmarshal(res, out); err != nil {
 				return fmt.Errorf("mrtrtest: result does not decode: %w", err)
 			}
 			return nil
-		case mrtr.ResultInputRequired:
+		case wire.ResultInputRequired:
 		default:
 			return fmt.Errorf("mrtrtest: unknown resultType %q", ir.ResultType)
 		}
@@ -460,7 +461,7 @@ func (c *Client) run(ctx context.Context, method string, params map[string]any, 
 // answer answers one embedded request with the Client's functions.
 func (c *Client) answer(ctx context.Context, method string, params json.RawMessage) (any, error) {
 	switch method {
-	case mrtr.MethodCreateMessage:
+	case wire.MethodCreateMessage:
 		if c.sampling == nil {
 			return nil, ErrUnanswered
 		}
@@ -469,7 +470,7 @@ func (c *Client) answer(ctx context.Context, method string, params json.RawMessa
 			return nil, err
 		}
 		return c.sampling(ctx, &r)
-	case mrtr.MethodElicit:
+	case wire.MethodElicit:
 		if c.elicit == nil {
 			return nil, ErrUnanswered
 		}
@@ -478,7 +479,7 @@ func (c *Client) answer(ctx context.Context, method string, params json.RawMessa
 			return nil, err
 		}
 		return c.elicit(ctx, &r)
-	case mrtr.MethodListRoots:
+	case wire.MethodListRoots:
 		if c.roots == nil {
 			return nil, ErrUnanswered
 		}

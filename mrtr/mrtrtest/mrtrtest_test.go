@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/discover"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
 	"github.com/mrtrkit/mrtrkit/state"
@@ -113,11 +114,11 @@ func TestRequestBuilder(t *testing.T) {
 		return mrtr.TextResult(req.Principal + " " + string(req.Meta.LogLevel)), nil
 	})))
 	res, rerr := mrtrtest.Send(context.Background(), srv, "alice",
-		mrtrtest.NewRequest(mrtr.MethodToolsCall, map[string]any{"name": "who"}).WithMeta(mrtr.MetaLogLevel, "info"))
+		mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "who"}).WithMeta(wire.MetaLogLevel, "info"))
 	require.Nil(t, rerr)
 	assert.Contains(t, string(res), `"text":"alice "`, "the server advertises no logging, so the level is dropped")
 
-	_, rerr = mrtrtest.Send(context.Background(), srv, "", mrtrtest.NewRequest(mrtr.MethodToolsCall, map[string]any{"name": "who"}).WithMeta(mrtr.MetaProtocolVersion, nil))
+	_, rerr = mrtrtest.Send(context.Background(), srv, "", mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "who"}).WithMeta(wire.MetaProtocolVersion, nil))
 	require.NotNil(t, rerr)
 	assert.True(t, rerr.Envelope(), "a request without its version claim is refused as a whole")
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mrtrkit/mrtrkit/internal/testkit"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
 	"github.com/mrtrkit/mrtrkit/mrtr/typed"
@@ -96,7 +97,7 @@ func FuzzToolCall(f *testing.F) {
 			return // not a request a client can send
 		}
 		got, ran = GreetIn{}, false
-		res, e := mrtrtest.Send(context.Background(), srv, "", mrtrtest.NewRequest(mrtr.MethodToolsCall,
+		res, e := mrtrtest.Send(context.Background(), srv, "", mrtrtest.NewRequest(wire.MethodToolsCall,
 			map[string]any{"name": "greet", "arguments": json.RawMessage(raw)}))
 		if e != nil {
 			if e.Code != mrtr.CodeInvalidParams || ran {

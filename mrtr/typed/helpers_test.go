@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/internal/testkit"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -37,7 +38,7 @@ func callTool(t testing.TB, srv *mrtr.Server, name string, args any, extra map[s
 	for k, v := range extra {
 		p[k] = v
 	}
-	raw, e := call(t, srv, mrtr.MethodToolsCall, p)
+	raw, e := call(t, srv, wire.MethodToolsCall, p)
 	var r toolResult
 	if e == nil {
 		require.NoError(t, json.Unmarshal(raw, &r), string(raw))
@@ -48,7 +49,7 @@ func callTool(t testing.TB, srv *mrtr.Server, name string, args any, extra map[s
 // listedTool returns a tool as tools/list renders it.
 func listedTool(t testing.TB, srv *mrtr.Server, name string) map[string]any {
 	t.Helper()
-	raw, e := call(t, srv, mrtr.MethodToolsList, nil)
+	raw, e := call(t, srv, wire.MethodToolsList, nil)
 	require.Nil(t, e)
 	var res struct {
 		Tools []map[string]any `json:"tools"`

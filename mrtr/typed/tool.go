@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -262,7 +263,7 @@ func (th *handler[In, Out]) Handle(ctx context.Context, req *mrtr.Request) (mrtr
 		if !errors.As(err, &ae) {
 			return nil, err
 		}
-		if req.Method == mrtr.MethodToolsCall {
+		if req.Method == wire.MethodToolsCall {
 			return mrtr.ErrorResult(ae.Text()), nil
 		}
 		return nil, mrtr.NewError(mrtr.CodeInvalidParams, "Invalid arguments: "+ae.list(), map[string]any{"problems": ae.Problems})
@@ -271,7 +272,7 @@ func (th *handler[In, Out]) Handle(ctx context.Context, req *mrtr.Request) (mrtr
 	if err != nil {
 		var te *ToolError
 		if errors.As(err, &te) {
-			if req.Method == mrtr.MethodToolsCall {
+			if req.Method == wire.MethodToolsCall {
 				return mrtr.ErrorResult(te.Message), nil
 			}
 			// Not wrapped: the chain may hold an *mrtr.Error that must not
@@ -315,7 +316,7 @@ func (th *handler[In, Out]) render(method string, out Out) (mrtr.Result, error) 
 		}
 		return r, nil
 	}
-	if method != mrtr.MethodToolsCall {
+	if method != wire.MethodToolsCall {
 		return nil, fmt.Errorf("typed: output %T cannot answer %s; return *mrtr.GetPromptResult or *mrtr.ReadResourceResult", out, method)
 	}
 	b, err := json.Marshal(out)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/internal/testkit"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
 	"github.com/mrtrkit/mrtrkit/mrtr/typed"
@@ -272,7 +273,7 @@ func TestNeedInputOutcome(t *testing.T) {
 	require.Nil(t, e)
 	assert.Equal(t, "input_required", r.ResultType)
 	require.Contains(t, r.InputRequests, "name")
-	assert.Equal(t, mrtr.MethodElicit, r.InputRequests["name"].Method)
+	assert.Equal(t, wire.MethodElicit, r.InputRequests["name"].Method)
 	assert.NotEmpty(t, r.RequestState)
 	assert.Nil(t, r.StructuredContent, "an Outcome asking for input carries no output")
 
@@ -318,9 +319,9 @@ func TestAddToolRefusesBudgetAboveServerLimit(t *testing.T) {
 	assert.JSONEq(t, `{"greeting":"hi","words":1}`, string(r.StructuredContent))
 
 	def, _ := newServer(t)
-	require.Equal(t, mrtr.DefaultMaxRounds, def.MaxRounds())
-	assert.NoError(t, typed.AddTool(def, mrtr.Tool{Name: "a"}, h(mrtr.DefaultMaxRounds)))
-	assert.ErrorContains(t, typed.AddTool(def, mrtr.Tool{Name: "b"}, h(mrtr.DefaultMaxRounds+1)), "exceeds the server's round limit")
+	require.Equal(t, defaultRounds, def.MaxRounds())
+	assert.NoError(t, typed.AddTool(def, mrtr.Tool{Name: "a"}, h(defaultRounds)))
+	assert.ErrorContains(t, typed.AddTool(def, mrtr.Tool{Name: "b"}, h(defaultRounds+1)), "exceeds the server's round limit")
 }
 
 // Level encodes itself as text although the schema generated for it says
@@ -459,16 +460,16 @@ func TestAdaptPrompt(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, srv.AddPrompt(mrtr.Prompt{Name: "write", Arguments: []mrtr.PromptArgument{{Name: "topic", Required: true}}}, h))
 
-	raw, e := call(t, srv, mrtr.MethodPromptsGet, map[string]any{"name": "write", "arguments": map[string]string{"topic": "tides"}})
+	raw, e := call(t, srv, wire.MethodPromptsGet, map[string]any{"name": "write", "arguments": map[string]string{"topic": "tides"}})
 	require.Nil(t, e)
 	assert.Contains(t, string(raw), "Write about tides")
 
-	_, e = call(t, srv, mrtr.MethodPromptsGet, map[string]any{"name": "write", "arguments": map[string]string{"topic": "x"}})
+	_, e = call(t, srv, wire.MethodPromptsGet, map[string]any{"name": "write", "arguments": map[string]string{"topic": "x"}})
 	require.NotNil(t, e)
 	assert.Equal(t, mrtr.CodeInvalidParams, e.Code)
 	assert.Contains(t, e.Message, "topic must be at least 3 characters long")
 
-	_, e = call(t, srv, mrtr.MethodPromptsGet, map[string]any{"name": "write", "arguments": map[string]string{"topic": "tides", "mood": "x"}})
+	_, e = call(t, srv, wire.MethodPromptsGet, map[string]any{"name": "write", "arguments": map[string]string{"topic": "tides", "mood": "x"}})
 	require.NotNil(t, e)
 	assert.Contains(t, e.Message, "mood is not allowed")
 }
@@ -478,7 +479,7 @@ func TestAdaptRefusesNonResultOutputForPrompts(t *testing.T) {
 	h, err := typed.Adapt[struct{}, GreetOut](typed.Func[struct{}, GreetOut](greetNoArgs))
 	require.NoError(t, err)
 	require.NoError(t, srv.AddPrompt(mrtr.Prompt{Name: "p"}, h))
-	_, e := call(t, srv, mrtr.MethodPromptsGet, map[string]any{"name": "p"})
+	_, e := call(t, srv, wire.MethodPromptsGet, map[string]any{"name": "p"})
 	require.NotNil(t, e)
 	assert.Equal(t, mrtr.CodeInternalError, e.Code)
 	assert.Contains(t, logs.String(), "cannot answer prompts/get")
@@ -501,12 +502,15 @@ func TestAdaptResourceTemplate(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, srv.AddResourceTemplate(mrtr.ResourceTemplate{URITemplate: "docs://{id}", Name: "doc"}, h))
 
-	raw, e := call(t, srv, mrtr.MethodResourcesRead, map[string]any{"uri": "docs://42"})
+	raw, e := call(t, srv, wire.MethodResourcesRead, map[string]any{"uri": "docs://42"})
 	require.Nil(t, e)
 	assert.Contains(t, string(raw), `"text":"doc 42"`)
 
-	_, e = call(t, srv, mrtr.MethodResourcesRead, map[string]any{"uri": "docs://abc"})
+	_, e = call(t, srv, wire.MethodResourcesRead, map[string]any{"uri": "docs://abc"})
 	require.NotNil(t, e)
 	assert.Equal(t, mrtr.CodeInvalidParams, e.Code)
 	assert.Contains(t, e.Message, `id must be numeric (rule "numeric")`)
 }
+
+// defaultRounds is the documented default of WithMaxRounds.
+const defaultRounds = 10

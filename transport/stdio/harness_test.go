@@ -19,6 +19,7 @@ import (
 
 	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/internal/testkit"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/transport/stdio"
 )
@@ -192,7 +193,7 @@ func (m msg) subscription() string {
 		Meta map[string]json.RawMessage `json:"_meta"`
 	}
 	_ = json.Unmarshal(m.Params, &p)
-	return string(p.Meta[mrtr.MetaSubscriptionID])
+	return string(p.Meta[wire.MetaSubscriptionID])
 }
 
 // pipe is a client on the other end of Serve: it writes lines to the
@@ -336,7 +337,7 @@ func (p *pipe) all() []msg {
 // modernMeta is the _meta of a request of MCP 2026-07-28, with extra
 // members (such as a progress token) when given.
 func modernMeta(extra string) string {
-	m := `"_meta":{"` + mrtr.MetaProtocolVersion + `":"2026-07-28","` + mrtr.MetaClientCapabilities + `":{}`
+	m := `"_meta":{"` + wire.MetaProtocolVersion + `":"2026-07-28","` + wire.MetaClientCapabilities + `":{}`
 	if extra != "" {
 		m += "," + extra
 	}

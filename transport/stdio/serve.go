@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/legacy"
 )
@@ -236,7 +237,7 @@ func (c *conn) dispatch(line []byte) {
 		if !id.IsZero() && looksLikeResponse(line) {
 			// A response is never answered: an error with its id would
 			// read as the answer to a request of the client's own.
-			c.log.Warn("stdio: dropped a malformed response", "id", mrtr.Clip(id.String()), "err", perr.Message)
+			c.log.Warn("stdio: dropped a malformed response", "id", wire.Clip(id.String()), "err", perr.Message)
 			return
 		}
 		c.log.Debug("stdio: refused a malformed message", "code", int(perr.Code), "err", perr.Message)
@@ -251,7 +252,7 @@ func (c *conn) dispatch(line []byte) {
 			c.sess.Handle(c.base, msg, nil) // routes the answer to the call waiting for it
 			return
 		}
-		c.log.Debug("stdio: dropped a response: the server sent no request", "id", mrtr.Clip(msg.ID.String()))
+		c.log.Debug("stdio: dropped a response: the server sent no request", "id", wire.Clip(msg.ID.String()))
 		return
 	case msg.IsNotification():
 		if msg.Method == "notifications/cancelled" {
@@ -279,7 +280,7 @@ func (c *conn) dispatch(line []byte) {
 // a new one, or answers it when it cannot run.
 func (c *conn) start(msg *mrtr.Message, legacyMsg bool) {
 	r := &request{c: c, msg: msg, key: idKey([]byte(msg.ID.String())), legacy: legacyMsg,
-		listen: !legacyMsg && msg.Method == mrtr.MethodSubscriptionsListen}
+		listen: !legacyMsg && msg.Method == wire.MethodSubscriptionsListen}
 	c.mu.Lock()
 	_, dup := c.inflight[r.key]
 	if !c.stopping && !dup {
@@ -347,7 +348,7 @@ func (c *conn) run(r *request) {
 	in := mrtr.Inbound{Message: r.msg, Principal: c.cfg.principal, Emit: r.emit}
 	resp := c.srv.Handle(r.ctx, &in)
 	if resp == nil {
-		c.log.Error("stdio: the server returned no response to a request", "method", mrtr.Clip(r.msg.Method), "id", mrtr.Clip(r.msg.ID.String()))
+		c.log.Error("stdio: the server returned no response to a request", "method", wire.Clip(r.msg.Method), "id", wire.Clip(r.msg.ID.String()))
 		resp = &mrtr.Response{ID: r.msg.ID, Error: mrtr.NewError(mrtr.CodeInternalError, "Internal error", nil)}
 	}
 	r.finish(resp)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/internal/testkit"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/legacy"
 	"github.com/mrtrkit/mrtrkit/transport/stdio"
@@ -32,7 +33,7 @@ func TestConcurrentCalls(t *testing.T) {
 	const n = 32
 	var lines []string
 	for i := range n {
-		meta := `"progressToken":"tok` + strconv.Itoa(i) + `","` + mrtr.MetaLogLevel + `":"info"`
+		meta := `"progressToken":"tok` + strconv.Itoa(i) + `","` + wire.MetaLogLevel + `":"info"`
 		lines = append(lines, callMeta(strconv.Itoa(i+1), "work", `{"steps":4,"sleepMs":3,"tag":"`+strconv.Itoa(i)+`"}`, meta))
 	}
 	p.send(lines...)
@@ -365,7 +366,7 @@ func TestListen(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(final.Result, &res))
 	assert.Equal(t, "complete", res.ResultType)
-	assert.Equal(t, "9", string(res.Meta[mrtr.MetaSubscriptionID]))
+	assert.Equal(t, "9", string(res.Meta[wire.MetaSubscriptionID]))
 	end := p.next()
 	assert.Equal(t, "notifications/cancelled", end.Method, "%s", end.raw)
 	assert.Equal(t, "9", string(end.param("requestId")))

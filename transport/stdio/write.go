@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -93,7 +94,7 @@ func (w *writer) write(msg []byte) error {
 func (w *writer) respond(resp *mrtr.Response) error {
 	b, err := appendResponse(nil, resp)
 	if err != nil {
-		w.log.Error("stdio: encoding a response failed", "id", mrtr.Clip(resp.ID.String()), "err", err)
+		w.log.Error("stdio: encoding a response failed", "id", wire.Clip(resp.ID.String()), "err", err)
 		b, _ = appendResponse(nil, &mrtr.Response{ID: resp.ID, Error: mrtr.NewError(mrtr.CodeInternalError, "Internal error", nil)})
 	}
 	return w.write(b)

@@ -15,16 +15,16 @@ import (
 // recognise an authentication failure with errors.Is.
 var ErrUnauthorized = errors.New("streamablehttp: unauthorized")
 
-// DefaultChallenge is the WWW-Authenticate value sent with a 401 when the
+// defaultChallenge is the WWW-Authenticate value sent with a 401 when the
 // authenticator names no other.
-const DefaultChallenge = "Bearer"
+const defaultChallenge = "Bearer"
 
 // Authenticator decides who sent a request. It returns what it learned of
 // the caller's credentials (nil for an anonymous but accepted request) or
 // an error, which the Handler answers with 401 Unauthorized and a
 // WWW-Authenticate header. The header
 // value is taken from the error when it has a method Challenge() string
-// (as the errors of BearerAuthenticator do), else it is DefaultChallenge.
+// (as the errors of BearerAuthenticator do), else it is "Bearer".
 // An error wrapping ErrForbidden (a valid token without the scope the
 // server needs) is answered 403 Forbidden instead, with its challenge, for
 // example `Bearer error="insufficient_scope", scope="files:read"`. The
@@ -69,7 +69,7 @@ func challengeOf(err error) string {
 			return v
 		}
 	}
-	return DefaultChallenge
+	return defaultChallenge
 }
 
 // BearerAuthenticator returns an Authenticator for OAuth 2.0 bearer tokens
@@ -82,10 +82,10 @@ func challengeOf(err error) string {
 // challenge is the WWW-Authenticate value sent with the 401, for example
 // `Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource"`
 // so that clients can discover the authorization server; "" means
-// DefaultChallenge.
+// "Bearer".
 func BearerAuthenticator(verify func(ctx context.Context, token string) (*mrtr.TokenInfo, error), challenge string) Authenticator {
 	if challenge == "" {
-		challenge = DefaultChallenge
+		challenge = defaultChallenge
 	}
 	refuse := func(err error) error { return &authError{challenge: challenge, err: err} }
 	return func(r *http.Request) (*mrtr.TokenInfo, error) {

@@ -8,9 +8,9 @@ import (
 	"time"
 )
 
-// DefaultCORSMaxAge is how long a browser may keep a preflight answer
+// defaultCORSMaxAge is how long a browser may keep a preflight answer
 // when CORS.MaxAge is not set.
-const DefaultCORSMaxAge = 10 * time.Minute
+const defaultCORSMaxAge = 10 * time.Minute
 
 // CORS configures Cross-Origin Resource Sharing, which lets scripts in web
 // pages of other origins call the endpoint; see WithCORS. The origins
@@ -19,7 +19,7 @@ const DefaultCORSMaxAge = 10 * time.Minute
 // of step with it.
 type CORS struct {
 	// MaxAge is how long a browser may reuse a preflight answer (default
-	// DefaultCORSMaxAge; browsers cap it, Chromium at two hours). A tool
+	// 10 minutes; browsers cap it, Chromium at two hours). A tool
 	// registered later with a new Mcp-Param-* header does not wait for
 	// it: a browser sends a new preflight for a header its cached answer
 	// does not list.
@@ -99,7 +99,7 @@ func newCORSPolicy(c *CORS, g *guard, allow string) (*corsPolicy, error) {
 	}
 	maxAge := c.MaxAge
 	if maxAge == 0 {
-		maxAge = DefaultCORSMaxAge
+		maxAge = defaultCORSMaxAge
 	}
 	if maxAge < 0 {
 		return nil, errors.New("streamablehttp: CORS max age must not be negative")

@@ -33,6 +33,7 @@ type timedWriter struct {
 	flush   func() error  // the outermost flusher of the chain; nil for none
 	timeout time.Duration // 0: no write deadline
 	armed   bool          // a deadline was set and not yet lifted
+	share   share         // what the request holds of the budget of bytes in flight
 }
 
 // errorFlusher is a ResponseWriter that flushes and says whether it
@@ -116,7 +117,7 @@ func writeTimeoutOf(w http.ResponseWriter) time.Duration {
 	if t, ok := w.(*timedWriter); ok {
 		return t.timeout
 	}
-	return DefaultWriteTimeout
+	return defaultWriteTimeout
 }
 
 // setReadDeadline sets (or, with the zero time, lifts) the read deadline

@@ -177,7 +177,7 @@ func TestListenStreamOutlivesTheDeadlines(t *testing.T) {
 			defer ts.Close()
 
 			body := `{"jsonrpc":"2.0","id":"l","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":` + metaJSON + `}}`
-			req, err := http.NewRequest(http.MethodPost, ts.URL+DefaultPath, strings.NewReader(body))
+			req, err := http.NewRequest(http.MethodPost, ts.URL+defaultPath, strings.NewReader(body))
 			require.NoError(t, err)
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Accept", "application/json, text/event-stream")

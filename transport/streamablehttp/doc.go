@@ -28,8 +28,10 @@
 //   - The HTTP method: POST only (405 Method Not Allowed, Allow: POST).
 //   - Authentication, with WithAuthenticator (401 Unauthorized with a
 //     WWW-Authenticate challenge).
-//   - The body size, WithMaxBodyBytes (413 Content Too Large), and its
-//     arrival within WithReadTimeout (408 Request Timeout).
+//   - The body size, WithMaxBodyBytes (413 Content Too Large), room for
+//     a large body in the budget of bytes in flight, WithMaxBytesInFlight
+//     (503 Service Unavailable), and its arrival within WithReadTimeout
+//     (408 Request Timeout).
 //   - Content-Type: application/json (415 Unsupported Media Type).
 //   - Accept: it must allow both application/json and text/event-stream
 //     (406 Not Acceptable).
@@ -98,6 +100,18 @@
 // NewHTTPServer returns an http.Server to match, with ReadHeaderTimeout,
 // IdleTimeout and MaxHeaderBytes set and ReadTimeout and WriteTimeout
 // left at zero: those bound a whole request and would cut such streams.
+//
+// # Memory
+//
+// Until the write timeout cuts it, a client that asks for large answers
+// and does not read them holds what is being written to it. The Handler
+// keeps that to the answer alone (the request's body and the answer's
+// encoding are let go first) and bounds the bytes of large messages in
+// flight, all requests together (WithMaxBytesInFlight, 32 MiB by
+// default): past it, large requests wait and then get 503, while messages
+// of up to 64 KiB are never held up. For a hard bound on the process, set
+// the Go runtime's GOMEMLIMIT as well, to about twice the budget plus
+// what the server itself needs.
 //
 // # Health
 //

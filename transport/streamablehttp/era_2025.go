@@ -140,7 +140,7 @@ func (l *legacyEra) post(w http.ResponseWriter, r *http.Request, x exchange, sid
 				s.Release()
 			}
 		}
-		w.WriteHeader(http.StatusAccepted)
+		writeAccepted(w)
 		return
 	}
 	if msg.Method == "initialize" {
@@ -154,7 +154,7 @@ func (l *legacyEra) post(w http.ResponseWriter, r *http.Request, x exchange, sid
 	defer s.Release()
 	if msg.IsNotification() {
 		s.Handle(r.Context(), msg, nil)
-		w.WriteHeader(http.StatusAccepted)
+		writeAccepted(w)
 		return
 	}
 	st := &stream{w: w, ctx: r.Context(), keepAlive: l.keepAlive, log: l.log, inBand: true, resourceMetadata: l.meta}
@@ -182,7 +182,7 @@ func (l *legacyEra) initialize(w http.ResponseWriter, r *http.Request, x exchang
 		l.refuse(w, x, refusal{http.StatusInternalServerError, "Internal error"})
 		return
 	case resp == nil:
-		w.WriteHeader(http.StatusAccepted)
+		writeAccepted(w)
 		return
 	}
 	if s != nil {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -39,7 +40,7 @@ func (m *modern) serve(w http.ResponseWriter, r *http.Request, x exchange) {
 	}
 	if x.msg.IsNotification() {
 		m.srv.Handle(ctx, &mrtr.Inbound{Message: x.msg, Principal: x.principal, Token: x.token, Headers: x.headers})
-		w.WriteHeader(http.StatusAccepted)
+		writeAccepted(w)
 		return
 	}
 	// One allocation holds everything the request needs.
@@ -51,9 +52,12 @@ func (m *modern) serve(w http.ResponseWriter, r *http.Request, x exchange) {
 	}
 	resp := m.srv.Handle(ctx, &c.in)
 	if resp == nil {
-		m.log.Error("streamablehttp: the server returned no response to a request", "method", mrtr.Clip(x.msg.Method), "id", mrtr.Clip(x.msg.ID.String()))
+		m.log.Error("streamablehttp: the server returned no response to a request", "method", wire.Clip(x.msg.Method), "id", wire.Clip(x.msg.ID.String()))
 		resp = &mrtr.Response{ID: x.msg.ID, Error: internalError()}
 	}
+	// The parsed message, and the body it points into, are not needed to
+	// answer: let them go before a slow client is written to.
+	c.in.Message = nil
 	c.finish(resp)
 }
 

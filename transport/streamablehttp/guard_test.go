@@ -160,5 +160,5 @@ func TestBearerAuthenticatorErrors(t *testing.T) {
 	_, err = auth(req("Bearer revoked"))
 	assert.Equal(t, 1, strings.Count(err.Error(), "unauthorized"), "not wrapped twice: %v", err)
 
-	assert.Equal(t, DefaultChallenge, challengeOf(errors.New("plain")))
+	assert.Equal(t, defaultChallenge, challengeOf(errors.New("plain")))
 }

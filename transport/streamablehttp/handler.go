@@ -13,6 +13,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -40,6 +41,7 @@ type Handler struct {
 	eras   []era
 	allow  []string // the Allow header of a 405
 	router *mux.Router
+	budget *budget // nil: no bound on the bytes in flight
 }
 
 // New returns a Handler serving srv at the configured path.
@@ -60,6 +62,8 @@ func New(srv *mrtr.Server, opts ...Option) (*Handler, error) {
 		return nil, fmt.Errorf("streamablehttp: keep-alive interval must not be negative, not %v", cfg.keepAlive)
 	case cfg.readTimeout < 0 || cfg.writeTimeout < 0:
 		return nil, errors.New("streamablehttp: read and write timeouts must not be negative")
+	case cfg.maxInFlight < 0:
+		return nil, fmt.Errorf("streamablehttp: the bytes in flight must not be negative, not %d", cfg.maxInFlight)
 	}
 	g, err := newGuard(cfg.hosts, cfg.origins)
 	if err != nil {
@@ -69,7 +73,7 @@ func New(srv *mrtr.Server, opts ...Option) (*Handler, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	h := &Handler{cfg: cfg, srv: srv, log: log, guard: g}
+	h := &Handler{cfg: cfg, srv: srv, log: log, guard: g, budget: newBudget(cfg.maxInFlight)}
 	h.eras = []era{&modern{srv: srv, keepAlive: cfg.keepAlive, log: log, meta: cfg.resourceMetadata}}
 	if e := cfg.legacy; e != nil {
 		if e.Server() != srv {
@@ -108,6 +112,8 @@ func New(srv *mrtr.Server, opts ...Option) (*Handler, error) {
 // which bounds each write (WithWriteTimeout).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	tw := newTimedWriter(w, h.cfg.writeTimeout)
+	tw.share.b = h.budget
+	defer tw.share.release()
 	defer tw.settle()
 	if r.URL.Path == h.cfg.path {
 		h.serveEndpoint(tw, r)
@@ -123,7 +129,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // (406) and JSON-RPC parsing (400).
 func (h *Handler) serveEndpoint(w http.ResponseWriter, r *http.Request) {
 	if what := h.guard.check(r); what != "" {
-		h.log.Debug("streamablehttp: request refused", "reason", what+" not allowed", "host", mrtr.Clip(r.Host), "origin", mrtr.Clip(r.Header.Get("Origin")))
+		h.log.Debug("streamablehttp: request refused", "reason", what+" not allowed", "host", wire.Clip(r.Host), "origin", wire.Clip(r.Header.Get("Origin")))
 		h.refuse(w, mrtr.ID{}, refuseForbidden.with(what+" not allowed"))
 		return
 	}
@@ -146,7 +152,7 @@ func (h *Handler) serveEndpoint(w http.ResponseWriter, r *http.Request) {
 			err = fmt.Errorf("%w: the authenticator named no subject", ErrUnauthorized)
 		}
 		if err != nil {
-			h.log.Debug("streamablehttp: authentication failed", "err", mrtr.Clip(err.Error()))
+			h.log.Debug("streamablehttp: authentication failed", "err", wire.Clip(err.Error()))
 			w.Header()["Www-Authenticate"] = []string{challengeOf(err)}
 			if errors.Is(err, ErrForbidden) {
 				h.refuse(w, mrtr.ID{}, refuseForbidden.with("insufficient scope"))
@@ -220,8 +226,13 @@ func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request, x *exchang
 	if timed {
 		setReadDeadline(w, time.Now().Add(h.cfg.readTimeout))
 	}
-	body, tooLarge, err := readBody(r, nil, h.cfg.maxBody)
+	// Waiting for room in the budget counts against the read timeout.
+	body, tooLarge, err := h.readLarge(w, r, h.cfg.readTimeout)
 	switch {
+	case err == errBusy:
+		h.log.Debug("streamablehttp: no room for a large request body", "length", r.ContentLength)
+		writeBusy(w, mrtr.ID{}, h.log)
+		return false
 	case tooLarge:
 		h.refuse(w, mrtr.ID{}, refuseTooLarge.with("the limit is "+strconv.FormatInt(h.cfg.maxBody, 10)+" bytes"))
 		return false
@@ -256,6 +267,50 @@ func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request, x *exchang
 	}
 	x.msg = msg
 	return true
+}
+
+// errBusy is readLarge's error for a large body that found no room in the
+// budget of bytes in flight in time.
+var errBusy = errors.New("streamablehttp: no room for a large request body")
+
+// readLarge reads the body of r as readBody does, up to the body limit,
+// under the budget of bytes in flight (WithMaxBytesInFlight). The first
+// largeMessage bytes are read without a share, so that a client holds
+// none of the budget before it has sent them; a body longer than that
+// then waits for its share (what its Content-Length declares, or the body
+// limit when it declares none) until wait passes (wait <= 0: until the
+// client goes). Once the body is in, the share shrinks to its length; the
+// request holds it until its answer is written.
+func (h *Handler) readLarge(w http.ResponseWriter, r *http.Request, wait time.Duration) ([]byte, bool, error) {
+	s := shareOf(w)
+	if s == nil || h.cfg.maxBody <= largeMessage || (r.ContentLength >= 0 && r.ContentLength <= largeMessage) {
+		return readBody(r, nil, h.cfg.maxBody)
+	}
+	if r.ContentLength > h.cfg.maxBody {
+		return nil, true, nil
+	}
+	head, tooLarge, err := readBody(r, make([]byte, 0, largeMessage+1), largeMessage)
+	if !tooLarge || err != nil {
+		return head, false, err
+	}
+	want := r.ContentLength
+	if want < 0 {
+		want = h.cfg.maxBody
+	}
+	if !s.resize(r.Context(), want, wait) {
+		return nil, false, errBusy
+	}
+	body := head
+	if r.ContentLength > 0 {
+		// The share covers the declared length: read into one buffer of
+		// that size rather than growing one step by step.
+		body = append(make([]byte, 0, r.ContentLength+1), head...)
+	}
+	body, tooLarge, err = readBody(r, body, h.cfg.maxBody)
+	if err == nil && !tooLarge {
+		s.resize(r.Context(), int64(len(body)), 0)
+	}
+	return body, tooLarge, err
 }
 
 // readBody reads at most max+1 bytes of the body into buf, so that a body
@@ -328,6 +383,21 @@ func writeBody(w http.ResponseWriter, status int, body []byte, log *slog.Logger)
 	if _, err := w.Write(body); err != nil {
 		log.Debug("streamablehttp: writing a response failed", "err", err)
 	}
+}
+
+// hvZero is the Content-Length of an answer without a body.
+var hvZero = []string{"0"}
+
+// writeAccepted answers 202 with no body, framed by Content-Length: 0.
+// The header must be explicit: the Handler flushes every answer before it
+// returns (timedWriter.settle), and net/http, which only sizes a body
+// once the handler is done, would otherwise send the headers of a chunked
+// body and its (empty) end in two writes. A proxy or client that has read
+// those headers then still needs the connection to see the answer end,
+// and loses the answer if the connection breaks in between.
+func writeAccepted(w http.ResponseWriter) {
+	w.Header()["Content-Length"] = hvZero
+	w.WriteHeader(http.StatusAccepted)
 }
 
 // Buffers for encoded responses, and for bodies read only for their id.

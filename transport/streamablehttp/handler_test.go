@@ -50,7 +50,7 @@ func TestUnauthorized(t *testing.T) {
 		{name: "default challenge", auth: BearerAuthenticator(verify, ""), wantStatus: 401, wantChallenge: "Bearer"},
 		{name: "valid token", auth: BearerAuthenticator(verify, challenge), authorization: []string{"Bearer good-token"}, wantStatus: 200, wantPrincipal: "alice"},
 		{name: "scheme in any case", auth: BearerAuthenticator(verify, challenge), authorization: []string{"bEARER good-token"}, wantStatus: 200, wantPrincipal: "alice"},
-		{name: "custom authenticator refuses", auth: custom, wantStatus: 401, wantChallenge: DefaultChallenge},
+		{name: "custom authenticator refuses", auth: custom, wantStatus: 401, wantChallenge: defaultChallenge},
 		{name: "custom authenticator accepts", auth: custom, xKey: "k", wantStatus: 200, wantPrincipal: "bob"},
 	}
 	for _, tt := range tests {
@@ -160,7 +160,7 @@ func TestBodyLimit(t *testing.T) {
 
 func TestBodyLimitDefault(t *testing.T) {
 	f := newFixture(t)
-	c := toolCall(1, "echo", `{"text":"`+strings.Repeat("a", int(DefaultMaxBodyBytes))+`"}`)
+	c := toolCall(1, "echo", `{"text":"`+strings.Repeat("a", int(defaultMaxBodyBytes))+`"}`)
 	resp, _ := f.do(t, c)
 	assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode)
 }

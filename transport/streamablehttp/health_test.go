@@ -68,9 +68,9 @@ func TestNewHTTPServer(t *testing.T) {
 	h := Liveness()
 	s := NewHTTPServer("127.0.0.1:0", h)
 	assert.Equal(t, "127.0.0.1:0", s.Addr)
-	assert.Equal(t, DefaultReadHeaderTimeout, s.ReadHeaderTimeout)
-	assert.Equal(t, DefaultIdleTimeout, s.IdleTimeout)
-	assert.Equal(t, DefaultMaxHeaderBytes, s.MaxHeaderBytes)
+	assert.Equal(t, defaultReadHeaderTimeout, s.ReadHeaderTimeout)
+	assert.Equal(t, defaultIdleTimeout, s.IdleTimeout)
+	assert.Equal(t, defaultMaxHeaderBytes, s.MaxHeaderBytes)
 	assert.Zero(t, s.ReadTimeout)
 	assert.Zero(t, s.WriteTimeout)
 }

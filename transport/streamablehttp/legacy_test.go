@@ -21,6 +21,7 @@ import (
 
 	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/internal/testkit"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/legacy"
 )
@@ -228,7 +229,7 @@ func newLegacyFixture(t testing.TB, srvOpts []mrtr.Option, engOpts []legacy.Opti
 	require.NoError(t, err)
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
-	f.url = ts.URL + DefaultPath
+	f.url = ts.URL + defaultPath
 	return f
 }
 
@@ -462,7 +463,7 @@ func lgResult(id json.RawMessage, result string) string {
 // lgStandard answers every request acceptably.
 func lgStandard(m rpc) string {
 	switch m.Method {
-	case mrtr.MethodElicit:
+	case wire.MethodElicit:
 		if strings.Contains(string(m.Params), `"mode":"url"`) {
 			return lgResult(m.ID, `{"action":"accept"}`)
 		}
@@ -478,9 +479,9 @@ func lgStandard(m rpc) string {
 		}
 		b, _ := json.Marshal(map[string]any{"action": "accept", "content": content})
 		return lgResult(m.ID, string(b))
-	case mrtr.MethodCreateMessage:
+	case wire.MethodCreateMessage:
 		return lgResult(m.ID, `{"role":"assistant","content":{"type":"text","text":"drafted"},"model":"m"}`)
-	case mrtr.MethodListRoots:
+	case wire.MethodListRoots:
 		return lgResult(m.ID, `{"roots":[{"uri":"file:///home/u"}]}`)
 	}
 	return `{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32601,"message":"Method not found"}}`
@@ -569,7 +570,7 @@ func lgCall(id any, tool, args string) string {
 }
 
 // lgModern are the members and _meta keys of the modern wire.
-var lgModern = []string{"resultType", "inputRequests", "requestState", "ttlMs", "cacheScope", mrtr.MetaServerInfo, mrtr.MetaSubscriptionID, "extensions"}
+var lgModern = []string{"resultType", "inputRequests", "requestState", "ttlMs", "cacheScope", wire.MetaServerInfo, wire.MetaSubscriptionID, "extensions"}
 
 // lgNoModern fails when the message b holds a member of the modern wire
 // at any depth, or an error code of 2026-07-28.
@@ -836,7 +837,7 @@ func TestLegacyRoundsOverTheStream(t *testing.T) {
 	for _, q := range o.requests {
 		methods = append(methods, q.Method)
 	}
-	assert.Equal(t, []string{mrtr.MethodElicit, mrtr.MethodCreateMessage, mrtr.MethodListRoots, mrtr.MethodElicit}, methods)
+	assert.Equal(t, []string{wire.MethodElicit, wire.MethodCreateMessage, wire.MethodListRoots, wire.MethodElicit}, methods)
 	assert.Contains(t, string(o.requests[3].Params), `"elicitationId":"`)
 	assert.Empty(t, o.notes)
 
@@ -905,7 +906,7 @@ func TestLegacyNoLeakAtAnyRound(t *testing.T) {
 	// A modern request, even one carrying a legacy session id, is served
 	// by the modern era: a modern result, no Mcp-Session-Id.
 	modern := toolCall(1, "echo", `{}`, [2]string{hdrSessionID, c.sid})
-	req, err := modern.request(context.Background(), strings.TrimSuffix(f.url, DefaultPath))
+	req, err := modern.request(context.Background(), strings.TrimSuffix(f.url, defaultPath))
 	require.NoError(t, err)
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
@@ -1045,7 +1046,7 @@ func TestLegacyCancellation(t *testing.T) {
 	s = c.open(http.MethodPost, lgCall(8, "sampler", `{}`))
 	m, _, ok := s.msg(5 * time.Second)
 	require.True(t, ok)
-	require.Equal(t, mrtr.MethodCreateMessage, m.Method)
+	require.Equal(t, wire.MethodCreateMessage, m.Method)
 	s.cancel()
 	lgNoLeftovers(t)
 	c.answer(lgStandard(m)) // late: 202
@@ -1097,7 +1098,7 @@ func TestLegacyClassification(t *testing.T) {
 	f := newLegacyFixture(t, nil, nil)
 	c := f.client(t, "")
 	c.initialize(`{}`, "2025-11-25")
-	base := strings.TrimSuffix(f.url, DefaultPath)
+	base := strings.TrimSuffix(f.url, defaultPath)
 	send := func(cl call) (*http.Response, []byte) {
 		t.Helper()
 		req, err := cl.request(context.Background(), base)
@@ -1359,7 +1360,7 @@ func TestLegacyCallTimeout(t *testing.T) {
 	s := c.open(http.MethodPost, lgCall(1, "sampler", `{}`))
 	m, _, ok := s.msg(5 * time.Second)
 	require.True(t, ok)
-	require.Equal(t, mrtr.MethodCreateMessage, m.Method)
+	require.Equal(t, wire.MethodCreateMessage, m.Method)
 	var final []byte
 	for {
 		m, raw, ok := s.msg(5 * time.Second)

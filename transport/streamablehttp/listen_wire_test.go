@@ -39,7 +39,7 @@ func TestListenStreamOverHTTP(t *testing.T) {
 
 	body := `{"jsonrpc":"2.0","id":"listen-1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` +
 		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
-	req, err := http.NewRequest(http.MethodPost, ts.URL+DefaultPath, strings.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, ts.URL+defaultPath, strings.NewReader(body))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/mrtrkit/mrtrkit/internal/testkit"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -227,7 +228,7 @@ func injServer(t *testing.T, logger *slog.Logger) http.Handler {
 // injPost is a POST to /mcp of a request of method with params, with the
 // headers a 2026-07-28 client sends plus extra.
 func injPost(method, name string, params map[string]any, extra map[string]string) *http.Request {
-	params["_meta"] = map[string]any{mrtr.MetaProtocolVersion: "2026-07-28", mrtr.MetaClientCapabilities: map[string]any{}}
+	params["_meta"] = map[string]any{wire.MetaProtocolVersion: "2026-07-28", wire.MetaClientCapabilities: map[string]any{}}
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
 	r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", bytes.NewReader(body))
 	r.Header.Set("Content-Type", "application/json")

@@ -80,7 +80,7 @@ func newWizard(t *testing.T, codec state.Codec, opts ...mrtr.Option) *wizard {
 	require.NoError(t, err)
 	ts := httptest.NewServer(handler)
 	t.Cleanup(ts.Close)
-	w.url = ts.URL + DefaultPath
+	w.url = ts.URL + defaultPath
 	return w
 }
 

@@ -11,17 +11,20 @@ import (
 
 // Defaults of the Handler's settings.
 const (
-	// DefaultPath is where the endpoint is served.
-	DefaultPath = "/mcp"
-	// DefaultMaxBodyBytes bounds the size of a request body: 4 MiB.
-	DefaultMaxBodyBytes int64 = 4 << 20
-	// DefaultKeepAlive is the interval of SSE keep-alive comments.
-	DefaultKeepAlive = 15 * time.Second
-	// DefaultReadTimeout bounds reading a request body (WithReadTimeout).
-	DefaultReadTimeout = 30 * time.Second
-	// DefaultWriteTimeout bounds each write of a response
+	// defaultPath is where the endpoint is served.
+	defaultPath = "/mcp"
+	// defaultMaxBodyBytes bounds the size of a request body: 4 MiB.
+	defaultMaxBodyBytes int64 = 4 << 20
+	// defaultKeepAlive is the interval of SSE keep-alive comments.
+	defaultKeepAlive = 15 * time.Second
+	// defaultReadTimeout bounds reading a request body (WithReadTimeout).
+	defaultReadTimeout = 30 * time.Second
+	// defaultWriteTimeout bounds each write of a response
 	// (WithWriteTimeout).
-	DefaultWriteTimeout = 30 * time.Second
+	defaultWriteTimeout = 30 * time.Second
+	// defaultMaxBytesInFlight bounds the bytes of large request bodies
+	// and answers held at once (WithMaxBytesInFlight): 32 MiB.
+	defaultMaxBytesInFlight int64 = 32 << 20
 )
 
 // Option configures a Handler.
@@ -46,20 +49,19 @@ type config struct {
 
 	readTimeout  time.Duration
 	writeTimeout time.Duration
+	maxInFlight  int64 // 0: no budget of bytes in flight
 	cors         *CORS // nil: no CORS headers
 }
 
 func defaultConfig() config {
-	return config{path: DefaultPath, maxBody: DefaultMaxBodyBytes, keepAlive: DefaultKeepAlive,
-		readTimeout: DefaultReadTimeout, writeTimeout: DefaultWriteTimeout}
+	return config{path: defaultPath, maxBody: defaultMaxBodyBytes, keepAlive: defaultKeepAlive,
+		readTimeout: defaultReadTimeout, writeTimeout: defaultWriteTimeout, maxInFlight: defaultMaxBytesInFlight}
 }
 
-// WithPath sets the URL path of the endpoint (default DefaultPath,
-// "/mcp"). It must start with "/". Requests for any other path get 404.
+// WithPath sets the URL path of the endpoint (default "/mcp"). It must start with "/". Requests for any other path get 404.
 func WithPath(p string) Option { return optionFunc(func(c *config) { c.path = p }) }
 
-// WithMaxBodyBytes bounds the request body (default DefaultMaxBodyBytes,
-// 4 MiB). A body of exactly n bytes is read; a longer one is answered with
+// WithMaxBodyBytes bounds the request body (default 4 MiB). A body of exactly n bytes is read; a longer one is answered with
 // 413 Content Too Large and a JSON-RPC -32600 error without an id.
 func WithMaxBodyBytes(n int64) Option { return optionFunc(func(c *config) { c.maxBody = n }) }
 
@@ -103,7 +105,7 @@ func WithLogger(l *slog.Logger) Option { return optionFunc(func(c *config) { c.l
 
 // WithKeepAlive sets the interval of the ": keep-alive" SSE comments sent
 // while a streamed request runs, so that proxies do not close an idle
-// stream (default DefaultKeepAlive, 15s; 0 disables them). The timer runs
+// stream (default 15s; 0 disables them). The timer runs
 // only once a response has switched to SSE.
 func WithKeepAlive(d time.Duration) Option { return optionFunc(func(c *config) { c.keepAlive = d }) }
 
@@ -141,7 +143,7 @@ func WithResourceMetadata(url string) Option {
 
 // WithReadTimeout bounds how long reading the body of a POST may take,
 // from the moment the Handler starts reading it (default
-// DefaultReadTimeout, 30s; 0 removes the bound). A client that sends its
+// 30s; 0 removes the bound). A client that sends its
 // headers and then trickles the body, or stops, is answered with 408
 // Request Timeout and a JSON-RPC -32600 error, and its connection is
 // closed. The bound is lifted once the body is read, so it never cuts a
@@ -151,7 +153,7 @@ func WithReadTimeout(d time.Duration) Option {
 }
 
 // WithWriteTimeout bounds each write of a response (default
-// DefaultWriteTimeout, 30s; 0 removes the bound): a plain JSON answer
+// 30s; 0 removes the bound): a plain JSON answer
 // must reach the connection within it, and so must every event and
 // keep-alive comment of an event stream, each on its own. A client that
 // stops reading therefore cannot hold a handler, while an event stream
@@ -160,4 +162,39 @@ func WithReadTimeout(d time.Duration) Option {
 // not affected.
 func WithWriteTimeout(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.writeTimeout = d })
+}
+
+// WithMaxBytesInFlight bounds the bytes of large messages the Handler
+// holds at once, across all its requests (default
+// 32 MiB; 0 removes the bound). A message is
+// large when it is longer than 64 KiB; smaller ones are never counted and
+// never wait, so an ordinary call is not held up by large ones.
+//
+// A request whose body is large takes its share once the first 64 KiB of
+// the body are in (the length its Content-Length declares, or the body
+// limit, WithMaxBodyBytes, when it declares none), so that a client holds
+// nothing of the budget before it has sent that much, and holds it while
+// the request is handled. A large JSON answer takes its own length before
+// it is written, the body's share going back, and holds it until it is
+// written or the write timeout cuts the connection. A request whose
+// answer becomes an event stream gives its share back when the stream
+// begins; events are not counted. A message longer than n bytes goes when
+// nothing else is in flight.
+//
+// A body waits for room within its read timeout (WithReadTimeout), an
+// answer at most the write timeout (WithWriteTimeout); past that the
+// request is answered with 503 Service Unavailable, Retry-After: 1 and a
+// JSON-RPC -32603 error, "Server busy" (an answer that found no room is
+// replaced by that error, with the request's id).
+//
+// The bound is what keeps clients that send large requests and then stop
+// reading their answers from holding the server's memory: each holds its
+// answer until the write timeout, and with the bound, memory held by such
+// clients stops at about n, and later large requests wait or are refused
+// instead. Size n for the large messages the server is expected to serve
+// at once; the process needs memory for n bytes and for the copies
+// handlers make of what they are given (the Go runtime's GOMEMLIMIT can
+// then be set somewhat above twice n plus the server's own needs).
+func WithMaxBytesInFlight(n int64) Option {
+	return optionFunc(func(c *config) { c.maxInFlight = n })
 }

@@ -55,7 +55,7 @@ func TestRefusalsOnTheWire(t *testing.T) {
 		{name: "GET", req: authed(call{method: http.MethodGet, headers: [][2]string{{"Accept", "text/event-stream"}}}),
 			status: 405, message: "Method not allowed: use POST", headers: map[string]string{"Allow": "POST"}},
 		{name: "no credentials", req: toolCall(7, "echo", `{"text":"x"}`),
-			status: 401, message: "Unauthorized", headers: map[string]string{"WWW-Authenticate": DefaultChallenge}},
+			status: 401, message: "Unauthorized", headers: map[string]string{"WWW-Authenticate": defaultChallenge}},
 		{name: "insufficient scope", req: good.withHeader("Authorization", "Bearer reader"),
 			status: 403, message: "Forbidden: insufficient scope", headers: map[string]string{"WWW-Authenticate": scopeChallenge}},
 		{name: "body over the limit", req: authed(toolCall(7, "echo", `{"text":"`+strings.Repeat("x", 1024)+`"}`)),

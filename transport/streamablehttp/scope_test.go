@@ -49,7 +49,7 @@ func scopedFixture(t *testing.T) *lgFixture {
 	require.NoError(t, err)
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
-	return &lgFixture{url: ts.URL + DefaultPath}
+	return &lgFixture{url: ts.URL + defaultPath}
 }
 
 // A token without the scope a tool requires gets 403 with a challenge
@@ -60,7 +60,7 @@ func TestRequiredScopeOnTheWire(t *testing.T) {
 	want := `Bearer error="insufficient_scope", scope="deploy", resource_metadata="` + testMetadataURL + `"`
 	modern := func(token string) (*http.Response, []byte) {
 		c := toolCall(1, "deploy", `{}`).withHeader("Authorization", "Bearer "+token)
-		req, err := c.request(context.Background(), strings.TrimSuffix(f.url, DefaultPath))
+		req, err := c.request(context.Background(), strings.TrimSuffix(f.url, defaultPath))
 		require.NoError(t, err)
 		resp, err := http.DefaultClient.Do(req)
 		require.NoError(t, err)
@@ -98,7 +98,7 @@ func TestForwardedHeadersOnTheWire(t *testing.T) {
 	f := scopedFixture(t)
 	c := toolCall(1, "tenant", `{}`).withHeader("Authorization", "Bearer ada").
 		withHeader("x-tenant", "acme").withHeader("X-Secret", "hunter2")
-	req, err := c.request(context.Background(), strings.TrimSuffix(f.url, DefaultPath))
+	req, err := c.request(context.Background(), strings.TrimSuffix(f.url, defaultPath))
 	require.NoError(t, err)
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)

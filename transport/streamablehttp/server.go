@@ -7,21 +7,21 @@ import (
 
 // Settings of the http.Server NewHTTPServer returns.
 const (
-	// DefaultReadHeaderTimeout bounds reading a request's headers.
-	DefaultReadHeaderTimeout = 10 * time.Second
-	// DefaultIdleTimeout is how long an idle keep-alive connection is
+	// defaultReadHeaderTimeout bounds reading a request's headers.
+	defaultReadHeaderTimeout = 10 * time.Second
+	// defaultIdleTimeout is how long an idle keep-alive connection is
 	// kept.
-	DefaultIdleTimeout = 120 * time.Second
-	// DefaultMaxHeaderBytes bounds the size of a request's headers: 64
+	defaultIdleTimeout = 120 * time.Second
+	// defaultMaxHeaderBytes bounds the size of a request's headers: 64
 	// KiB, room for long bearer tokens and Mcp-Param-* headers.
-	DefaultMaxHeaderBytes = 64 << 10
+	defaultMaxHeaderBytes = 64 << 10
 )
 
 // NewHTTPServer returns an http.Server listening on addr and serving h
 // (a Handler, or a mux holding one), with the connection limits an MCP
-// endpoint wants: ReadHeaderTimeout (DefaultReadHeaderTimeout), so that a
+// endpoint wants: ReadHeaderTimeout (10s), so that a
 // client cannot hold a connection by trickling its headers; IdleTimeout
-// (DefaultIdleTimeout); and MaxHeaderBytes (DefaultMaxHeaderBytes).
+// (120s); and MaxHeaderBytes (64 KiB).
 //
 // ReadTimeout and WriteTimeout are deliberately left at zero. They bound
 // a whole request, headers to last byte, so they would cut the event
@@ -39,8 +39,8 @@ func NewHTTPServer(addr string, h http.Handler) *http.Server {
 	return &http.Server{
 		Addr:              addr,
 		Handler:           h,
-		ReadHeaderTimeout: DefaultReadHeaderTimeout,
-		IdleTimeout:       DefaultIdleTimeout,
-		MaxHeaderBytes:    DefaultMaxHeaderBytes,
+		ReadHeaderTimeout: defaultReadHeaderTimeout,
+		IdleTimeout:       defaultIdleTimeout,
+		MaxHeaderBytes:    defaultMaxHeaderBytes,
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/internal/testkit"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
 )
@@ -86,7 +87,7 @@ func TestStatusOf(t *testing.T) {
 	// An envelope -32602 can only come from the server: a request whose
 	// _meta lacks the protocol version.
 	_, envelope := mrtrtest.Send(context.Background(), newStatusServer(t), "",
-		mrtrtest.NewRequest(mrtr.MethodToolsList, nil).WithMeta(mrtr.MetaProtocolVersion, nil))
+		mrtrtest.NewRequest(wire.MethodToolsList, nil).WithMeta(wire.MetaProtocolVersion, nil))
 	require.NotNil(t, envelope)
 	require.Equal(t, mrtr.CodeInvalidParams, envelope.Code)
 	require.True(t, envelope.Envelope(), "%v", envelope)
@@ -260,7 +261,7 @@ func FuzzHandlerStatus(f *testing.F) {
 	alwaysEnvelope := map[int]bool{-32700: true, -32600: true, -32601: true, -32020: true, -32021: true, -32022: true}
 	f.Fuzz(func(t *testing.T, body, method, name string) {
 		msg, id, _ := mrtr.ParseMessage([]byte(body))
-		if msg != nil && msg.Method == mrtr.MethodSubscriptionsListen {
+		if msg != nil && msg.Method == wire.MethodSubscriptionsListen {
 			return // a listen stream stays open until the client leaves; listen has tests of its own
 		}
 		req := httptest.NewRequest(http.MethodPost, "http://localhost/mcp", strings.NewReader(body))

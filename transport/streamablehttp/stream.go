@@ -6,9 +6,11 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -87,8 +89,13 @@ func (s *stream) emit(notification []byte) error {
 }
 
 // begin sends the SSE response headers and starts the keep-alive timer.
-// The caller holds s.mu.
+// The request gives back its share of the bytes in flight: a stream may
+// stay open for hours (subscriptions/listen), and must not hold the
+// budget all that time. The caller holds s.mu.
 func (s *stream) begin() {
+	if sh := shareOf(s.w); sh != nil {
+		sh.resize(s.ctx, 0, 0)
+	}
 	h := s.w.Header()
 	h["Content-Type"] = hvSSE
 	h["Cache-Control"] = hvNoCache
@@ -184,6 +191,15 @@ func (s *stream) end() {
 // when nothing was streamed, else as the last event of the stream (the
 // status, 200, having been sent already).
 func (s *stream) finish(resp *mrtr.Response) {
+	if resp.Error == nil && len(resp.Result) > maxPooled {
+		s.finishLarge(resp)
+		return
+	}
+	s.finishEncoded(resp)
+}
+
+// finishEncoded is finish with the response encoded into a buffer first.
+func (s *stream) finishEncoded(resp *mrtr.Response) {
 	bp := getBuffer()
 	defer putBuffer(bp)
 	body := encodeResponse(resp, (*bp)[:0], s.log)
@@ -193,6 +209,10 @@ func (s *stream) finish(resp *mrtr.Response) {
 	switch s.phase {
 	case pending:
 		s.phase = done
+		if !admitAnswer(s.ctx, s.w, int64(len(body))) {
+			writeBusy(s.w, resp.ID, s.log)
+			return
+		}
 		status := statusOf(resp.Error)
 		if resp.Error != nil && len(resp.Error.Scopes()) > 0 {
 			s.w.Header()["Www-Authenticate"] = []string{scopeChallenge(resp.Error.Scopes(), s.resourceMetadata)}
@@ -208,6 +228,49 @@ func (s *stream) finish(resp *mrtr.Response) {
 		s.end()
 	}
 }
+
+// finishLarge answers with a large result, as finish does, but when
+// nothing was streamed it writes the JSON-RPC envelope around the
+// rendered result instead of copying the result into an encoding buffer.
+// While a slow client reads, the request then holds the result alone: not
+// a second copy, nor (through the id) the request body.
+func (s *stream) finishLarge(resp *mrtr.Response) {
+	s.mu.Lock()
+	if s.phase != pending {
+		s.mu.Unlock()
+		s.finishEncoded(resp)
+		return
+	}
+	defer s.mu.Unlock()
+	s.phase = done
+	bp := getBuffer()
+	defer putBuffer(bp)
+	head := append((*bp)[:0], `{"jsonrpc":"2.0"`...)
+	if !resp.ID.IsZero() {
+		head = append(head, `,"id":`...)
+		head = append(head, resp.ID.String()...)
+	}
+	head = append(head, `,"result":`...)
+	*bp = head
+	result := resp.Result
+	size := len(head) + len(result) + 1
+	if !admitAnswer(s.ctx, s.w, int64(size)) {
+		writeBusy(s.w, resp.ID, s.log)
+		return
+	}
+	h := s.w.Header()
+	h["Content-Type"] = hvJSON
+	h["Content-Length"] = []string{strconv.Itoa(size)}
+	s.w.WriteHeader(http.StatusOK)
+	for _, b := range [][]byte{head, result, closingBrace} {
+		if _, err := s.w.Write(b); err != nil {
+			s.log.Debug("streamablehttp: writing a response failed", "err", err)
+			return
+		}
+	}
+}
+
+var closingBrace = []byte{'}'}
 
 // sseOpen is the comment that opens a stream at once.
 var sseOpen = []byte(": stream open\n\n")
@@ -270,7 +333,7 @@ func encodeResponse(resp *mrtr.Response, dst []byte, log *slog.Logger) []byte {
 	if err == nil {
 		return b
 	}
-	log.Error("streamablehttp: encoding a response failed", "id", mrtr.Clip(resp.ID.String()), "err", err)
+	log.Error("streamablehttp: encoding a response failed", "id", wire.Clip(resp.ID.String()), "err", err)
 	*resp = mrtr.Response{ID: resp.ID, Error: internalError()}
 	b, _ = resp.AppendJSON(dst[:0])
 	return b

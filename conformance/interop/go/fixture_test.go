@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +29,9 @@ import (
 //	                     defaultLegTimeout when the test starts it; with
 //	                     FIXTURE_URL the timeout tests run only when this says
 //	                     what the server uses)
+//	FIXTURE_TOKEN        send "Authorization: Bearer FIXTURE_TOKEN" with every
+//	                     HTTP request (withToken), for a fixture run with
+//	                     -production
 const (
 	fixturePackage = "./conformance/server"
 	fixturePath    = "/mcp"
@@ -246,6 +250,25 @@ func launch(bin string) (string, func(), error) {
 	stop()
 	return "", nil, errors.New("fixture did not listen on " + addr + " within " + startTimeout.String())
 }
+
+// withToken returns next, or, when FIXTURE_TOKEN is set, a RoundTripper
+// that adds "Authorization: Bearer FIXTURE_TOKEN" to every request before
+// next sends it.
+func withToken(next http.RoundTripper) http.RoundTripper {
+	token := os.Getenv("FIXTURE_TOKEN")
+	if token == "" {
+		return next
+	}
+	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		req = req.Clone(req.Context())
+		req.Header.Set("Authorization", "Bearer "+token)
+		return next.RoundTrip(req)
+	})
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
 
 func freeLoopbackAddr() (string, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")

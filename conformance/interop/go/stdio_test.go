@@ -26,7 +26,7 @@ import (
 // closing the client, which closes the child's stdin, and checks that the
 // child exits with status 0 by itself.
 
-// Fixture tools the stdio tests call (conformance/server/interop.go).
+// Fixture tools the stdio tests call (internal/fixture/interop.go).
 const (
 	threeRoundsTool = "test_three_rounds"
 	legTimeoutTool  = "test_leg_timeout"

@@ -53,7 +53,7 @@ type recorder struct {
 	exchanges []*exchange
 }
 
-func newRecorder() *recorder { return &recorder{next: http.DefaultTransport} }
+func newRecorder() *recorder { return &recorder{next: withToken(http.DefaultTransport)} }
 
 func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	ex := &exchange{HTTPMethod: req.Method, Header: req.Header.Clone(), complete: make(chan struct{})}

@@ -22,9 +22,9 @@ import (
 
 // Defaults of Config.
 const (
-	DefaultBaseURL          = "https://api.openai.com/v1"
-	DefaultTimeout          = 60 * time.Second
-	DefaultMaxResponseBytes = 4 << 20
+	defaultBaseURL          = "https://api.openai.com/v1"
+	defaultTimeout          = 60 * time.Second
+	defaultMaxResponseBytes = 4 << 20
 )
 
 // Environment variables read by ConfigFromEnv.
@@ -37,7 +37,7 @@ const (
 // Config configures a Client.
 type Config struct {
 	// BaseURL is the API root; requests go to BaseURL + "/chat/completions".
-	// Empty means DefaultBaseURL.
+	// Empty means https://api.openai.com/v1.
 	BaseURL string
 	// APIKey is sent as a Bearer token. It never appears in errors. Empty
 	// sends no Authorization header (for local servers).
@@ -47,10 +47,10 @@ type Config struct {
 	// neither is refused.
 	Model string
 	// Timeout bounds one completion, on top of the caller's context.
-	// Zero means DefaultTimeout.
+	// Zero means 60 seconds.
 	Timeout time.Duration
 	// MaxResponseBytes bounds the response body read. Zero means
-	// DefaultMaxResponseBytes.
+	// 4 MiB.
 	MaxResponseBytes int64
 	// HTTPClient sends the requests. Nil means a client with
 	// http.DefaultTransport that follows no redirects.
@@ -90,7 +90,7 @@ var _ model.Model = (*Client)(nil)
 func New(cfg Config) (*Client, error) {
 	base := cfg.BaseURL
 	if base == "" {
-		base = DefaultBaseURL
+		base = defaultBaseURL
 	}
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -111,10 +111,10 @@ func New(cfg Config) (*Client, error) {
 		http:     cfg.HTTPClient,
 	}
 	if c.timeout == 0 {
-		c.timeout = DefaultTimeout
+		c.timeout = defaultTimeout
 	}
 	if c.max == 0 {
-		c.max = DefaultMaxResponseBytes
+		c.max = defaultMaxResponseBytes
 	}
 	if c.http == nil {
 		// No redirects: a redirect could carry the API key to another

@@ -2,6 +2,8 @@
 //
 //   FIXTURE_URL  use an already running server at this URL
 //   FIXTURE_BIN  start this prebuilt fixture binary on a free loopback port
+//   FIXTURE_TOKEN  send "Authorization: Bearer FIXTURE_TOKEN" with every
+//                request (withToken), for a fixture run with -production
 //
 // With neither set, the fixture is built with `go build` from the mrtrkit
 // module that contains this folder (Go must be on PATH). The stdio tests
@@ -74,6 +76,18 @@ async function launch(bin, log) {
     }
     await stop();
     throw new Error(`fixture did not listen on port ${port} within 30s\n${log.join('')}`);
+}
+
+/**
+ * Returns fetch's init with "Authorization: Bearer FIXTURE_TOKEN" added when
+ * that variable is set, and init unchanged otherwise.
+ */
+export function withToken(init = {}) {
+    const token = process.env.FIXTURE_TOKEN;
+    if (!token) return init;
+    const headers = new Headers(init.headers ?? {});
+    headers.set('authorization', `Bearer ${token}`);
+    return { ...init, headers };
 }
 
 /**

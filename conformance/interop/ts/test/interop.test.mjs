@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
-import { startFixture } from './fixture.mjs';
+import { startFixture, withToken } from './fixture.mjs';
 
 const MODERN = '2026-07-28';
 const ANSWER_NAME = 'Alice';
@@ -73,7 +73,7 @@ function recordingFetch(exchanges) {
             }
         }
         exchanges.push(ex);
-        const res = await fetch(url, init);
+        const res = await fetch(url, withToken(init));
         ex.status = res.status;
         ex.contentType = res.headers.get('content-type') ?? '';
         ex.done = res

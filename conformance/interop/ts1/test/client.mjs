@@ -12,6 +12,7 @@ import {
     ListRootsRequestSchema,
     LATEST_PROTOCOL_VERSION
 } from '@modelcontextprotocol/sdk/types.js';
+import { withToken } from './servers.mjs';
 
 export const legacyVersion = '2025-11-25';
 
@@ -53,7 +54,7 @@ export class Wire {
         this.pending.push(new Promise(r => (done = r)));
         let res;
         try {
-            res = await fetch(url, init);
+            res = await fetch(url, withToken(init));
         } finally {
             done();
         }

@@ -11,7 +11,7 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { aborted, answers, checkWire, connectV1, fillForm, legacyVersion, sleep, textOf, within, Wire } from './client.mjs';
 
 const lateMessage = 'Answer this after the leg timeout, or never';
-import { startFixture } from './servers.mjs';
+import { startFixture, withToken } from './servers.mjs';
 
 let fixture;
 
@@ -277,7 +277,7 @@ describe('TypeScript SDK v1 client, MCP 2025-11-25 session', () => {
             assert.equal(s.transport.sessionId, undefined);
             // The ended session's id is refused with 404, which tells a
             // client to initialize again.
-            const res = await fetch(fixture.url, {
+            const res = await fetch(fixture.url, withToken({
                 method: 'POST',
                 headers: {
                     'content-type': 'application/json',
@@ -286,7 +286,7 @@ describe('TypeScript SDK v1 client, MCP 2025-11-25 session', () => {
                     'mcp-protocol-version': legacyVersion
                 },
                 body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping' })
-            });
+            }));
             assert.equal(res.status, 404);
         } finally {
             await s.close();

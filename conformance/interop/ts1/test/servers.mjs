@@ -7,6 +7,9 @@
 //                        the tests start it; with FIXTURE_URL the timeout tests
 //                        run only when this says what the server uses)
 //   EXAMPLE_BIN          start this prebuilt summarize_repo binary
+//   FIXTURE_TOKEN        send "Authorization: Bearer FIXTURE_TOKEN" with every
+//                        request of the clients (withToken), for a fixture run
+//                        with -production
 //
 // A binary that is not given is built with `go build` from the mrtrkit module
 // that contains this folder (Go must be on PATH). The stdio tests start the
@@ -21,6 +24,18 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const repoRoot = path.resolve(here, '..', '..', '..', '..');
+
+/**
+ * Returns fetch's init with "Authorization: Bearer FIXTURE_TOKEN" added when
+ * that variable is set, and init unchanged otherwise.
+ */
+export function withToken(init = {}) {
+    const token = process.env.FIXTURE_TOKEN;
+    if (!token) return init;
+    const headers = new Headers(init.headers ?? {});
+    headers.set('authorization', `Bearer ${token}`);
+    return { ...init, headers };
+}
 
 /** The leg timeout the tests start the fixture with, in milliseconds. */
 export const defaultLegTimeoutMs = 2000;

@@ -3,6 +3,7 @@ package mrtr
 import (
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -36,7 +37,10 @@ const (
 	ServerLimit
 )
 
-// limits holds the Server's bounds on concurrent work.
+// limits holds the Server's bounds on concurrent work. The counts of
+// each caller live in one of limitShards shards, chosen by the caller's
+// key, each with a lock of its own: under a flood of requests from one
+// caller, another caller's requests do not queue for the same lock.
 type limits struct {
 	maxInFlight    int
 	handlerTimeout time.Duration
@@ -44,15 +48,35 @@ type limits struct {
 	perPrincipal   int
 	listenLifetime time.Duration
 
+	listeners atomic.Int64 // listen streams open, all callers together
+	shards    *[limitShards]limitShard
+}
+
+// limitShards is the number of shards of the per-caller counts.
+const limitShards = 64
+
+// limitShard holds the counts of the callers whose keys hash to it.
+type limitShard struct {
 	mu        sync.Mutex
 	inFlight  map[string]int
-	listeners int
 	listening map[string]int
+	_         [64]byte // keeps neighbouring shards' locks off one cache line
 }
 
 func defaultLimits() limits {
 	return limits{maxInFlight: defaultMaxInFlight, handlerTimeout: defaultHandlerTimeout,
-		maxListeners: defaultMaxListeners, perPrincipal: defaultMaxListenersPerPrincipal}
+		maxListeners: defaultMaxListeners, perPrincipal: defaultMaxListenersPerPrincipal,
+		shards: new([limitShards]limitShard)}
+}
+
+// shard returns the shard of key (FNV-1a).
+func (l *limits) shard(key string) *limitShard {
+	h := uint32(2166136261)
+	for i := 0; i < len(key); i++ {
+		h ^= uint32(key[i])
+		h *= 16777619
+	}
+	return &l.shards[h%limitShards]
 }
 
 // limitError is a refusal for load.
@@ -66,45 +90,50 @@ func (l *limits) admit(principal string) (release func(), err *Error) {
 	if l.maxInFlight <= 0 {
 		return func() {}, nil
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.inFlight[principal] >= l.maxInFlight {
+	sh := l.shard(principal)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.inFlight[principal] >= l.maxInFlight {
 		return nil, limitError(CallerLimit, "Too many requests in flight for this caller (at most "+strconv.Itoa(l.maxInFlight)+"); retry later")
 	}
-	if l.inFlight == nil {
-		l.inFlight = map[string]int{}
+	if sh.inFlight == nil {
+		sh.inFlight = map[string]int{}
 	}
-	l.inFlight[principal]++
+	sh.inFlight[principal]++
 	return func() {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		if l.inFlight[principal]--; l.inFlight[principal] == 0 {
-			delete(l.inFlight, principal)
+		sh.mu.Lock()
+		defer sh.mu.Unlock()
+		if sh.inFlight[principal]--; sh.inFlight[principal] == 0 {
+			delete(sh.inFlight, principal)
 		}
 	}, nil
 }
 
 // listen counts a listen stream of principal in, or refuses it.
 func (l *limits) listen(principal string) (release func(), err *Error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	sh := l.shard(principal)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
 	switch {
-	case l.maxListeners > 0 && l.listeners >= l.maxListeners:
+	case l.maxListeners > 0 && l.listeners.Load() >= int64(l.maxListeners):
 		return nil, limitError(ServerLimit, "Too many subscriptions/listen streams open on this server; retry later")
-	case l.perPrincipal > 0 && l.listening[principal] >= l.perPrincipal:
+	case l.perPrincipal > 0 && sh.listening[principal] >= l.perPrincipal:
 		return nil, limitError(CallerLimit, "Too many subscriptions/listen streams open for this caller (at most "+strconv.Itoa(l.perPrincipal)+")")
 	}
-	if l.listening == nil {
-		l.listening = map[string]int{}
+	if n := l.listeners.Add(1); l.maxListeners > 0 && n > int64(l.maxListeners) {
+		l.listeners.Add(-1)
+		return nil, limitError(ServerLimit, "Too many subscriptions/listen streams open on this server; retry later")
 	}
-	l.listeners++
-	l.listening[principal]++
+	if sh.listening == nil {
+		sh.listening = map[string]int{}
+	}
+	sh.listening[principal]++
 	return func() {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		l.listeners--
-		if l.listening[principal]--; l.listening[principal] == 0 {
-			delete(l.listening, principal)
+		sh.mu.Lock()
+		defer sh.mu.Unlock()
+		l.listeners.Add(-1)
+		if sh.listening[principal]--; sh.listening[principal] == 0 {
+			delete(sh.listening, principal)
 		}
 	}, nil
 }

@@ -321,6 +321,8 @@ func TestLegacyRedisDownRefusesSessions(t *testing.T) {
 	rs.Stop()
 	status, out := s.do(http.MethodPost, a, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
 	assert.Equal(t, http.StatusServiceUnavailable, status, "whether the session was deleted cannot be read: retry later, %+v", out)
+	status, out = s.do(http.MethodDelete, a, "")
+	assert.Equal(t, http.StatusServiceUnavailable, status, "a deletion the other replicas cannot be told of: retry later, %+v", out)
 }
 
 // BenchmarkLegacyBridgedCall is one three-round bridged tools/call over

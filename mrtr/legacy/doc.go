@@ -102,7 +102,9 @@
 // with ErrUnavailable (which matches ErrBusy: 503, retry later, rather
 // than the 404 that would make the client start over). When the deletion
 // cannot be written, the session ends on the replica that got the DELETE
-// (logged), and the others serve it until its id expires.
+// (logged) and Session.Close returns ErrUnavailable, which Streamable HTTP
+// answers 503 so that the client sends the DELETE again; until one
+// succeeds, the other replicas serve the session.
 //
 // Channel names, keys and payloads carry digests (SHA-256 with a
 // purpose), never a session id or a principal.

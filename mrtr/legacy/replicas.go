@@ -343,7 +343,7 @@ func (e *Engine) deleted(sid string) (bool, error) {
 
 // deleteShared records the deletion of session sid for every replica and
 // tells them, so that its calls and stream end wherever they run.
-func (e *Engine) deleteShared(sid string, expires time.Time) {
+func (e *Engine) deleteShared(sid string, expires time.Time) error {
 	d := e.rep.sessionDigest(sid)
 	ttl := time.Until(expires.Add(e.skew))
 	if ttl < time.Millisecond {
@@ -352,10 +352,15 @@ func (e *Engine) deleteShared(sid string, expires time.Time) {
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	_, err := e.rep.bus.Claim(ctx, e.rep.deletedKey(d), ttl)
 	cancel()
+	// The event ends the session's calls and stream on the other replicas
+	// even when the marker could not be written (best effort, as events
+	// are); only the marker keeps them refusing it afterwards.
+	e.publish(e.rep.events, event{Kind: evDeleted, Session: d})
 	if err != nil {
 		e.log.Error("legacy: the deletion of a session could not be shared; other replicas serve it until it expires", "err", err)
+		return ErrUnavailable
 	}
-	e.publish(e.rep.events, event{Kind: evDeleted, Session: d})
+	return nil
 }
 
 // apply takes r as the session's log level and subscriptions; a change of

@@ -86,8 +86,11 @@ func TestSharedStoreDownFailsClosed(t *testing.T) {
 	assert.Equal(t, "sampled drafted", decodeTool(t, x.resp).Content[0].Text)
 
 	// Deleting while the store is down ends the session here; the others
-	// cannot be told (logged), so they serve it until it expires.
-	s.Close()
+	// cannot be told (logged), so they would serve it until it expires,
+	// and the host is told to have the client try again.
+	err = s.Close()
+	require.ErrorIs(t, err, ErrUnavailable)
+	assert.ErrorIs(t, err, ErrBusy)
 	bus.down.Store(false)
 	_, err = v.e.Session(s.ID(), caller("alice"))
 	assert.ErrorIs(t, err, ErrUnknownSession)

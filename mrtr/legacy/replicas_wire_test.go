@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,6 +13,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -570,4 +572,42 @@ func BenchmarkBridgedCallReplicas(b *testing.B) {
 			}
 		})
 	}
+}
+
+// claimDownBus is a shared bus whose single-use records cannot be written
+// (Claim fails) while everything else works.
+type claimDownBus struct {
+	*share.LocalBus
+	down atomic.Bool
+}
+
+func (b *claimDownBus) Claim(ctx context.Context, key string, ttl time.Duration) (bool, error) {
+	if b.down.Load() {
+		return false, errors.New("connection refused")
+	}
+	return b.LocalBus.Claim(ctx, key, ttl)
+}
+
+// TestDeleteNotSharedIsRetryLater: a DELETE whose deletion marker cannot be
+// written is answered 503, not 204: the other replicas would go on serving
+// the session, so the client is told to try again; once the store is back
+// the retried DELETE ends it everywhere.
+func TestDeleteNotSharedIsRetryLater(t *testing.T) {
+	bus := &claimDownBus{LocalBus: share.Local()}
+	rs := newReplicas(t, bus, 2)
+	a, b := rs.urls[0], rs.urls[1]
+	c := initialize(t, a)
+	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+
+	bus.down.Store(true)
+	status, out := c.do(http.MethodDelete, a, "")
+	require.Equal(t, http.StatusServiceUnavailable, status, "%+v", out)
+	bus.down.Store(false)
+	status, _ = c.do(http.MethodPost, b, ping)
+	require.Equal(t, http.StatusOK, status, "B was not told: the session lives on there")
+
+	status, _ = c.do(http.MethodDelete, b, "")
+	require.Equal(t, http.StatusNoContent, status)
+	status, _ = c.do(http.MethodPost, a, ping)
+	assert.Equal(t, http.StatusNotFound, status)
 }

@@ -130,14 +130,17 @@ func (s *Session) Version() string { return s.fixed.Version }
 // Close ends the session (a DELETE on Streamable HTTP): its calls and its
 // stream are cancelled and its id is refused from now on, by this process
 // and, when the Engine shares a bus, by every replica (the deletion is
-// recorded in the shared store before Close returns; when the store
-// cannot be written, the failure is logged and the other replicas serve
-// the session until its id expires).
-func (s *Session) Close() {
+// recorded in the shared store before Close returns). When the store
+// cannot be written, the session is still ended here, and Close returns an
+// error matching ErrUnavailable (and so ErrBusy): the other replicas would
+// serve the session until its id expires, so the client should be told to
+// try again (Streamable HTTP answers 503) rather than that it is gone.
+func (s *Session) Close() error {
 	s.e.revoke(s.sid, s.expires)
 	if s.e.rep != nil {
-		s.e.deleteShared(s.sid, s.expires)
+		return s.e.deleteShared(s.sid, s.expires)
 	}
+	return nil
 }
 
 // Handle serves one message of the session and returns the response to

@@ -162,7 +162,7 @@ func (c *conn) serve(ctx context.Context, in io.Reader) error {
 	sess := c.sess
 	c.mu.Unlock()
 	if sess != nil {
-		sess.Close()
+		_ = sess.Close() // the process ends the session; nothing is left to tell
 	}
 
 	select {
@@ -415,7 +415,7 @@ func (c *conn) initialize(msg *mrtr.Message) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.stopping {
-		s.Close()
+		_ = s.Close()
 		return true
 	}
 	c.era, c.sess = session, s

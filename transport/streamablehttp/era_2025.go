@@ -96,6 +96,7 @@ var (
 	refuseNoSession      = refusal{http.StatusBadRequest, "Invalid request: the Mcp-Session-Id header is required; send initialize first"}
 	refuseUnknownSession = refusal{http.StatusNotFound, "Session not found: initialize a new session"}
 	refuseBusy           = refusal{http.StatusServiceUnavailable, "Too many sessions: retry later"}
+	refuseStoreDown      = refusal{http.StatusServiceUnavailable, "Service unavailable: the shared session store cannot be reached; retry later"}
 	refuseReinitialize   = refusal{http.StatusBadRequest, "Invalid request: initialize opens a session; send it without Mcp-Session-Id"}
 	refuseLegacyVersion  = refusal{http.StatusBadRequest, "Invalid request: MCP-Protocol-Version is not the session's version"}
 	refuseUnknownVersion = refusal{http.StatusBadRequest, "Invalid request: unsupported MCP-Protocol-Version"}
@@ -111,6 +112,9 @@ func (l *legacyEra) session(w http.ResponseWriter, r *http.Request, x exchange, 
 	}
 	s, err := l.eng.Session(sid, x.token)
 	switch {
+	case errors.Is(err, legacy.ErrUnavailable):
+		l.refuse(w, x, refuseStoreDown)
+		return nil
 	case errors.Is(err, legacy.ErrBusy):
 		l.refuse(w, x, refuseBusy)
 		return nil
@@ -201,7 +205,13 @@ func (l *legacyEra) delete(w http.ResponseWriter, r *http.Request, x exchange, s
 		return
 	}
 	defer s.Release()
-	s.Close()
+	if err := s.Close(); err != nil {
+		// Ended here, but the other replicas could not be told: the
+		// client should send the DELETE again rather than take the
+		// session for gone everywhere.
+		l.refuse(w, x, refuseStoreDown)
+		return
+	}
 	w.WriteHeader(http.StatusNoContent)
 }
 

@@ -6,8 +6,9 @@ GO ?= go
 # Every test: formatting, vet, the race-enabled unit and wire tests, the
 # OpenTelemetry module, a browser calling across origins, the official MCP
 # conformance suite, real clients from other SDKs, two replicas behind
-# nginx with session affinity, and the fixture wired for production.
-test: fmt-check vet unit fuzz-brief otel redis browser conformance interop affinity production
+# nginx with session affinity, the fixture wired for production, and three
+# replicas sharing Redis behind round-robin nginx.
+test: fmt-check vet unit fuzz-brief otel redis browser conformance interop affinity production scaleout
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -71,7 +72,6 @@ bench:
 # killed mid-call. Installs redis-server and nginx from Debian packages
 # when missing. About 40 s, so part of `make test`.
 .PHONY: scaleout scaleout-bench
-test: scaleout
 scaleout:
 	bash redis/scaleout/run.sh
 

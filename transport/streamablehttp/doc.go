@@ -64,8 +64,9 @@
 // Sessions live in their sealed ids (see package mrtr/legacy), so any
 // replica with the key ring can serve them; a multi-round handler's
 // questions become real requests on the client's stream, and the answers
-// must reach the replica that waits for them (see docs/deployment.md for
-// header-hash affinity).
+// reach the replica that waits for them through the replicas' shared bus
+// (mrtr.WithShare), or, without one, through header-hash affinity at the
+// balancer (docs/deployment.md).
 //
 // # Streaming
 //

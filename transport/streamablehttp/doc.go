@@ -108,7 +108,7 @@
 // and does not read them holds what is being written to it. The Handler
 // keeps that to the answer alone (the request's body and the answer's
 // encoding are let go first) and bounds the bytes of large messages in
-// flight, all requests together (WithMaxBytesInFlight, 32 MiB by
+// flight, all requests together (WithMaxBytesInFlight, 4 MiB by
 // default): past it, large requests wait and then get 503, while messages
 // of up to 64 KiB are never held up. For a hard bound on the process, set
 // the Go runtime's GOMEMLIMIT as well, to about twice the budget plus

@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"slices"
 	"time"
-
-	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
 
 // LatestVersion is the newest MCP protocol revision this package renders.
 const LatestVersion = "2026-07-28"
+
+// metaServerInfo is the _meta key of the server's Implementation. It is
+// internal/wire.MetaServerInfo, written here because discover is a leaf
+// that imports nothing of mrtrkit (a test keeps the two equal).
+const metaServerInfo = "io.modelcontextprotocol/serverInfo"
 
 // firstModernVersion is the first revision that uses server/discover
 // instead of initialize. Versions before it are legacy.
@@ -164,7 +167,7 @@ func (d *Description) ServerInfoMeta() map[string]any {
 	if d.OmitServerInfo {
 		return nil
 	}
-	return map[string]any{wire.MetaServerInfo: d.Server.clone()}
+	return map[string]any{metaServerInfo: d.Server.clone()}
 }
 
 // InitializeResult is the result of the legacy (initialize-era, such as

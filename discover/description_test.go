@@ -497,3 +497,9 @@ func TestConcurrentRendering(t *testing.T) {
 		<-done
 	}
 }
+
+// TestServerInfoKeyIsTheWireKey: discover writes the key itself, being a
+// leaf; it must be the one the rest of mrtrkit reads.
+func TestServerInfoKeyIsTheWireKey(t *testing.T) {
+	assert.Equal(t, wire.MetaServerInfo, metaServerInfo)
+}

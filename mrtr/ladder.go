@@ -44,7 +44,7 @@ func (p *params) read(msg *Message) error {
 	if len(msg.Params) == 0 {
 		return nil
 	}
-	return eachMember(msg.Params, p.set)
+	return wire.EachMember(msg.Params, p.set)
 }
 
 // set records the params member name.
@@ -78,7 +78,7 @@ func (p *params) set(name string, v json.RawMessage) error {
 			return nil
 		}
 		if *slot != nil {
-			return errDuplicateMember
+			return wire.ErrDuplicateMember
 		}
 		*slot = v
 		return nil

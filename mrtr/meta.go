@@ -173,7 +173,7 @@ func splitMeta(raw json.RawMessage) (map[string]json.RawMessage, *Error) {
 	}
 	fields, err := members(raw)
 	if err != nil {
-		if errors.Is(err, errDuplicateMember) {
+		if errors.Is(err, wire.ErrDuplicateMember) {
 			return nil, invalidMeta("params._meta has a duplicate member")
 		}
 		return nil, invalidMeta("params._meta must be an object")
@@ -239,7 +239,7 @@ func (c *ClientCapabilities) UnmarshalJSON(b []byte) error {
 	if !json.Valid(b) {
 		return errors.New("invalid JSON")
 	}
-	return eachMember(b, func(name string, v json.RawMessage) error {
+	return wire.EachMember(b, func(name string, v json.RawMessage) error {
 		if isAbsent(v) {
 			return nil
 		}
@@ -279,7 +279,7 @@ func decodeSubObjects(b []byte, slots map[string]*Object) error {
 	if b[0] != '{' {
 		return errors.New("capability must be an object")
 	}
-	return eachMember(b, func(name string, v json.RawMessage) error {
+	return wire.EachMember(b, func(name string, v json.RawMessage) error {
 		slot, ok := slots[name]
 		if !ok || isAbsent(v) {
 			return nil

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
 
 // This file holds the whole header-mirror rule of MCP 2026-07-28: a
@@ -246,7 +248,7 @@ func lookupPath(args json.RawMessage, path []string) (raw json.RawMessage, prese
 			return nil, false
 		}
 		var found json.RawMessage
-		_ = eachMember(cur, func(name string, v json.RawMessage) error {
+		_ = wire.EachMember(cur, func(name string, v json.RawMessage) error {
 			if strings.EqualFold(name, p) {
 				found = v
 			}

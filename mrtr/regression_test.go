@@ -218,7 +218,7 @@ func TestRegressionRequiredCapabilitiesIncompleteWhenParentMissing(t *testing.T)
 // "NAME" member overrode "name"), the _meta version probe and
 // ClientCapabilities ({"SAMPLING":{}} declared sampling). Now
 // ParseMessage, params.decode and ClientCapabilities.UnmarshalJSON all
-// read members through eachMember, by exact name.
+// read members through wire.EachMember, by exact name.
 func TestRegressionJSONRPCMemberNamesAreCaseSensitive(t *testing.T) {
 	for _, body := range []string{
 		`{"JSONRPC":"2.0","id":1,"method":"tools/list"}`,
@@ -501,7 +501,7 @@ func TestRegressionDigestPinsWhatHandlersRead(t *testing.T) {
 
 // Regression: a Message built by hand (not by ParseMessage) with malformed
 // params made Handle panic. Now params.decode reads them through
-// eachMember, which reports malformed input as an error.
+// wire.EachMember, which reports malformed input as an error.
 func TestRegressionMalformedParamsDoNotPanic(t *testing.T) {
 	f := newFixture(t)
 	f.addTool("t", noopTool)

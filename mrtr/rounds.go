@@ -90,7 +90,7 @@ func (s *Server) decodeResponses(raw json.RawMessage, asked map[string]kind, out
 	}
 	total := 0
 	var perr *Error
-	err := eachMember(raw, func(key string, v json.RawMessage) error {
+	err := wire.EachMember(raw, func(key string, v json.RawMessage) error {
 		total++
 		k, ok := asked[key]
 		if !ok || isAbsent(v) {

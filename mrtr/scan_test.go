@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -30,9 +31,9 @@ func TestMembersMatchesEncodingJSON(t *testing.T) {
 
 func TestMembersRefusesDuplicatesAndNonObjects(t *testing.T) {
 	_, err := members([]byte(`{"a":1,"a":2}`))
-	assert.ErrorIs(t, err, errDuplicateMember)
+	assert.ErrorIs(t, err, wire.ErrDuplicateMember)
 	_, err = members([]byte(`{"a":1,"\u0061":2}`))
-	assert.ErrorIs(t, err, errDuplicateMember, "an escaped spelling is the same name")
+	assert.ErrorIs(t, err, wire.ErrDuplicateMember, "an escaped spelling is the same name")
 	_, err = members([]byte(`[1]`))
 	assert.Error(t, err)
 	// Case variants are different names, as JSON-RPC and MCP require.
@@ -58,7 +59,7 @@ func FuzzMembers(f *testing.F) {
 		}
 		if err != nil {
 			// Only duplicates may be refused; encoding/json keeps the last.
-			require.ErrorIs(t, err, errDuplicateMember)
+			require.ErrorIs(t, err, wire.ErrDuplicateMember)
 			return
 		}
 		require.Len(t, got, len(want))

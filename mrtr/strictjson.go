@@ -3,12 +3,13 @@ package mrtr
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
 
 // This file holds mrtrkit's two JSON readers: the exact-name member
@@ -16,165 +17,17 @@ import (
 // strict door every argument object passes before a handler or the state
 // pipeline sees it.
 
-// errDuplicateMember reports an object with the same member name twice.
-// Duplicates are refused rather than resolved: two parsers that resolve
-// them differently would see two different requests.
-var errDuplicateMember = errors.New("duplicate member name")
-
-var (
-	errNotObject = errors.New("not an object")
-	errMalformed = errors.New("malformed JSON object")
-)
-
-// eachMember calls fn with the exact (unescaped) name and the raw value of
-// each member of the JSON object b, in order. Unlike decoding into a
-// struct, names are matched exactly, as JSON-RPC and MCP require. b should
-// be valid JSON (callers check it with json.Valid); malformed input is an
-// error, never a panic.
-func eachMember(b []byte, fn func(name string, value json.RawMessage) error) error {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return errNotObject
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return nil
-	}
-	for i < len(b) {
-		if b[i] != '"' {
-			return errMalformed
-		}
-		end := skipString(b, i)
-		if end < 0 {
-			return errMalformed
-		}
-		name, err := memberName(b[i:end])
-		if err != nil {
-			return err
-		}
-		i = skipSpace(b, end)
-		if i >= len(b) || b[i] != ':' {
-			return errMalformed
-		}
-		i = skipSpace(b, i+1)
-		vend := skipValue(b, i)
-		if vend <= i {
-			return errMalformed
-		}
-		if err := fn(name, json.RawMessage(b[i:vend])); err != nil {
-			return err
-		}
-		i = skipSpace(b, vend)
-		switch {
-		case i >= len(b):
-			return errMalformed
-		case b[i] == '}':
-			return nil
-		case b[i] != ',':
-			return errMalformed
-		}
-		i = skipSpace(b, i+1)
-	}
-	return errMalformed
-}
-
 // members collects the members of object b into a map, refusing duplicates.
 func members(b []byte) (map[string]json.RawMessage, error) {
 	m := make(map[string]json.RawMessage, 8)
-	err := eachMember(b, func(name string, v json.RawMessage) error {
+	err := wire.EachMember(b, func(name string, v json.RawMessage) error {
 		if _, dup := m[name]; dup {
-			return errDuplicateMember
+			return wire.ErrDuplicateMember
 		}
 		m[name] = v
 		return nil
 	})
 	return m, err
-}
-
-func memberName(quoted []byte) (string, error) {
-	if len(quoted) < 2 {
-		return "", errMalformed
-	}
-	for _, c := range quoted[1 : len(quoted)-1] {
-		// Escapes, and non-ASCII bytes that may be invalid UTF-8, are
-		// decoded exactly as encoding/json decodes them.
-		if c == '\\' || c >= 0x80 {
-			var s string
-			err := json.Unmarshal(quoted, &s)
-			return s, err
-		}
-	}
-	return string(quoted[1 : len(quoted)-1]), nil
-}
-
-func skipSpace(b []byte, i int) int {
-	if i < len(b) && b[i] > ' ' {
-		return i // the common case in compact JSON
-	}
-	for i < len(b) {
-		switch b[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-// skipString returns the index just past the string starting at b[i], or
-// -1 when it is not terminated.
-func skipString(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-	return -1
-}
-
-// skipValue returns the index just past the value starting at b[i], or -1
-// when it is not terminated.
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				end := skipString(b, j)
-				if end < 0 {
-					return -1
-				}
-				j = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return -1
-	}
-	j := i
-	for j < len(b) {
-		switch b[j] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return j
-		}
-		j++
-	}
-	return j
 }
 
 // Limits of the strict door.
@@ -225,8 +78,8 @@ func strictArguments(raw json.RawMessage, stringValues bool) *Error {
 // (root names it in the error message, whose text is only the problem).
 func strictJSON(raw json.RawMessage, root string, stringValues bool) *Error {
 	d := door{b: raw, root: root, stringValues: stringValues}
-	end := d.value(skipSpace(raw, 0), 0)
-	if d.fail == "" && skipSpace(raw, end) != len(raw) {
+	end := d.value(wire.SkipSpace(raw, 0), 0)
+	if d.fail == "" && wire.SkipSpace(raw, end) != len(raw) {
 		d.fail = "is not one JSON value"
 	}
 	if d.fail != "" {
@@ -315,7 +168,7 @@ func (d *door) where() string {
 // quoteName renders a raw member name for an error message: as is when it
 // is a short plain identifier, else quoted and cut to a short prefix.
 func quoteName(quoted []byte) string {
-	name, err := memberName(quoted)
+	name, err := wire.MemberName(quoted)
 	if err != nil {
 		name = string(quoted)
 	}
@@ -377,7 +230,7 @@ func (d *door) literal(i int, lit string) int {
 }
 
 func (d *door) object(i, depth int) int {
-	i = skipSpace(d.b, i+1)
+	i = wire.SkipSpace(d.b, i+1)
 	if i < len(d.b) && d.b[i] == '}' {
 		return i + 1
 	}
@@ -398,15 +251,15 @@ func (d *door) object(i, depth int) int {
 			return d.at(d.bad("repeats a member name: names that differ only in case are one name to Go's JSON decoding"), pathElem{name: name})
 		}
 		n++
-		i = skipSpace(d.b, end)
+		i = wire.SkipSpace(d.b, end)
 		if i >= len(d.b) || d.b[i] != ':' {
 			return d.at(d.syntaxError("is not valid JSON"), pathElem{name: name})
 		}
-		i = skipSpace(d.b, i+1)
+		i = wire.SkipSpace(d.b, i+1)
 		if top && d.nonString == nil && (i >= len(d.b) || d.b[i] != '"') {
 			d.nonString = name
 		}
-		i = skipSpace(d.b, d.value(i, depth+1))
+		i = wire.SkipSpace(d.b, d.value(i, depth+1))
 		if d.fail != "" {
 			return d.at(i, pathElem{name: name})
 		}
@@ -418,7 +271,7 @@ func (d *door) object(i, depth int) int {
 		case d.b[i] != ',':
 			return d.at(d.syntaxError("is not valid JSON"), pathElem{name: name})
 		}
-		i = skipSpace(d.b, i+1)
+		i = wire.SkipSpace(d.b, i+1)
 	}
 }
 
@@ -429,7 +282,7 @@ func (d *door) object(i, depth int) int {
 func fold(names *[pairwiseNames][]byte, quoted []byte, escaped bool, n int, set *map[string]struct{}) bool {
 	name := quoted[1 : len(quoted)-1]
 	if escaped {
-		s, err := memberName(quoted)
+		s, err := wire.MemberName(quoted)
 		if err != nil {
 			return false // the string check has already refused it
 		}
@@ -491,12 +344,12 @@ func appendFolded(out, name []byte) []byte {
 }
 
 func (d *door) array(i, depth int) int {
-	i = skipSpace(d.b, i+1)
+	i = wire.SkipSpace(d.b, i+1)
 	if i < len(d.b) && d.b[i] == ']' {
 		return i + 1
 	}
 	for k := 0; ; k++ {
-		i = skipSpace(d.b, d.value(i, depth+1))
+		i = wire.SkipSpace(d.b, d.value(i, depth+1))
 		if d.fail != "" {
 			return d.at(i, pathElem{index: k})
 		}
@@ -508,7 +361,7 @@ func (d *door) array(i, depth int) int {
 		case d.b[i] != ',':
 			return d.at(d.syntaxError("is not valid JSON"), pathElem{index: k})
 		}
-		i = skipSpace(d.b, i+1)
+		i = wire.SkipSpace(d.b, i+1)
 	}
 }
 
@@ -955,14 +808,14 @@ func numberEnd(b []byte, i int) (int, bool) {
 // (unescaped) name and the raw value of each of its members, in order, leaving v.i just past
 // the object. When sub returns a function for a member's name and that
 // member's value is an object, the value's own members are validated and
-// handed to that function in the same pass. It returns errMalformed for
+// handed to that function in the same pass. It returns wire.ErrMalformed for
 // anything that is not valid JSON, and the first error fn returns.
 //
 // With args, a member named "arguments" whose value is an object passes
 // the strict door in the same pass, and args records the verdict.
 func (v *syntax) members(depth int, fn func(name []byte, value json.RawMessage) error, sub func(name []byte) func([]byte, json.RawMessage) error, args *argsVerdict) error {
 	if depth >= maxValidDepth || v.i >= len(v.b) || v.b[v.i] != '{' {
-		return errMalformed
+		return wire.ErrMalformed
 	}
 	v.i++
 	v.space()
@@ -973,19 +826,19 @@ func (v *syntax) members(depth int, fn func(name []byte, value json.RawMessage) 
 	for {
 		start := v.i
 		if v.i >= len(v.b) || v.b[v.i] != '"' || !v.str() {
-			return errMalformed
+			return wire.ErrMalformed
 		}
 		name := v.b[start+1 : v.i-1]
 		if bytes.IndexByte(name, '\\') >= 0 || !utf8.Valid(name) {
-			s, err := memberName(v.b[start:v.i])
+			s, err := wire.MemberName(v.b[start:v.i])
 			if err != nil {
-				return errMalformed
+				return wire.ErrMalformed
 			}
 			name = []byte(s)
 		}
 		v.space()
 		if v.i >= len(v.b) || v.b[v.i] != ':' {
-			return errMalformed
+			return wire.ErrMalformed
 		}
 		v.i++
 		v.space()
@@ -1001,17 +854,17 @@ func (v *syntax) members(depth int, fn func(name []byte, value json.RawMessage) 
 			}
 		case sub == nil && args != nil && string(name) == "arguments" && v.i < len(v.b) && v.b[v.i] == '{':
 			if !v.strictArguments(depth+1, args) {
-				return errMalformed
+				return wire.ErrMalformed
 			}
 		case !v.value(depth + 1):
-			return errMalformed
+			return wire.ErrMalformed
 		}
 		if err := fn(name, json.RawMessage(v.b[vstart:v.i])); err != nil {
 			return err
 		}
 		v.space()
 		if v.i >= len(v.b) {
-			return errMalformed
+			return wire.ErrMalformed
 		}
 		switch v.b[v.i] {
 		case ',':
@@ -1021,7 +874,7 @@ func (v *syntax) members(depth int, fn func(name []byte, value json.RawMessage) 
 			v.i++
 			return nil
 		default:
-			return errMalformed
+			return wire.ErrMalformed
 		}
 	}
 }

@@ -182,7 +182,7 @@ func ParseMessage(body []byte) (*Message, ID, *Error) {
 		return nil, ID{}, parseError("body is not valid JSON")
 	}
 	if dup {
-		return nil, ID{}, invalidRequest(errDuplicateMember.Error())
+		return nil, ID{}, invalidRequest(wire.ErrDuplicateMember.Error())
 	}
 	var id ID
 	if hasID && validID(env.ID) {
@@ -309,7 +309,7 @@ func (m *Message) ClaimedVersion() (string, bool) {
 			}
 		}
 	} else if len(m.Params) > 0 {
-		_ = eachMember(m.Params, func(name string, v json.RawMessage) error {
+		_ = wire.EachMember(m.Params, func(name string, v json.RawMessage) error {
 			if name == "_meta" {
 				meta = v
 			}
@@ -321,7 +321,7 @@ func (m *Message) ClaimedVersion() (string, bool) {
 	}
 	var version string
 	found := false
-	_ = eachMember(meta, func(name string, v json.RawMessage) error {
+	_ = wire.EachMember(meta, func(name string, v json.RawMessage) error {
 		if name == wire.MetaProtocolVersion && json.Unmarshal(v, &version) == nil {
 			found = true
 		}

@@ -664,14 +664,7 @@ func (s *lsession) startCall(ctx context.Context, label string, tool LegacyTool,
 	params := object(m("name", str(tool.Name)), m("arguments", tool.Args))
 	st := s.r.lopen(ctx, label, http.MethodPost, s.header(), legacyRequest(id, "tools/call", params))
 	deadline := time.Now().Add(s.r.cfg.Timeout)
-	for time.Now().Before(deadline) {
-		msg, got, ended := st.next(time.Until(deadline))
-		if ended {
-			break
-		}
-		if !got {
-			continue
-		}
+	for msg := range st.until(deadline) {
 		c.msgs = append(c.msgs, msg)
 		switch {
 		case msg.isRequest():
@@ -892,14 +885,7 @@ func legacyAnswerOtherSession(ctx context.Context, r *runner) Result {
 	// round.
 	moved := ""
 	deadline := time.Now().Add(4 * legQuiet)
-	for time.Now().Before(deadline) {
-		msg, got, ended := st.next(time.Until(deadline))
-		if ended {
-			break
-		}
-		if !got {
-			continue
-		}
+	for msg := range st.until(deadline) {
 		c.msgs = append(c.msgs, msg)
 		switch {
 		case msg.answers(id):

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"mime"
 	"net/http"
 	"sort"
@@ -145,6 +146,7 @@ type lstream struct {
 	start  time.Time
 	err    string // why reading ended early, once done is closed
 	body   string // the start of a body without a JSON-RPC message, once done is closed
+	ended  bool   // the body ended while until was reading it
 }
 
 // lopen sends an HTTP request and starts reading its response. The
@@ -219,6 +221,23 @@ func (s *lstream) next(wait time.Duration) (m lmsg, got, ended bool) {
 		return m, ok, !ok
 	case <-t.C:
 		return lmsg{}, false, false
+	}
+}
+
+// until yields the messages of the stream as they come, until its body
+// ends (then s.ended is set) or deadline passes.
+func (s *lstream) until(deadline time.Time) iter.Seq[lmsg] {
+	return func(yield func(lmsg) bool) {
+		for time.Now().Before(deadline) {
+			msg, got, ended := s.next(time.Until(deadline))
+			if ended {
+				s.ended = true
+				return
+			}
+			if got && !yield(msg) {
+				return
+			}
+		}
 	}
 }
 
@@ -428,19 +447,14 @@ func (s *lsession) follow(ctx context.Context, st *lstream, id int64, follow int
 
 // drain reads what is left of st for up to d, keeping it in c.
 func (s *lsession) drain(st *lstream, c *lcall, d time.Duration) {
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		msg, got, ended := st.next(time.Until(deadline))
-		if ended {
-			c.ended = true
-			return
+	for msg := range st.until(time.Now().Add(d)) {
+		c.msgs = append(c.msgs, msg)
+		if msg.isRequest() {
+			c.legs = append(c.legs, msg)
 		}
-		if got {
-			c.msgs = append(c.msgs, msg)
-			if msg.isRequest() {
-				c.legs = append(c.legs, msg)
-			}
-		}
+	}
+	if st.ended {
+		c.ended = true
 	}
 }
 

@@ -1,9 +1,9 @@
 package legacy
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 
 	"github.com/mrtrkit/mrtrkit/internal/wire"
@@ -16,30 +16,18 @@ import (
 var errDuplicate = errors.New("duplicate member name")
 
 // eachMember calls fn with the name and raw value of each member of the
-// JSON object b, in order, refusing a name given twice.
+// JSON object b, in order (the Server's own output), refusing a name given
+// twice.
 func eachMember(b []byte, fn func(name string, v json.RawMessage)) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return errors.New("not an object")
-	}
-	seen := map[string]bool{}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		name, _ := t.(string)
-		if seen[name] {
+	var seen []string
+	return wire.EachMember(b, func(name string, v json.RawMessage) error {
+		if slices.Contains(seen, name) {
 			return errDuplicate
 		}
-		seen[name] = true
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return err
-		}
+		seen = append(seen, name)
 		fn(name, v)
-	}
-	return nil
+		return nil
+	})
 }
 
 // Members of a modern result that mean nothing before 2026-07-28.

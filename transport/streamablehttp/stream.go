@@ -245,12 +245,10 @@ func (s *stream) finishLarge(resp *mrtr.Response) {
 	s.phase = done
 	bp := getBuffer()
 	defer putBuffer(bp)
-	head := append((*bp)[:0], `{"jsonrpc":"2.0"`...)
-	if !resp.ID.IsZero() {
-		head = append(head, `,"id":`...)
-		head = append(head, resp.ID.String()...)
-	}
-	head = append(head, `,"result":`...)
+	// The envelope is mrtr's: the encoding of the same response with an
+	// empty result, less its closing brace, is what goes before the result.
+	head, _ := (&mrtr.Response{ID: resp.ID}).AppendJSON((*bp)[:0])
+	head = head[:len(head)-1]
 	*bp = head
 	result := resp.Result
 	size := len(head) + len(result) + 1

@@ -8,8 +8,9 @@
 # The load comes from internal/hostile in -soak mode: well-behaved workers
 # calling tools/call, completing two-round MRTR calls and opening and
 # closing subscriptions/listen streams, next to a share of slow-body,
-# non-reading and listen-flooding clients. The server's RSS and open file
-# descriptors are sampled every 10 s; the summary prints the request
+# non-reading and listen-flooding clients. The server's RSS, open file
+# descriptors and goroutine count (the fixture's -debug-addr) are sampled
+# every 10 s; the summary prints the request
 # count, 5xx and lost answers, and the series after a one-minute warm-up.
 # Extra arguments after the duration go to internal/hostile.
 #

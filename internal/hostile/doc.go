@@ -53,7 +53,8 @@
 // calling tools/call, completing a multi-round MRTR call (three requests,
 // test_input_required_result_multi_round) and opening, holding and
 // closing listen streams, next to a smaller share of slow, non-reading and
-// listen-flooding clients. RSS and descriptors are sampled every
+// listen-flooding clients. RSS, descriptors and the goroutine count (the
+// fixture's -debug-addr, which the soak passes it) are sampled every
 // -sample; the summary gives the well-behaved request count, 5xx answers
 // and lost answers (requests that got no JSON-RPC answer), and the series
 // after -warmup. The exit status is 1 when a well-behaved request got a

@@ -130,7 +130,17 @@ func run(ctx context.Context, o *options, out io.Writer) (int, error) {
 		if err != nil {
 			return 1, err
 		}
-		srv, err = startChild(bin, strings.Fields(o.serverArgs))
+		args := strings.Fields(o.serverArgs)
+		var debug string
+		if o.soak {
+			// The soak samples the server's goroutine count (the
+			// fixture's -debug-addr).
+			if debug, err = freeAddr(); err != nil {
+				return 1, err
+			}
+			args = append(args, "-debug-addr", debug)
+		}
+		srv, err = startChild(bin, args)
 		if err != nil {
 			return 1, err
 		}
@@ -142,6 +152,9 @@ func run(ctx context.Context, o *options, out io.Writer) (int, error) {
 			}
 		}()
 		u = srv.url
+		if debug != "" {
+			srv.debug = "http://" + debug + "/goroutines"
+		}
 		if o.serverNice != 0 {
 			if err := setPriority(strconv.Itoa(srv.cmd.Process.Pid), o.serverNice); err != nil {
 				return 1, fmt.Errorf("setting the server's priority: %w", err)

@@ -8,7 +8,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -68,10 +70,34 @@ func procFDs(pid int) (int, bool) {
 
 // child is the fixture server running as a child process.
 type child struct {
-	cmd  *exec.Cmd
-	url  string
-	errs *tailBuffer
-	done chan struct{}
+	cmd   *exec.Cmd
+	url   string
+	errs  *tailBuffer
+	done  chan struct{}
+	debug string // the URL of its goroutine count, when it serves one
+}
+
+// goroutines returns the child's goroutine count, or -1 when it serves
+// none or did not answer.
+func (c *child) goroutines() int {
+	if c.debug == "" {
+		return -1
+	}
+	hc := http.Client{Timeout: 2 * time.Second}
+	resp, err := hc.Get(c.debug)
+	if err != nil {
+		return -1
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 64))
+	if err != nil {
+		return -1
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 // tailBuffer keeps the last max bytes written to it, for a child's stderr.

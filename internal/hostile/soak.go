@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -48,6 +49,11 @@ func soak(ctx context.Context, o *options, u string, srv *child, out io.Writer) 
 	slow := &slowClients{events: newCounter()}
 	nr := &nonReaders{events: newCounter()}
 	samp := &sampler{}
+	var (
+		gmu   sync.Mutex
+		gAt   []time.Duration
+		gSeen []int
+	)
 	var wg sync.WaitGroup
 	c := newHTTPClient(o.soakGood, 30*time.Second)
 	defer c.CloseIdleConnections()
@@ -60,8 +66,14 @@ func soak(ctx context.Context, o *options, u string, srv *child, out io.Writer) 
 	if srv != nil {
 		wg.Go(func() {
 			samp.run(runCtx, srv.cmd.Process.Pid, o.sample, func(at time.Duration, rss int64, fds int) {
-				fmt.Fprintf(out, "  t=%-5v rss=%-10s fds=%-5d good requests=%d 5xx=%d lost=%d wrong=%d listens held=%d slow open=%d nonread open=%d\n",
-					at, mib(rss), fds, st.requests.Load(), st.fivexx.Load(), st.lost.Load(), st.wrong.Load(), flood.held.Load(), slow.open.Load(), nr.open.Load())
+				g := srv.goroutines()
+				if g >= 0 {
+					gmu.Lock()
+					gAt, gSeen = append(gAt, at), append(gSeen, g)
+					gmu.Unlock()
+				}
+				fmt.Fprintf(out, "  t=%-5v rss=%-10s fds=%-5d goroutines=%-5d good requests=%d 5xx=%d lost=%d wrong=%d listens held=%d slow open=%d nonread open=%d\n",
+					at, mib(rss), fds, g, st.requests.Load(), st.fivexx.Load(), st.lost.Load(), st.wrong.Load(), flood.held.Load(), slow.open.Load(), nr.open.Load())
 			})
 		})
 	}
@@ -95,6 +107,18 @@ func soak(ctx context.Context, o *options, u string, srv *child, out io.Writer) 
 				o.warmup, len(rss), mib(rss[0]), mib(rss[len(rss)-1]), mib(maxR), fds[0], fds[len(fds)-1], maxF)
 		} else {
 			fmt.Fprintln(out, "no samples after the warm-up")
+		}
+		gmu.Lock()
+		var gs []int
+		for i, at := range gAt {
+			if at >= o.warmup {
+				gs = append(gs, gSeen[i])
+			}
+		}
+		gmu.Unlock()
+		if len(gs) > 0 {
+			fmt.Fprintf(out, "after %v warm-up (%d samples): goroutines first %d last %d max %d\n",
+				o.warmup, len(gs), gs[0], gs[len(gs)-1], slices.Max(gs))
 		}
 	}
 	if st.fivexx.Load() > 0 || st.lost.Load() > 0 {

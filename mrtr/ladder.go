@@ -144,12 +144,12 @@ func (s *Server) respond(ctx context.Context, in *Inbound, rec *Call) (resp *Res
 		}
 	}()
 	if msg.Method != wire.MethodSubscriptionsListen {
-		release, lerr := s.limits.admit(limitKey(in))
-		if lerr != nil {
+		key := limitKey(in)
+		if lerr := s.limits.admit(key); lerr != nil {
 			rec.Refusal, rec.Error = "limit", lerr
 			return &Response{ID: msg.ID, Error: lerr}
 		}
-		defer release()
+		defer s.limits.release(key)
 	}
 	result, err := s.serve(ctx, in, rec)
 	if err != nil {
@@ -180,7 +180,7 @@ func (s *Server) serve(ctx context.Context, in *Inbound, rec *Call) (res json.Ra
 	// version itself is: a bogus body version under a good header is a
 	// mismatch.
 	fields, metaErr := splitMeta(c.p.Meta)
-	version, claimed := versionOf(fields)
+	version, claimed := versionOf(&fields)
 	c.stage = "version"
 	if c.method == "initialize" && !claimed {
 		return nil, s.initializeRefused(in.Message.Params)
@@ -197,7 +197,7 @@ func (s *Server) serve(ctx context.Context, in *Inbound, rec *Call) (res json.Ra
 	if metaErr != nil {
 		return nil, metaErr
 	}
-	meta, err := parseMeta(fields)
+	meta, err := parseMeta(&fields)
 	if err != nil {
 		return nil, err
 	}
@@ -243,7 +243,8 @@ func (c *call) readTarget(member string) *Error {
 	if isAbsent(raw) {
 		return nil
 	}
-	if raw[0] != '"' || json.Unmarshal(raw, &c.target) != nil {
+	var ok bool
+	if c.target, ok = wire.String(raw); raw[0] != '"' || !ok {
 		return InvalidParamsError(c.method + " params." + member + " must be a string")
 	}
 	return nil

@@ -86,27 +86,35 @@ func limitError(kind Limit, message string) *Error {
 
 // admit counts a request of principal in, or refuses it when the
 // principal has its share in flight. release counts it out.
-func (l *limits) admit(principal string) (release func(), err *Error) {
+func (l *limits) admit(principal string) *Error {
 	if l.maxInFlight <= 0 {
-		return func() {}, nil
+		return nil
 	}
 	sh := l.shard(principal)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if sh.inFlight[principal] >= l.maxInFlight {
-		return nil, limitError(CallerLimit, "Too many requests in flight for this caller (at most "+strconv.Itoa(l.maxInFlight)+"); retry later")
+		return limitError(CallerLimit, "Too many requests in flight for this caller (at most "+strconv.Itoa(l.maxInFlight)+"); retry later")
 	}
 	if sh.inFlight == nil {
 		sh.inFlight = map[string]int{}
 	}
 	sh.inFlight[principal]++
-	return func() {
-		sh.mu.Lock()
-		defer sh.mu.Unlock()
-		if sh.inFlight[principal]--; sh.inFlight[principal] == 0 {
-			delete(sh.inFlight, principal)
-		}
-	}, nil
+	return nil
+}
+
+// release counts out a request admit let in. (A method rather than a
+// closure admit returns: one allocation less on every request.)
+func (l *limits) release(principal string) {
+	if l.maxInFlight <= 0 {
+		return
+	}
+	sh := l.shard(principal)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.inFlight[principal]--; sh.inFlight[principal] == 0 {
+		delete(sh.inFlight, principal)
+	}
 }
 
 // listen counts a listen stream of principal in, or refuses it.

@@ -158,76 +158,105 @@ type Meta struct {
 
 // TraceParent returns the W3C traceparent passed in _meta, if any.
 func (m *Meta) TraceParent() string {
-	var s string
-	if raw, ok := m.Extra["traceparent"]; ok {
-		_ = json.Unmarshal(raw, &s)
-	}
+	s, _ := wire.String(m.Extra["traceparent"])
 	return s
 }
 
-// splitMeta splits params._meta into its members. Errors are envelope
-// errors (HTTP 400).
-func splitMeta(raw json.RawMessage) (map[string]json.RawMessage, *Error) {
+// metaMembers is params._meta split in one walk over its bytes: the
+// reserved members the ladder reads, verbatim, and every other member in
+// extra (nil when there is none).
+type metaMembers struct {
+	version, caps, info, level, progress json.RawMessage
+	extra                                map[string]json.RawMessage
+}
+
+// splitMeta splits params._meta into its members, refusing a name given
+// twice. Errors are envelope errors (HTTP 400); with one, the members are
+// zero.
+func splitMeta(raw json.RawMessage) (metaMembers, *Error) {
+	var f metaMembers
 	if isAbsent(raw) {
-		return nil, invalidMeta("params._meta is required")
+		return f, invalidMeta("params._meta is required")
 	}
-	fields, err := members(raw)
+	err := wire.EachMemberBytes(raw, func(name []byte, v json.RawMessage) error {
+		var slot *json.RawMessage
+		switch string(name) {
+		case wire.MetaProtocolVersion:
+			slot = &f.version
+		case wire.MetaClientCapabilities:
+			slot = &f.caps
+		case wire.MetaClientInfo:
+			slot = &f.info
+		case wire.MetaLogLevel:
+			slot = &f.level
+		case wire.MetaProgressToken:
+			slot = &f.progress
+		default:
+			if _, dup := f.extra[string(name)]; dup {
+				return wire.ErrDuplicateMember
+			}
+			if f.extra == nil {
+				f.extra = make(map[string]json.RawMessage, 4)
+			}
+			f.extra[string(name)] = v
+			return nil
+		}
+		if *slot != nil {
+			return wire.ErrDuplicateMember
+		}
+		*slot = v
+		return nil
+	})
 	if err != nil {
 		if errors.Is(err, wire.ErrDuplicateMember) {
-			return nil, invalidMeta("params._meta has a duplicate member")
+			return metaMembers{}, invalidMeta("params._meta has a duplicate member")
 		}
-		return nil, invalidMeta("params._meta must be an object")
+		return metaMembers{}, invalidMeta("params._meta must be an object")
 	}
-	return fields, nil
+	return f, nil
 }
 
 // versionOf reads the protocol version claim from split _meta members,
 // without judging the rest of the envelope.
-func versionOf(fields map[string]json.RawMessage) (version string, ok bool) {
-	v, found := fields[wire.MetaProtocolVersion]
-	if !found || json.Unmarshal(v, &version) != nil {
+func versionOf(f *metaMembers) (version string, ok bool) {
+	if f.version == nil {
 		return "", false
 	}
-	return version, true
+	return wire.String(f.version)
 }
 
 // parseMeta decodes the split members of params._meta. Errors are
-// envelope errors (HTTP 400). It takes ownership of fields.
-func parseMeta(fields map[string]json.RawMessage) (*Meta, *Error) {
-	m := &Meta{}
-	v, ok := fields[wire.MetaProtocolVersion]
-	if !ok || json.Unmarshal(v, &m.ProtocolVersion) != nil || m.ProtocolVersion == "" {
+// envelope errors (HTTP 400). The Meta keeps f.extra.
+func parseMeta(f *metaMembers) (*Meta, *Error) {
+	m := &Meta{Extra: f.extra}
+	ok := f.version != nil
+	if ok {
+		m.ProtocolVersion, ok = wire.String(f.version)
+	}
+	if !ok || m.ProtocolVersion == "" {
 		return nil, invalidMeta(wire.MetaProtocolVersion + " is required and must be a string")
 	}
-	delete(fields, wire.MetaProtocolVersion)
-	v, ok = fields[wire.MetaClientCapabilities]
-	if !ok || isAbsent(v) || v[0] != '{' || json.Unmarshal(v, &m.ClientCapabilities) != nil {
+	if v := f.caps; v == nil || isAbsent(v) || v[0] != '{' || json.Unmarshal(v, &m.ClientCapabilities) != nil {
 		return nil, invalidMeta(wire.MetaClientCapabilities + " is required and must be a ClientCapabilities object")
 	}
-	delete(fields, wire.MetaClientCapabilities)
-	if v, ok = fields[wire.MetaClientInfo]; ok {
+	if v := f.info; v != nil {
 		var info discover.Implementation
 		if json.Unmarshal(v, &info) != nil || info.Name == "" {
-			return nil, invalidMeta(wire.MetaClientInfo + " must be an discover.Implementation with a name")
+			return nil, invalidMeta(wire.MetaClientInfo + " must be an object with a name")
 		}
 		m.ClientInfo = &info
-		delete(fields, wire.MetaClientInfo)
 	}
-	if v, ok = fields[wire.MetaLogLevel]; ok {
-		if json.Unmarshal(v, &m.LogLevel) != nil || !m.LogLevel.Valid() {
+	if v := f.level; v != nil {
+		level, ok := wire.String(v)
+		if m.LogLevel = LogLevel(level); !ok || !m.LogLevel.Valid() {
 			return nil, invalidMeta(wire.MetaLogLevel + " must be one of debug, info, notice, warning, error, critical, alert, emergency")
 		}
-		delete(fields, wire.MetaLogLevel)
 	}
-	if v, ok = fields[wire.MetaProgressToken]; ok {
+	if v := f.progress; v != nil {
 		if !validID(v) {
 			return nil, invalidMeta("progressToken must be a string or an integer")
 		}
 		m.ProgressToken = v
-		delete(fields, wire.MetaProgressToken)
-	}
-	if len(fields) > 0 {
-		m.Extra = fields
 	}
 	return m, nil
 }

@@ -354,7 +354,9 @@ func TestRequestStateRefusals(t *testing.T) {
 		{
 			name: "expired",
 			retry: func(t *testing.T, f *fixture, tok string) (string, obj, []inOpt) {
-				f.clock.Advance(state.DefaultTTL + state.DefaultClockSkew + time.Millisecond)
+				// state's default TTL and clock skew (documented on
+				// state.WithTTL and state.WithClockSkew), and just past.
+				f.clock.Advance(10*time.Minute + 30*time.Second + time.Millisecond)
 				return "tools/call", wizardCall(obj{}, tok, obj{"step1": rawJSON(answerStep1)}), []inOpt{asPrincipal("alice")}
 			},
 			reason: mrtr.ReasonExpiredRequestState, logged: "expired",
@@ -392,7 +394,9 @@ func TestRequestStateOtherAudience(t *testing.T) {
 func TestRequestStateValidUntilExpiry(t *testing.T) {
 	f, w := wizardFixture(t)
 	_, tok := f.call("tools/call", wizardCall(obj{}, "", nil)).inputRequired(t)
-	f.clock.Advance(state.DefaultTTL + state.DefaultClockSkew)
+	// state's default TTL and clock skew (documented on state.WithTTL
+	// and state.WithClockSkew): the last instant the state is valid.
+	f.clock.Advance(10*time.Minute + 30*time.Second)
 	f.call("tools/call", wizardCall(obj{}, tok, obj{"step1": rawJSON(answerStep1)})).inputRequired(t)
 	assert.EqualValues(t, 2, w.calls.Load())
 }

@@ -14,8 +14,8 @@ const ReasonReplayedRequestState = "replayed_request_state"
 
 // onceMargin is how long past a state's expiry OnceOnly remembers, at
 // least, that it was used. A codec accepts a token until its expiry plus
-// its clock skew (state.DefaultClockSkew by default), so the margin must
-// exceed the skew of the codec in use.
+// its clock skew (30 seconds unless state.WithClockSkew sets another), so
+// the margin must exceed the skew of the codec in use.
 const onceMargin = 5 * time.Minute
 
 // onceTimeout bounds one single-use check.

@@ -66,8 +66,8 @@ func validID(raw json.RawMessage) bool {
 		return false
 	}
 	if raw[0] == '"' {
-		var s string
-		return json.Unmarshal(raw, &s) == nil
+		_, ok := wire.String(raw)
+		return ok
 	}
 	_, err := strconv.ParseInt(string(raw), 10, 64)
 	return err == nil
@@ -200,8 +200,8 @@ func ParseMessage(body []byte) (*Message, ID, *Error) {
 	if hasID && id.IsZero() {
 		return nil, ID{}, invalidRequest("id must be a string or an integer")
 	}
-	var method string
-	if env.Method == nil || json.Unmarshal(env.Method, &method) != nil || method == "" {
+	method, ok := wire.String(env.Method)
+	if env.Method == nil || !ok || method == "" {
 		return nil, id, invalidRequest("method must be a non-empty string")
 	}
 	if env.Params != nil && !isAbsent(env.Params) && env.Params[0] != '{' {
@@ -322,8 +322,8 @@ func (m *Message) ClaimedVersion() (string, bool) {
 	var version string
 	found := false
 	_ = wire.EachMember(meta, func(name string, v json.RawMessage) error {
-		if name == wire.MetaProtocolVersion && json.Unmarshal(v, &version) == nil {
-			found = true
+		if name == wire.MetaProtocolVersion {
+			version, found = wire.String(v)
 		}
 		return nil
 	})

@@ -30,7 +30,7 @@ func Example_replicas() {
 
 	// README begins
 	ring, _ := state.LoadKeyRingFile("/etc/mrtrkit/keys")
-	codec, _ := state.NewReloadableAEAD(ring)
+	codec, _ := state.NewAEAD(ring)
 	srv, _ := mrtr.NewServer(desc, mrtr.WithCodec(codec), mrtr.WithAudience(url), mrtr.WithShare(redisshare.New(client)))
 	eng, _ := legacy.New(srv, legacy.WithKeyRing(ring)) // joins the Server's bus by itself
 	keys := state.NewKeyRingFile("/etc/mrtrkit/keys", log, codec, eng.SessionCodec())

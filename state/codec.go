@@ -11,9 +11,11 @@ import (
 	"hash"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/crypto/chacha20poly1305"
@@ -21,7 +23,9 @@ import (
 )
 
 // Codec seals claims into opaque, URL-safe requestState tokens and opens
-// them again. Implementations are safe for concurrent use.
+// them again. Implementations are safe for concurrent use. NewAEAD and
+// NewHMAC build this package's implementation, a *RingCodec; mrtr.WithCodec
+// accepts any Codec.
 type Codec interface {
 	// Seal sets IssuedAt and ExpiresAt from the codec's clock and TTL and
 	// returns a URL-safe token carrying c. It refuses a Round outside
@@ -89,32 +93,91 @@ func (k *codecKey) mac() *macState {
 	return m
 }
 
+// codec seals and opens with one key ring, fixed for its life. A RingCodec
+// holds one and swaps it for another when its ring is replaced.
 type codec struct {
 	cfg      config
 	alg      byte
 	overhead int // bytes a frame adds around the claims, besides the header
 	sealer   *codecKey
 	keys     map[string]*codecKey
+	ids      []string // the ring's key ids, in order; never modified
 	// random, when set, replaces crypto/rand as the nonce source. Only
 	// tests set it, to make tokens reproducible across fuzz workers.
 	random io.Reader
 }
 
-// NewAEAD returns the default Codec. Tokens are encrypted and authenticated
+// NewAEAD returns the default codec. Tokens are encrypted and authenticated
 // with XChaCha20-Poly1305 under a subkey derived from the ring's key, with a
 // fresh random 24-byte nonce per token, so clients can neither read nor
-// alter the claims.
-func NewAEAD(ring *KeyRing, opts ...Option) (Codec, error) {
-	return newCodec(ring, algAEAD, opts)
+// alter the claims. The first key of ring seals and every key opens; the
+// ring can be replaced later (RingCodec.Replace, KeyRingFile) without
+// building a new codec. The options apply to every ring the codec is
+// given.
+func NewAEAD(ring *KeyRing, opts ...Option) (*RingCodec, error) {
+	return newRingCodec(ring, algAEAD, opts)
 }
 
-// NewHMAC returns a Codec whose tokens are authenticated with HMAC-SHA256
+// NewHMAC returns a codec whose tokens are authenticated with HMAC-SHA256
 // but not encrypted: anyone holding a token can decode its claims,
 // including the principal and the payload, yet cannot alter them. Prefer
 // NewAEAD unless readable tokens are wanted, for example while debugging.
-func NewHMAC(ring *KeyRing, opts ...Option) (Codec, error) {
-	return newCodec(ring, algHMAC, opts)
+// Keys and options work as for NewAEAD.
+func NewHMAC(ring *KeyRing, opts ...Option) (*RingCodec, error) {
+	return newRingCodec(ring, algHMAC, opts)
 }
+
+// RingCodec is the Codec that NewAEAD and NewHMAC return. It seals with
+// the first key of its KeyRing and opens tokens of every key in it, and
+// its ring can be replaced while it serves, so that keys rotate without a
+// restart. Replace swaps the ring atomically: every Seal and Open that
+// starts afterwards uses the new ring. The rotation rule is the usual one:
+// put the new key first and keep the old one behind it until the tokens it
+// sealed have expired; a token whose key is no longer in the ring stops
+// opening (ReasonUnknownKey).
+//
+// A RingCodec is safe for concurrent use. KeyRingFile keeps one in step
+// with a key ring file. The zero value has no keys and takes none: build a
+// RingCodec with NewAEAD or NewHMAC.
+type RingCodec struct {
+	alg  byte
+	opts []Option
+	cur  atomic.Pointer[codec]
+}
+
+func newRingCodec(ring *KeyRing, alg byte, opts []Option) (*RingCodec, error) {
+	r := &RingCodec{alg: alg, opts: append([]Option(nil), opts...)}
+	if err := r.Replace(ring); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Replace makes ring the codec's key ring, its first key sealing and every
+// key opening, with the options the codec was built with. On error (a nil
+// or empty ring) the codec keeps the ring it had.
+func (r *RingCodec) Replace(ring *KeyRing) error {
+	c, err := newCodec(ring, r.alg, r.opts)
+	if err != nil {
+		return err
+	}
+	r.cur.Store(c)
+	return nil
+}
+
+// KeyIDs returns the IDs of the ring in use, in order; the first seals.
+func (r *RingCodec) KeyIDs() []string {
+	if c := r.cur.Load(); c != nil {
+		return slices.Clone(c.ids)
+	}
+	return nil
+}
+
+// Seal implements Codec with the ring in use.
+func (r *RingCodec) Seal(c Claims) (string, error) { return r.cur.Load().Seal(c) }
+
+// Open implements Codec with the ring in use.
+func (r *RingCodec) Open(token string) (Claims, error) { return r.cur.Load().Open(token) }
 
 // deriveSubkey derives the subkey that algorithm alg uses for the ring key
 // id with HKDF-SHA256. The info string names the token format version, the
@@ -142,12 +205,14 @@ func newCodec(ring *KeyRing, alg byte, opts []Option) (*codec, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &codec{cfg: cfg, alg: alg, keys: make(map[string]*codecKey, len(ring.keys))}
+	c := &codec{cfg: cfg, alg: alg, keys: make(map[string]*codecKey, len(ring.keys)), ids: ring.IDs()}
 	switch alg {
 	case algAEAD:
 		c.overhead = chacha20poly1305.NonceSizeX + chacha20poly1305.Overhead
 	case algHMAC:
 		c.overhead = hmacSize
+	default:
+		return nil, errors.New("state: RingCodec not built by NewAEAD or NewHMAC")
 	}
 	for i, k := range ring.keys {
 		sub, err := deriveSubkey(k.Secret, alg, k.ID, cfg.purpose)

@@ -780,7 +780,7 @@ func TestOptionsValidation(t *testing.T) {
 func TestDefaults(t *testing.T) {
 	c, err := NewAEAD(testRing(t, "k1"))
 	require.NoError(t, err)
-	cfg := c.(*codec).cfg
+	cfg := c.cur.Load().cfg
 	assert.Equal(t, 10*time.Minute, cfg.ttl)
 	assert.Equal(t, 30*time.Second, cfg.skew)
 	assert.Equal(t, 16384, cfg.maxSize)
@@ -876,7 +876,7 @@ func TestRefusalsBeforeCryptoNeverDecrypt(t *testing.T) {
 	c, err := NewAEAD(testRing(t, "k1"), WithMaxTokenSize(limit))
 	require.NoError(t, err)
 	var opens, seals atomic.Int64
-	ck := c.(*codec).keys["k1"]
+	ck := c.cur.Load().keys["k1"]
 	ck.aead = countingAEAD{AEAD: ck.aead, opens: &opens, seals: &seals}
 
 	in := sampleClaims(t)

@@ -34,7 +34,7 @@ func goldenClaims(t testing.TB) Claims {
 		Target:     "deploy",
 		ArgsDigest: mustDigest(t, `{"env":"prod","replicas":3}`),
 		IssuedAt:   issued,
-		ExpiresAt:  issued.Add(DefaultTTL),
+		ExpiresAt:  issued.Add(defaultTTL),
 		Round:      3,
 		Asked:      map[string]byte{"confirm": 2, "login": 3, "summary": 1, "roots": 4},
 		Payload:    []byte("handler state \x00\x01\xff"),
@@ -57,7 +57,7 @@ func TestGoldenTokensFromPreviousVersion(t *testing.T) {
 			require.NoError(t, got.Verify(bindingOf(want)))
 
 			// The same claims and nonces seal to the same bytes.
-			c.(*codec).random = goldenNonces()
+			c.cur.Load().random = goldenNonces()
 			again, err := c.Seal(want)
 			require.NoError(t, err)
 			assert.Equal(t, token, again)

@@ -91,15 +91,20 @@
 // "new,old" everywhere, wait one TTL plus the clock skew, then drop "old".
 // Error messages never contain secret material.
 //
-// To rotate without restarting, build the codec with NewReloadableAEAD
-// (or NewReloadableHMAC) from a key ring file, and let a KeyRingFile
-// reload it on SIGHUP or when the file changes; a file that does not
-// parse leaves the keys in use as they are.
+// Keys rotate without a restart: the *RingCodec that NewAEAD and NewHMAC
+// return takes a new ring with Replace while it serves. To rotate from a
+// key ring file, build the codec from LoadKeyRingFile and let a
+// KeyRingFile reload it on SIGHUP or when the file changes; a file that
+// does not parse leaves the keys in use as they are:
+//
+//	ring, err := state.LoadKeyRingFile(path)
+//	codec, err := state.NewAEAD(ring)
+//	go state.NewKeyRingFile(path, logger, codec).Watch(ctx, time.Minute)
 //
 // # Defaults
 //
-//	DefaultTTL          10 minutes   WithTTL
-//	DefaultClockSkew    30 seconds   WithClockSkew
+//	TTL                 10 minutes   WithTTL
+//	clock skew          30 seconds   WithClockSkew
 //	max token size      16 KiB       WithMaxTokenSize (characters of token)
 //
 // A token is valid up to and including ExpiresAt plus the skew and expired

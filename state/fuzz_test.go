@@ -48,7 +48,7 @@ func fuzzSetup(t testing.TB) *fuzzFixture {
 			for i, r := range []*KeyRing{ring, oldRing} {
 				c, err := cc.make(r, WithClock(clock))
 				require.NoError(t, err)
-				c.(*codec).random = rand.NewChaCha8([32]byte{byte(i), 's', 't', 'a', 't', 'e'})
+				c.cur.Load().random = rand.NewChaCha8([32]byte{byte(i), 's', 't', 'a', 't', 'e'})
 				for _, v := range variants {
 					token, err := c.Seal(v)
 					require.NoError(t, err)
@@ -180,7 +180,7 @@ func assertNoSecretInError(t *testing.T, input string, err error) {
 func FuzzDecodeClaims(f *testing.F) {
 	c := sampleClaims(f)
 	c.IssuedAt = t0.Truncate(time.Millisecond)
-	c.ExpiresAt = c.IssuedAt.Add(DefaultTTL)
+	c.ExpiresAt = c.IssuedAt.Add(defaultTTL)
 	f.Add(encodeForTest(&c))
 	c.Asked, c.Payload = nil, nil
 	f.Add(encodeForTest(&c))

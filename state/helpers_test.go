@@ -51,7 +51,7 @@ func testRing(t testing.TB, ids ...string) *KeyRing {
 
 type codecCase struct {
 	name string
-	make func(*KeyRing, ...Option) (Codec, error)
+	make func(*KeyRing, ...Option) (*RingCodec, error)
 }
 
 var codecCases = []codecCase{

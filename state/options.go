@@ -8,14 +8,16 @@ import (
 
 // Defaults applied by NewAEAD and NewHMAC when no Option overrides them.
 const (
-	// DefaultTTL is how long a token stays valid after Seal.
-	DefaultTTL = 10 * time.Minute
+	// defaultTTL is how long a token stays valid after Seal (10 minutes,
+	// as WithTTL documents).
+	defaultTTL = 10 * time.Minute
 	// defaultMaxTokenSize is the longest token, in characters, that Seal
 	// produces and Open examines (16 KiB).
 	defaultMaxTokenSize = 16 << 10
-	// DefaultClockSkew is the tolerance applied to expiry and to an issue
-	// time in the future, for replicas whose clocks disagree slightly.
-	DefaultClockSkew = 30 * time.Second
+	// defaultClockSkew is the tolerance applied to expiry and to an issue
+	// time in the future, for replicas whose clocks disagree slightly (30
+	// seconds, as WithClockSkew documents).
+	defaultClockSkew = 30 * time.Second
 )
 
 // Option configures a codec built by NewAEAD or NewHMAC. Invalid option
@@ -38,8 +40,8 @@ type config struct {
 
 func newConfig(opts []Option) (config, error) {
 	c := config{
-		ttl:     DefaultTTL,
-		skew:    DefaultClockSkew,
+		ttl:     defaultTTL,
+		skew:    defaultClockSkew,
 		now:     time.Now,
 		maxSize: defaultMaxTokenSize,
 	}
@@ -54,7 +56,7 @@ func newConfig(opts []Option) (config, error) {
 	return c, nil
 }
 
-// WithTTL sets how long a token stays valid after Seal (DefaultTTL when not
+// WithTTL sets how long a token stays valid after Seal (10 minutes when not
 // given). The TTL is applied at millisecond precision; a value below one
 // millisecond, including zero and negative values, is an error.
 func WithTTL(d time.Duration) Option {
@@ -68,8 +70,8 @@ func WithTTL(d time.Duration) Option {
 }
 
 // WithClockSkew sets the tolerance for clocks that disagree between the
-// replica that sealed a token and the one that opens it (DefaultClockSkew
-// when not given). A token stays valid until ExpiresAt plus the skew, and a
+// replica that sealed a token and the one that opens it (30 seconds when
+// not given). A token stays valid until ExpiresAt plus the skew, and a
 // token whose IssuedAt lies more than the skew in the future is refused.
 // Zero is allowed; a negative value is an error.
 func WithClockSkew(d time.Duration) Option {

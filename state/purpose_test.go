@@ -100,7 +100,7 @@ func TestPurposeValidation(t *testing.T) {
 		for _, cc := range codecCases {
 			c, err := cc.make(ring, WithPurpose(p))
 			require.NoError(t, err, "%s: purpose %q", cc.name, p)
-			assert.Equal(t, p, c.(*codec).cfg.purpose)
+			assert.Equal(t, p, c.cur.Load().cfg.purpose)
 		}
 	}
 	bad := []string{
@@ -135,5 +135,5 @@ func TestPurposeValidation(t *testing.T) {
 	// The last valid purpose wins.
 	c, err := NewAEAD(ring, WithPurpose("first"), WithPurpose("second"))
 	require.NoError(t, err)
-	assert.Equal(t, "second", c.(*codec).cfg.purpose)
+	assert.Equal(t, "second", c.cur.Load().cfg.purpose)
 }

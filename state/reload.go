@@ -9,83 +9,15 @@ import (
 	"os"
 	"os/signal"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 )
 
-// Reloadable is a Codec whose key ring can be replaced while it serves,
-// so that keys rotate without a restart. Replace swaps the ring
-// atomically: every Seal and Open that starts afterwards uses the new
-// ring, the new first key sealing and every key of the new ring opening.
-// The rotation rule is the usual one: put the new key first and keep the
-// old one behind it until the tokens it sealed have expired; a token
-// whose key is no longer in the ring stops opening (ReasonUnknownKey).
-//
-// A Reloadable is safe for concurrent use. KeyRingFile keeps one in step
-// with a key ring file.
-type Reloadable struct {
-	alg  byte
-	opts []Option
-	cur  atomic.Pointer[codec]
-	mu   sync.Mutex // serialises Replace
-	ids  atomic.Pointer[[]string]
-}
-
-// NewReloadableAEAD returns a Reloadable codec sealing as NewAEAD does,
-// starting with ring. The options apply to every ring it is given.
-func NewReloadableAEAD(ring *KeyRing, opts ...Option) (*Reloadable, error) {
-	return newReloadable(ring, algAEAD, opts)
-}
-
-// NewReloadableHMAC returns a Reloadable codec sealing as NewHMAC does,
-// starting with ring. The options apply to every ring it is given.
-func NewReloadableHMAC(ring *KeyRing, opts ...Option) (*Reloadable, error) {
-	return newReloadable(ring, algHMAC, opts)
-}
-
-func newReloadable(ring *KeyRing, alg byte, opts []Option) (*Reloadable, error) {
-	r := &Reloadable{alg: alg, opts: append([]Option(nil), opts...)}
-	if err := r.Replace(ring); err != nil {
-		return nil, err
-	}
-	return r, nil
-}
-
-// Replace makes ring the codec's key ring. On error (a nil or empty
-// ring) the codec keeps the ring it had.
-func (r *Reloadable) Replace(ring *KeyRing) error {
-	c, err := newCodec(ring, r.alg, r.opts)
-	if err != nil {
-		return err
-	}
-	ids := ring.IDs()
-	r.mu.Lock()
-	r.cur.Store(c)
-	r.ids.Store(&ids)
-	r.mu.Unlock()
-	return nil
-}
-
-// KeyIDs returns the IDs of the ring in use, in order; the first seals.
-func (r *Reloadable) KeyIDs() []string {
-	if p := r.ids.Load(); p != nil {
-		return append([]string(nil), (*p)...)
-	}
-	return nil
-}
-
-// Seal implements Codec with the ring in use.
-func (r *Reloadable) Seal(c Claims) (string, error) { return r.cur.Load().Seal(c) }
-
-// Open implements Codec with the ring in use.
-func (r *Reloadable) Open(token string) (Claims, error) { return r.cur.Load().Open(token) }
-
-// KeyRingFile keeps Reloadable codecs in step with a key ring file (the
-// LoadKeyRingFile syntax). Reload reads the file again; Watch reloads on
-// SIGHUP and, when asked, whenever the file's contents change. A file that
-// cannot be read or parsed leaves every codec with the ring it had, and
-// the error is logged.
+// KeyRingFile keeps codecs (from NewAEAD or NewHMAC) in step with a key
+// ring file (the LoadKeyRingFile syntax). Reload reads the file again;
+// Watch reloads on SIGHUP and, when asked, whenever the file's contents
+// change. A file that cannot be read or parsed leaves every codec with the
+// ring it had, and the error is logged.
 //
 // Files are watched by polling their contents, which works the same on
 // every platform and with the atomic symbolic-link swaps of mounted
@@ -93,7 +25,7 @@ func (r *Reloadable) Open(token string) (Claims, error) { return r.cur.Load().Op
 type KeyRingFile struct {
 	path   string
 	log    *slog.Logger
-	codecs []*Reloadable
+	codecs []*RingCodec
 
 	mu   sync.Mutex
 	last [sha256.Size]byte // digest of the contents last applied
@@ -103,11 +35,11 @@ type KeyRingFile struct {
 // NewKeyRingFile returns a KeyRingFile that reloads codecs from path and
 // logs to log (slog.Default() when nil). It does not read the file:
 // build the codecs from LoadKeyRingFile first, then call Watch.
-func NewKeyRingFile(path string, log *slog.Logger, codecs ...*Reloadable) *KeyRingFile {
+func NewKeyRingFile(path string, log *slog.Logger, codecs ...*RingCodec) *KeyRingFile {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &KeyRingFile{path: path, log: log, codecs: append([]*Reloadable(nil), codecs...)}
+	return &KeyRingFile{path: path, log: log, codecs: append([]*RingCodec(nil), codecs...)}
 }
 
 // Reload reads the file and gives its ring to every codec. It reports
@@ -146,14 +78,10 @@ func (f *KeyRingFile) reloadLocked() (bool, error) {
 			return false, err
 		}
 	}
-	ids := ring.IDs()
 	for i, c := range f.codecs {
-		c.mu.Lock()
 		c.cur.Store(built[i])
-		idc := append([]string(nil), ids...)
-		c.ids.Store(&idc)
-		c.mu.Unlock()
 	}
+	ids := ring.IDs()
 	clearKeys(ring.keys)
 	f.last, f.have = sum, true
 	f.log.Info("state: key ring reloaded", "file", f.path, "keys", ids)

@@ -14,7 +14,8 @@ import (
 
 // A server whose keys rotate without a restart: the codec is built from a
 // key ring file, and a KeyRingFile gives it the file's new ring on SIGHUP
-// or when a poll finds the file changed.
+// or when a poll finds the file changed. Any codec from NewAEAD or NewHMAC
+// can be kept in step this way.
 func ExampleKeyRingFile() {
 	dir, err := os.MkdirTemp("", "keys")
 	if err != nil {
@@ -33,7 +34,7 @@ func ExampleKeyRingFile() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	codec, err := state.NewReloadableAEAD(ring)
+	codec, err := state.NewAEAD(ring)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -52,4 +53,52 @@ func ExampleKeyRingFile() {
 	}
 	fmt.Println(changed, codec.KeyIDs())
 	// Output: true [k2 k1]
+}
+
+// Keys can also be given to a codec directly, from wherever they are kept:
+// Replace swaps the ring while the codec serves. Tokens of a key that
+// stays in the ring keep opening; those of a dropped key stop.
+func ExampleRingCodec_Replace() {
+	// Fixed keys keep the example self-contained; real ones are random.
+	const k1 = "k1:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
+	const k2 = "k2:ZmVkY2JhOTg3NjU0MzIxMGZlZGNiYTk4NzY1NDMyMTA="
+	ring, err := state.ParseKeyRing(k1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	codec, err := state.NewAEAD(ring)
+	if err != nil {
+		log.Fatal(err)
+	}
+	claims := state.Claims{Principal: "user:alice", Method: "tools/call", Target: "deploy", Round: 1}
+	old, err := codec.Seal(claims)
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	// Rotation: k2 seals from now on, k1 still opens.
+	rotated, err := state.ParseKeyRing(k2 + "," + k1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := codec.Replace(rotated); err != nil {
+		log.Fatal(err)
+	}
+	_, err = codec.Open(old)
+	fmt.Println(codec.KeyIDs(), "old token opens:", err == nil)
+
+	// Once k1's tokens have expired, k1 is dropped.
+	retired, err := state.ParseKeyRing(k2)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := codec.Replace(retired); err != nil {
+		log.Fatal(err)
+	}
+	_, err = codec.Open(old)
+	reason, _ := state.ReasonOf(err)
+	fmt.Println(codec.KeyIDs(), "old token:", reason)
+	// Output:
+	// [k2 k1] old token opens: true
+	// [k2] old token: unknown_key
 }

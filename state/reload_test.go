@@ -38,45 +38,79 @@ func reloadClaims() Claims {
 	return Claims{Principal: "p", Audience: "a", Method: "tools/call", Target: "t", Round: 1}
 }
 
-func TestReloadableReplace(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		make func(*KeyRing, ...Option) (*Reloadable, error)
-	}{{"aead", NewReloadableAEAD}, {"hmac", NewReloadableHMAC}} {
-		t.Run(tc.name, func(t *testing.T) {
-			r, err := tc.make(testRing(t, "k1"))
+// TestReplace rotates the ring of a codec from the plain constructors:
+// after Replace, tokens of the new first key open and it seals, a key
+// still listed keeps opening, and a dropped key's tokens are refused.
+func TestReplace(t *testing.T) {
+	for _, cc := range codecCases {
+		t.Run(cc.name, func(t *testing.T) {
+			r, err := cc.make(testRing(t, "k1"))
 			require.NoError(t, err)
+			assert.Equal(t, []string{"k1"}, r.KeyIDs())
+			// What mrtr.WithCodec holds: the interface sees every Replace.
+			var served Codec = r
 			old, err := r.Seal(reloadClaims())
 			require.NoError(t, err)
 			assert.Equal(t, "k1", sealedBy(t, old))
 
+			// A replica that rotated first seals with k2, unknown here yet.
+			ahead, err := cc.make(testRing(t, "k2", "k1"))
+			require.NoError(t, err)
+			early, err := ahead.Seal(reloadClaims())
+			require.NoError(t, err)
+			_, err = served.Open(early)
+			requireReason(t, err, ReasonUnknownKey)
+
 			// Rotate: k2 seals, k1 still opens.
 			require.NoError(t, r.Replace(testRing(t, "k2", "k1")))
 			assert.Equal(t, []string{"k2", "k1"}, r.KeyIDs())
-			_, err = r.Open(old)
+			_, err = served.Open(early)
+			require.NoError(t, err, "a token of the new key opens")
+			_, err = served.Open(old)
 			require.NoError(t, err, "a token of a key still listed opens")
-			fresh, err := r.Seal(reloadClaims())
+			fresh, err := served.Seal(reloadClaims())
 			require.NoError(t, err)
 			assert.Equal(t, "k2", sealedBy(t, fresh))
 
 			// Retire k1: its tokens stop opening, k2's still do.
 			require.NoError(t, r.Replace(testRing(t, "k2")))
-			_, err = r.Open(old)
-			reason, _ := ReasonOf(err)
-			assert.Equal(t, ReasonUnknownKey, reason)
-			_, err = r.Open(fresh)
-			require.NoError(t, err)
+			_, err = served.Open(old)
+			requireReason(t, err, ReasonUnknownKey)
+			for _, tok := range []string{fresh, early} {
+				_, err = served.Open(tok)
+				require.NoError(t, err)
+			}
 
 			// A bad ring changes nothing.
 			require.Error(t, r.Replace(nil))
+			require.Error(t, r.Replace(&KeyRing{}))
 			assert.Equal(t, []string{"k2"}, r.KeyIDs())
+			_, err = served.Open(fresh)
+			require.NoError(t, err)
 		})
 	}
 }
 
-func TestReloadableOptionsKept(t *testing.T) {
+// TestKeyIDsIsACopy: changing what KeyIDs returned changes nothing.
+func TestKeyIDsIsACopy(t *testing.T) {
+	r, err := NewAEAD(testRing(t, "k2", "k1"))
+	require.NoError(t, err)
+	ids := r.KeyIDs()
+	ids[0] = "zz"
+	assert.Equal(t, []string{"k2", "k1"}, r.KeyIDs())
+}
+
+// TestZeroRingCodec: a RingCodec not built by NewAEAD or NewHMAC takes no
+// ring and has no keys.
+func TestZeroRingCodec(t *testing.T) {
+	var r RingCodec
+	require.Error(t, r.Replace(testRing(t, "k1")))
+	assert.Nil(t, r.KeyIDs())
+}
+
+func TestReplaceKeepsOptions(t *testing.T) {
 	clock := newTestClock(t0)
-	r, err := NewReloadableAEAD(testRing(t, "k1"), WithClock(clock.Now), WithTTL(time.Minute), WithPurpose("session"))
+	r, err := NewAEAD(testRing(t, "k1"), WithClock(clock.Now), WithTTL(time.Minute), WithPurpose("session"))
 	require.NoError(t, err)
 	require.NoError(t, r.Replace(testRing(t, "k2")))
 	tok, err := r.Seal(reloadClaims())
@@ -90,11 +124,11 @@ func TestReloadableOptionsKept(t *testing.T) {
 	require.Error(t, err, "the purpose survives a Replace")
 }
 
-// TestReloadableMidStream seals and opens from many goroutines while the
+// TestReplaceMidStream seals and opens from many goroutines while the
 // ring rotates underneath: every token opens, whichever ring sealed it,
 // as long as its key is listed.
-func TestReloadableMidStream(t *testing.T) {
-	r, err := NewReloadableAEAD(testRing(t, "k1"))
+func TestReplaceMidStream(t *testing.T) {
+	r, err := NewAEAD(testRing(t, "k1"))
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -154,9 +188,9 @@ func TestKeyRingFileReload(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte(ringText("k1")), 0o600))
 	ring, err := LoadKeyRingFile(path)
 	require.NoError(t, err)
-	aead, err := NewReloadableAEAD(ring)
+	aead, err := NewAEAD(ring)
 	require.NoError(t, err)
-	session, err := NewReloadableHMAC(ring, WithPurpose("session"))
+	session, err := NewHMAC(ring, WithPurpose("session"))
 	require.NoError(t, err)
 	logs := &logSink{}
 	kf := NewKeyRingFile(path, slog.New(slog.NewTextHandler(logs, nil)), aead, session)
@@ -169,7 +203,7 @@ func TestKeyRingFileReload(t *testing.T) {
 	changed, err = kf.Reload()
 	require.NoError(t, err)
 	assert.False(t, changed, "unchanged contents are not applied again")
-	for _, c := range []*Reloadable{aead, session} {
+	for _, c := range []*RingCodec{aead, session} {
 		assert.Equal(t, []string{"k2", "k1"}, c.KeyIDs())
 		tok, err := c.Seal(reloadClaims())
 		require.NoError(t, err)
@@ -195,7 +229,7 @@ func TestKeyRingFileReload(t *testing.T) {
 func TestKeyRingFileWatchPolls(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "keys")
 	require.NoError(t, os.WriteFile(path, []byte(ringText("k1")), 0o600))
-	r, err := NewReloadableAEAD(testRing(t, "k1"))
+	r, err := NewAEAD(testRing(t, "k1"))
 	require.NoError(t, err)
 	kf := NewKeyRingFile(path, slog.New(slog.NewTextHandler(&logSink{}, nil)), r)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -24,7 +24,7 @@ func TestKeyRingFileWatchSIGHUP(t *testing.T) {
 
 	path := filepath.Join(t.TempDir(), "keys")
 	require.NoError(t, os.WriteFile(path, []byte(ringText("k2", "k1")), 0o600))
-	r, err := NewReloadableAEAD(testRing(t, "k1"))
+	r, err := NewAEAD(testRing(t, "k1"))
 	require.NoError(t, err)
 	kf := NewKeyRingFile(path, slog.New(slog.NewTextHandler(&logSink{}, nil)), r)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -48,6 +48,7 @@ type options struct {
 	wrkBin             string
 	wrkDuration        time.Duration
 	wrkThreads         int
+	slices             int
 }
 
 func main() {
@@ -70,6 +71,7 @@ func main() {
 	flag.BoolVar(&o.wrk, "wrk", false, "also drive every server with wrk, if it is on PATH")
 	flag.DurationVar(&o.wrkDuration, "wrk-duration", 5*time.Second, "length of each wrk phase")
 	flag.IntVar(&o.wrkThreads, "wrk-threads", 1, "wrk threads")
+	flag.IntVar(&o.slices, "slices", 10, "split each run's measured requests into this many slices, taken in turn from every scenario's server (all started at once), so that noise on the machine falls on every scenario alike; 1: one phase per scenario, one after another")
 	flag.StringVar(&serveName, "serve", "", "run as the server process of this scenario (used by loadbench itself)")
 	flag.StringVar(&serveProf, "serve-cpuprofile", "", "with -serve: write a CPU profile of the first measured phase here")
 	flag.Parse()
@@ -120,6 +122,12 @@ func (o *options) check(names string) error {
 		return errors.New("-max-other must not be negative")
 	case o.attempts < 1:
 		return errors.New("-attempts must be at least 1")
+	case o.slices < 1:
+		return errors.New("-slices must be at least 1")
+	case o.slices > 1 && o.wrk:
+		return errors.New("-wrk needs -slices 1")
+	case o.slices > o.n:
+		return errors.New("-slices must not exceed -n")
 	}
 	if names == "all" {
 		o.scenarios = scenarios
@@ -171,6 +179,17 @@ func run(ctx context.Context, o *options, out io.Writer) error {
 
 	results := map[string][]measurement{}
 	for r := 1; r <= o.runs; r++ {
+		if o.slices > 1 {
+			ms, err := measureSliced(ctx, o, r)
+			if err != nil {
+				return fmt.Errorf("run %d: %w", r, err)
+			}
+			for i, sc := range o.scenarios {
+				results[sc.name] = append(results[sc.name], ms[i])
+				fmt.Fprintf(os.Stderr, "run %d/%d %-13s %s\n", r, o.runs, sc.name, describe(ms[i]))
+			}
+			continue
+		}
 		for _, sc := range o.scenarios {
 			if err := ctx.Err(); err != nil {
 				return err

@@ -27,6 +27,16 @@ var (
 // be valid JSON (callers check it with json.Valid); malformed input is an
 // error, never a panic.
 func EachMember(b []byte, fn func(name string, value json.RawMessage) error) error {
+	return EachMemberBytes(b, func(name []byte, value json.RawMessage) error {
+		return fn(string(name), value)
+	})
+}
+
+// EachMemberBytes is EachMember for callers that look a name up before
+// keeping it: switching on string(name) costs no allocation. name is
+// valid only during the call (it may share memory with b); copy it, with
+// string(name), to keep it.
+func EachMemberBytes(b []byte, fn func(name []byte, value json.RawMessage) error) error {
 	i := SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return ErrNotObject
@@ -43,7 +53,7 @@ func EachMember(b []byte, fn func(name string, value json.RawMessage) error) err
 		if end < 0 {
 			return ErrMalformed
 		}
-		name, err := MemberName(b[i:end])
+		name, err := memberNameBytes(b[i:end])
 		if err != nil {
 			return err
 		}
@@ -71,6 +81,21 @@ func EachMember(b []byte, fn func(name string, value json.RawMessage) error) err
 		i = SkipSpace(b, i+1)
 	}
 	return ErrMalformed
+}
+
+// memberNameBytes is MemberName without a copy for a plain name: the
+// bytes between the quotes.
+func memberNameBytes(quoted []byte) ([]byte, error) {
+	if len(quoted) < 2 {
+		return nil, ErrMalformed
+	}
+	for _, c := range quoted[1 : len(quoted)-1] {
+		if c == '\\' || c >= 0x80 {
+			s, err := MemberName(quoted)
+			return []byte(s), err
+		}
+	}
+	return quoted[1 : len(quoted)-1], nil
 }
 
 // MemberName unquotes a member name, exactly as encoding/json does.

@@ -242,10 +242,13 @@ func FormFunc[In, S, F any](key string, message func(c *Call[In, S]) string, use
 			if msg == "" {
 				return nil, fmt.Errorf("flow: form %q: the message function returned no message", key)
 			}
+			asked := form.WithMessage(msg)
 			if err := c.reask[key]; err != nil {
-				msg = form.ReaskMessage(msg, err)
+				// Asked again: the request Reask builds, the message
+				// followed by what was wrong with the last answer.
+				return asked.Reask(key, err).Requests[key], nil
 			}
-			return form.ElicitWith(msg), nil
+			return asked.Elicit(), nil
 		},
 		lookup: func(r mrtr.Responses) (any, bool) { return r.Elicitation(key) },
 		use: func(ctx context.Context, c *Call[In, S], a any) error {

@@ -35,7 +35,7 @@ const (
 	DefaultMaxCalls = 8
 	// DefaultLegTimeout bounds the wait for the client's answer to one
 	// server-to-client request. It stays below the requestState lifetime
-	// (state.DefaultTTL, 10 minutes), so that an answer that arrives in
+	// (10 minutes, state's default TTL), so that an answer that arrives in
 	// time still finds a valid state to retry with.
 	DefaultLegTimeout = 9 * time.Minute
 	// DefaultCallTimeout bounds one bridged call, all its rounds together.
@@ -57,7 +57,7 @@ var (
 type Engine struct {
 	srv       *mrtr.Server
 	ring      *state.KeyRing
-	codec     *state.Reloadable
+	codec     *state.RingCodec
 	log       *slog.Logger
 	versions  []string // legacy versions served, newest first
 	modern    string   // the modern version the bridge claims
@@ -186,9 +186,10 @@ func New(srv *mrtr.Server, opts ...Option) (*Engine, error) {
 		ring = r
 	}
 	// The clock skew replicas are allowed stays small beside the lifetime,
-	// so that a session ends when it says it does.
-	e.skew = min(state.DefaultClockSkew, e.lifetime/10)
-	codec, err := state.NewReloadableAEAD(ring, state.WithPurpose("session"), state.WithTTL(e.lifetime), state.WithClockSkew(e.skew))
+	// so that a session ends when it says it does: state's default (30 s,
+	// as state.WithClockSkew documents), or a tenth of a short lifetime.
+	e.skew = min(30*time.Second, e.lifetime/10)
+	codec, err := state.NewAEAD(ring, state.WithPurpose("session"), state.WithTTL(e.lifetime), state.WithClockSkew(e.skew))
 	if err != nil {
 		return nil, fmt.Errorf("legacy: %w", err)
 	}
@@ -213,7 +214,7 @@ func (e *Engine) Server() *mrtr.Server { return e.srv }
 // Without that, session ids stay sealed with the ring the Engine started
 // with: after a rotation that drops a key, sessions a restarted replica
 // issues are unknown to the others, and theirs to it.
-func (e *Engine) SessionCodec() *state.Reloadable { return e.codec }
+func (e *Engine) SessionCodec() *state.RingCodec { return e.codec }
 
 // fixed is what a session id carries: what initialize settled, sealed.
 type fixed struct {

@@ -602,9 +602,9 @@ func noLeftovers(t testing.TB) {
 }
 
 // codecAt returns the session codec New makes, on a clock of the test's.
-func codecAt(t testing.TB, e *Engine, now func() time.Time) *state.Reloadable {
+func codecAt(t testing.TB, e *Engine, now func() time.Time) *state.RingCodec {
 	t.Helper()
-	c, err := state.NewReloadableAEAD(testkit.Ring(t), state.WithPurpose("session"), state.WithTTL(e.lifetime), state.WithClockSkew(e.skew), state.WithClock(now))
+	c, err := state.NewAEAD(testkit.Ring(t), state.WithPurpose("session"), state.WithTTL(e.lifetime), state.WithClockSkew(e.skew), state.WithClock(now))
 	require.NoError(t, err)
 	return c
 }

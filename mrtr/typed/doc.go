@@ -195,6 +195,13 @@
 // Cancelled are told apart; neither should be asked again in the same
 // call. See Form for the fields and keywords a form has.
 //
+// A message that depends on the call goes through WithMessage, which
+// returns a copy of the form asked with it; the copy shares the form's
+// schema and checks, and the form keeps its own message:
+//
+//	ask := askName.WithMessage("Who should " + in.Team + " invite?")
+//	// ... ask.Read, ask.Reask and ask.Ask, as above
+//
 // # Output and errors
 //
 // The output is the result's structuredContent and also its one text

@@ -164,6 +164,51 @@ func ExampleForm() {
 	// Signed up ada@example.com for pro.
 }
 
+// A form asked with a message built from the call's arguments: the copy
+// WithMessage returns shares the form's schema, and the form keeps its
+// own message.
+func ExampleForm_WithMessage() {
+	type In struct {
+		Team string `json:"team"`
+	}
+	type Invitee struct {
+		Email string `json:"email" mcp:"title=Email address" validate:"email"`
+	}
+	invite := typed.MustForm[Invitee]("Whom should we invite?")
+	h := typed.HandlerFunc[In, *mrtr.CallToolResult](func(ctx context.Context, req *mrtr.Request, in In) (typed.Outcome[*mrtr.CallToolResult], error) {
+		ask := invite.WithMessage("Whom should we invite to " + in.Team + "?")
+		who, action, err := ask.Read(req, "invitee")
+		switch {
+		case err != nil:
+			return typed.NeedInput[*mrtr.CallToolResult](ask.Reask("invitee", err)), nil
+		case action == typed.Accepted:
+			return typed.Done(mrtr.TextResult("Invited " + who.Email + " to " + in.Team + ".")), nil
+		case action == typed.Declined, action == typed.Cancelled:
+			return typed.Done(mrtr.TextResult("Nobody invited.")), nil
+		}
+		return typed.NeedInput[*mrtr.CallToolResult](ask.Ask("invitee")), nil
+	})
+	srv := exampleServer("invite")
+	if err := typed.AddTool(srv, mrtr.Tool{Name: "invite"}, h); err != nil {
+		log.Fatal(err)
+	}
+
+	c := mrtrtest.NewClient(srv, mrtrtest.OnElicitation(func(ctx context.Context, r *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
+		fmt.Printf("asked: %q\n", r.Message)
+		return &mrtr.ElicitResult{Action: "accept", Content: map[string]any{"email": "ada@example.com"}}, nil
+	}))
+	res, err := c.CallTool(context.Background(), "invite", map[string]any{"team": "blue"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Text())
+	fmt.Println("the form's own message:", invite.Message())
+	// Output:
+	// asked: "Whom should we invite to blue?"
+	// Invited ada@example.com to blue.
+	// the form's own message: Whom should we invite?
+}
+
 // exampleServer returns a Server that seals requestState with a fresh key.
 func exampleServer(name string) *mrtr.Server {
 	ring, err := state.GenerateKeyRing()

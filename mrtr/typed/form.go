@@ -66,27 +66,36 @@ const (
 // such as minLength 3, holds for an optional field's "" too (omit the
 // field to leave it empty), although `validate:"omitempty,min=3"` alone
 // would accept "".
+//
+// WithMessage gives a copy of a form asked with another message, such as
+// one built from the call's arguments; the copy shares the compiled
+// schema and checks.
 type Form[F any] struct {
-	fc *formCore
+	fc      *formCore // shared by every copy WithMessage makes; never modified
+	message string
 }
 
-// formCore is the part of a Form that does not depend on F.
+// formCore is the part of a Form that depends on neither F nor the
+// message: built once by NewForm, read-only afterwards.
 type formCore struct {
-	message string
-	schema  *mrtr.ElicitSchema
-	props   map[string]*formSchemaProperty // the properties, as rendered
-	check   core                           // types, required members, case variants; tags
-	titles  map[string]string              // property → title, for problems
+	schema *mrtr.ElicitSchema
+	props  map[string]*formSchemaProperty // the properties, as rendered
+	check  core                           // types, required members, case variants; tags
+	titles map[string]string              // property → title, for problems
 }
 
 // NewForm returns the form of F, asked with message. It fails when F is
 // not a struct of the fields Form describes, or its tags cannot be read.
 func NewForm[F any](message string) (*Form[F], error) {
-	fc, err := newFormCore(reflect.TypeFor[F](), message)
+	t := reflect.TypeFor[F]()
+	if message == "" {
+		return nil, fmt.Errorf("typed: form %v: a message is required", t)
+	}
+	fc, err := newFormCore(t)
 	if err != nil {
 		return nil, err
 	}
-	return &Form[F]{fc: fc}, nil
+	return &Form[F]{fc: fc, message: message}, nil
 }
 
 // MustForm is NewForm for forms built in package-level variables: it
@@ -99,10 +108,7 @@ func MustForm[F any](message string) *Form[F] {
 	return f
 }
 
-func newFormCore(t reflect.Type, message string) (*formCore, error) {
-	if message == "" {
-		return nil, fmt.Errorf("typed: form %v: a message is required", t)
-	}
+func newFormCore(t reflect.Type) (*formCore, error) {
 	if t.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("typed: form type %v must be a struct", t)
 	}
@@ -110,7 +116,7 @@ func newFormCore(t reflect.Type, message string) (*formCore, error) {
 	if err != nil {
 		return nil, err
 	}
-	fc := &formCore{message: message, titles: map[string]string{}, props: map[string]*formSchemaProperty{}}
+	fc := &formCore{titles: map[string]string{}, props: map[string]*formSchemaProperty{}}
 	req := &mrtr.ElicitSchema{Type: "object", Properties: map[string]json.RawMessage{}}
 	check := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
 	for _, f := range fieldsOf(t) {
@@ -298,29 +304,29 @@ func formProperty(f field, base *jsonschema.Schema, baseRequired bool) (*formSch
 func (f *Form[F]) Schema() *mrtr.ElicitSchema { return f.fc.schema }
 
 // Message returns the message the form is asked with.
-func (f *Form[F]) Message() string { return f.fc.message }
+func (f *Form[F]) Message() string { return f.message }
+
+// WithMessage returns a copy of the form asked with message instead of
+// the form's own, for a message that depends on the call: f.WithMessage(m)
+// then Ask, Reask or Elicit. The copy shares f's schema and checks (it
+// is cheap to make for each call) and reads answers as f does; f is not
+// changed. With message "", WithMessage returns f.
+func (f *Form[F]) WithMessage(message string) *Form[F] {
+	if message == "" {
+		return f
+	}
+	return &Form[F]{fc: f.fc, message: message}
+}
 
 // Elicit returns the form's elicitation request, asked with the form's
 // message, for a handler that asks several questions in one round.
-func (f *Form[F]) Elicit() *mrtr.ElicitRequest { return f.ElicitWith(f.fc.message) }
-
-// ElicitWith returns the form's elicitation request asked with message,
-// for a message that depends on the call; "" means the form's message.
-func (f *Form[F]) ElicitWith(message string) *mrtr.ElicitRequest {
-	if message == "" {
-		message = f.fc.message
-	}
-	return &mrtr.ElicitRequest{Message: message, RequestedSchema: f.fc.schema}
+func (f *Form[F]) Elicit() *mrtr.ElicitRequest {
+	return &mrtr.ElicitRequest{Message: f.message, RequestedSchema: f.fc.schema}
 }
 
 // Ask returns the input-required result that asks the form under key, for
 // a handler to return.
 func (f *Form[F]) Ask(key string) *mrtr.InputRequired { return mrtr.Ask(key, f.Elicit()) }
-
-// AskWith is Ask with a message of its own.
-func (f *Form[F]) AskWith(key, message string) *mrtr.InputRequired {
-	return mrtr.Ask(key, f.ElicitWith(message))
-}
 
 // Reask returns the input-required result that asks the form again under
 // key, its message followed by what was wrong with the last answer (err,
@@ -328,29 +334,21 @@ func (f *Form[F]) AskWith(key, message string) *mrtr.InputRequired {
 // bounds them, and a handler may prefer to end the call (returning err,
 // -32602) after a few.
 func (f *Form[F]) Reask(key string, err error) *mrtr.InputRequired {
-	return f.ReaskWith(key, f.fc.message, err)
+	return mrtr.Ask(key, &mrtr.ElicitRequest{Message: f.reaskMessage(err), RequestedSchema: f.fc.schema})
 }
 
-// ReaskWith is Reask with a message of its own.
-func (f *Form[F]) ReaskWith(key, message string, err error) *mrtr.InputRequired {
-	return mrtr.Ask(key, f.ElicitWith(f.ReaskMessage(message, err)))
-}
-
-// ReaskMessage returns message ("" for the form's) followed by what was
-// wrong with an answer, as Reask asks it.
-func (f *Form[F]) ReaskMessage(message string, err error) string {
-	if message == "" {
-		message = f.fc.message
-	}
+// reaskMessage returns the form's message followed by what was wrong with
+// an answer (err; nil for nothing), as Reask asks it.
+func (f *Form[F]) reaskMessage(err error) string {
 	if err == nil {
-		return message
+		return f.message
 	}
 	var fe *FormError
 	hint := err.Error()
 	if errors.As(err, &fe) {
 		hint = fe.Hint()
 	}
-	return message + "\n\nYour last answer could not be used: " + hint
+	return f.message + "\n\nYour last answer could not be used: " + hint
 }
 
 // Read returns the answer to the form asked under key: the action, and

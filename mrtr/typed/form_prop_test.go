@@ -140,7 +140,7 @@ func TestFormSchemaAdmitsWhatReadAccepts(t *testing.T) {
 		name := fmt.Sprintf("%v/%s/%s/%v", c.typ, c.tag, c.mcp, c.omit)
 		t.Run(name, func(t *testing.T) {
 			st := c.structType()
-			fc, err := newFormCore(st, "Fill this in")
+			fc, err := newFormCore(st)
 			require.NoError(t, err)
 			// What a client receives, and what it would check.
 			b, err := json.Marshal(fc.schema)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
 	"github.com/mrtrkit/mrtrkit/mrtr/typed"
@@ -41,7 +42,7 @@ func TestFormSchema(t *testing.T) {
 		"score":{"type":"number","minimum":0,"maximum":1}}}`, string(b))
 	assert.Equal(t, "Please sign up", f.Message())
 	assert.Equal(t, &mrtr.ElicitRequest{Message: "Please sign up", RequestedSchema: f.Schema()}, f.Elicit())
-	assert.Equal(t, "Hello?", f.ElicitWith("Hello?").Message)
+	assert.Equal(t, &mrtr.ElicitRequest{Message: "Hello?", RequestedSchema: f.Schema()}, f.WithMessage("Hello?").Elicit())
 	assert.Equal(t, f.Elicit(), f.Ask("k").Requests["k"])
 }
 
@@ -242,7 +243,84 @@ func TestFormErrorUnwrapsToInvalidParams(t *testing.T) {
 	assert.Equal(t, "a is required.", fe.Hint())
 
 	f := typed.MustForm[nameForm]("Who?")
-	assert.Equal(t, "Who?", f.ReaskMessage("", nil))
-	assert.Equal(t, "Again?\n\nYour last answer could not be used: boom", f.ReaskMessage("Again?", errors.New("boom")))
-	assert.Equal(t, "Who?\n\nYour last answer could not be used: a is required.", f.ReaskWith("k", "", fe).Requests["k"].(*mrtr.ElicitRequest).Message)
+	reasked := func(ir *mrtr.InputRequired) string { return ir.Requests["k"].(*mrtr.ElicitRequest).Message }
+	assert.Equal(t, "Who?", reasked(f.Reask("k", nil)))
+	assert.Equal(t, "Again?\n\nYour last answer could not be used: boom", reasked(f.WithMessage("Again?").Reask("k", errors.New("boom"))))
+	assert.Equal(t, "Who?\n\nYour last answer could not be used: a is required.", reasked(f.Reask("k", fe)))
+}
+
+// WithMessage asks the same form with a message of the call: the request
+// on the wire carries the new message and the form's requestedSchema, the
+// copy reads answers as the form does, and the form itself still asks
+// with its own message.
+func TestFormWithMessage(t *testing.T) {
+	f := typed.MustForm[nameForm]("Who are you?")
+	srv, _ := newServer(t)
+	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "other"}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		g := f.WithMessage("other")
+		v, act, err := g.Read(req, "k")
+		switch {
+		case err != nil:
+			return g.Reask("k", err), nil
+		case act == typed.Accepted:
+			return mrtr.TextResult("Hello, " + v.Name + "!"), nil
+		}
+		return g.Ask("k"), nil
+	})))
+	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "own"}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		return f.Ask("k"), nil
+	})))
+	// asked returns the message and requestedSchema of the request the
+	// tool's first round sends under "k", as the client reads them.
+	asked := func(tool string) (string, string) {
+		t.Helper()
+		raw, e := call(t, srv, wire.MethodToolsCall, map[string]any{"name": tool, "arguments": map[string]any{}})
+		require.Nil(t, e)
+		var res struct {
+			InputRequests map[string]struct {
+				Method string `json:"method"`
+				Params struct {
+					Message         string          `json:"message"`
+					RequestedSchema json.RawMessage `json:"requestedSchema"`
+				} `json:"params"`
+			} `json:"inputRequests"`
+		}
+		require.NoError(t, json.Unmarshal(raw, &res), string(raw))
+		q, ok := res.InputRequests["k"]
+		require.True(t, ok, string(raw))
+		assert.Equal(t, wire.MethodElicit, q.Method)
+		return q.Params.Message, string(q.Params.RequestedSchema)
+	}
+	ownSchema, err := json.Marshal(f.Schema())
+	require.NoError(t, err)
+
+	msg, schema := asked("other")
+	assert.Equal(t, "other", msg)
+	assert.JSONEq(t, string(ownSchema), schema)
+	// Asked after the copy was made and used: the form is unchanged.
+	msg, schema = asked("own")
+	assert.Equal(t, "Who are you?", msg)
+	assert.JSONEq(t, string(ownSchema), schema)
+	assert.Equal(t, "Who are you?", f.Message())
+
+	// The copy shares the compiled form, and "" keeps the form's message.
+	g := f.WithMessage("other")
+	assert.Equal(t, "other", g.Message())
+	assert.Same(t, f.Schema(), g.Schema())
+	assert.Same(t, f, f.WithMessage(""))
+	assert.LessOrEqual(t, testing.AllocsPerRun(100, func() { g = f.WithMessage("again") }), 1.0)
+
+	// The copy reads and re-asks as the form does, with its message.
+	var messages []string
+	answers := []map[string]any{{"name": "Adalovelace!", "agree": true}, {"name": "Ada", "agree": true}}
+	c := mrtrtest.NewClient(srv, mrtrtest.OnElicitation(func(_ context.Context, r *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
+		messages = append(messages, r.Message)
+		a := answers[0]
+		answers = answers[1:]
+		return &mrtr.ElicitResult{Action: "accept", Content: a}, nil
+	}))
+	res, err := c.CallTool(context.Background(), "other", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "Hello, Ada!", res.Text())
+	assert.Equal(t, []string{"other", "other\n\nYour last answer could not be used: Your name must be at most 10 characters long."}, messages)
 }

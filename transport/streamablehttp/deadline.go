@@ -18,10 +18,13 @@ import (
 var refuseTimeout = refusal{http.StatusRequestTimeout, "Request timeout: the body did not arrive in time"}
 
 // timedWriter is the ResponseWriter every request is answered through:
-// each WriteHeader and Write first sets the connection's write deadline
-// to now plus the write timeout, and settle, once the request is done,
-// flushes what is left under that deadline and lifts it. Event streams
-// lift it after each event (stream.write), so an idle stream has none.
+// each WriteHeader and Write first makes sure the connection's write
+// deadline is at least three quarters of the write timeout away (setting
+// it to now plus the timeout when it is not: a deadline costs a timer
+// update, so the writes of one answer in quick succession share one), and
+// settle, once the request is done, flushes what is left under that
+// deadline and lifts it. Event streams lift it after each event
+// (stream.write), so an idle stream has none.
 //
 // The connection's deadline and flush methods are found once, by the
 // same walk down Unwrap that http.ResponseController does, which spares
@@ -33,6 +36,7 @@ type timedWriter struct {
 	flush   func() error  // the outermost flusher of the chain; nil for none
 	timeout time.Duration // 0: no write deadline
 	armed   bool          // a deadline was set and not yet lifted
+	armedAt time.Time     // when it was set
 	share   share         // what the request holds of the budget of bytes in flight
 }
 
@@ -90,10 +94,18 @@ func (t *timedWriter) Write(b []byte) (int, error) {
 	return t.ResponseWriter.Write(b)
 }
 
-// arm sets the write deadline for the write about to happen.
+// arm sets the write deadline for the write about to happen, unless the
+// one already set leaves at least three quarters of the timeout.
 func (t *timedWriter) arm() {
-	if t.timeout > 0 && t.conn.SetWriteDeadline(time.Now().Add(t.timeout)) == nil {
-		t.armed = true
+	if t.timeout <= 0 {
+		return
+	}
+	now := time.Now()
+	if t.armed && now.Sub(t.armedAt) < t.timeout/4 {
+		return
+	}
+	if t.conn.SetWriteDeadline(now.Add(t.timeout)) == nil {
+		t.armed, t.armedAt = true, now
 	}
 }
 

@@ -233,7 +233,9 @@ func TestMRTRStateMisuseRefusedOverHTTP(t *testing.T) {
 
 	t.Run("after expiry", func(t *testing.T) {
 		before := w.calls.Load()
-		clock.Advance(state.DefaultTTL + state.DefaultClockSkew + time.Millisecond)
+		// state's default TTL and clock skew (documented on state.WithTTL
+		// and state.WithClockSkew), and just past.
+		clock.Advance(10*time.Minute + 30*time.Second + time.Millisecond)
 		r := w.call(t, "alice", "wizard", `{"topic":"x"}`, capsBoth, withState(answerModel, s2))
 		requireInvalidState(t, r, mrtr.ReasonExpiredRequestState)
 		assert.Equal(t, before, w.calls.Load())

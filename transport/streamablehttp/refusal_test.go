@@ -265,3 +265,52 @@ func TestStrictDoorInvalidUTF8OverHTTP(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Contains(t, string(body), `"text":"aé€😀b"`)
 }
+
+// TestMetaMembersOnTheWire pins how params._meta is split: each member
+// name once (the reserved ones, and every other one), names compared
+// after unescaping, and each reserved member judged by its own rule.
+func TestMetaMembersOnTheWire(t *testing.T) {
+	f := newFixture(t)
+	const (
+		version = `"io.modelcontextprotocol/protocolVersion":"2026-07-28"`
+		caps    = `"io.modelcontextprotocol/clientCapabilities":{}`
+	)
+	tests := []struct {
+		name    string
+		meta    string
+		message string // "" for served
+	}{
+		{name: "plain", meta: `{` + version + `,` + caps + `,"traceparent":"00-x","vendor/k":1}`},
+		{name: "escaped reserved name", meta: `{"io.modelcontextprotocol\/protocolVersion":"2026-07-28",` + caps + `}`},
+		{name: "reserved name twice", meta: `{` + version + `,` + caps + `,` + version + `}`,
+			message: "Invalid _meta: params._meta has a duplicate member"},
+		{name: "reserved name twice, once escaped", meta: `{` + version + `,` + caps + `,"io.modelcontextprotocol\/clientCapabilities":{}}`,
+			message: "Invalid _meta: params._meta has a duplicate member"},
+		{name: "other name twice", meta: `{` + version + `,` + caps + `,"vendor/k":1,"vendor/k":2}`,
+			message: "Invalid _meta: params._meta has a duplicate member"},
+		{name: "no capabilities", meta: `{` + version + `}`,
+			message: "Invalid _meta: io.modelcontextprotocol/clientCapabilities is required and must be a ClientCapabilities object"},
+		{name: "bad log level", meta: `{` + version + `,` + caps + `,"io.modelcontextprotocol/logLevel":"loud"}`,
+			message: "Invalid _meta: io.modelcontextprotocol/logLevel must be one of debug, info, notice, warning, error, critical, alert, emergency"},
+		{name: "bad progress token", meta: `{` + version + `,` + caps + `,"progressToken":{}}`,
+			message: "Invalid _meta: progressToken must be a string or an integer"},
+		{name: "client info without a name", meta: `{` + version + `,` + caps + `,"io.modelcontextprotocol/clientInfo":{"version":"1"}}`,
+			message: "Invalid _meta: io.modelcontextprotocol/clientInfo must be an object with a name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := f.do(t, toolCall(3, "echo", `{"text":"x"}`).withMeta(tt.meta))
+			m := decodeRPC(t, body)
+			if tt.message == "" {
+				require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
+				require.Nil(t, m.Error, "%s", body)
+				assert.Contains(t, string(body), `"text":"x"`)
+				return
+			}
+			require.Equal(t, http.StatusBadRequest, resp.StatusCode, "%s", body)
+			require.NotNil(t, m.Error, "%s", body)
+			assert.Equal(t, int(mrtr.CodeInvalidParams), m.Error.Code)
+			assert.Equal(t, tt.message, m.Error.Message)
+		})
+	}
+}

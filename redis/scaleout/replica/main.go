@@ -92,7 +92,7 @@ func run(name, addr, path, redisAddr, keyFile string, poll time.Duration, audien
 	if err != nil {
 		return err
 	}
-	codec, err := state.NewReloadableAEAD(ring)
+	codec, err := state.NewAEAD(ring)
 	if err != nil {
 		return err
 	}
@@ -186,7 +186,7 @@ func run(name, addr, path, redisAddr, keyFile string, poll time.Duration, audien
 type replica struct {
 	name  string
 	srv   *mrtr.Server
-	codec *state.Reloadable
+	codec *state.RingCodec
 }
 
 var (

@@ -1,0 +1,33 @@
+package wire
+
+import (
+	"encoding/json"
+	"unicode/utf8"
+)
+
+// String decodes raw into a Go string exactly as json.Unmarshal would,
+// reporting whether json.Unmarshal would have succeeded (so null gives
+// "" and true, as it does there). The common case, a bare literal
+// without escapes or bytes outside printable ASCII, is copied straight
+// from between its quotes; anything else goes through encoding/json, so
+// the two paths cannot disagree.
+func String(raw []byte) (string, bool) {
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+		body := raw[1 : len(raw)-1]
+		plain := true
+		for _, c := range body {
+			if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			return string(body), true
+		}
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}

@@ -1,0 +1,53 @@
+package wire
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestStringMatchesEncodingJSON(t *testing.T) {
+	for _, raw := range []string{
+		`"plain"`, `""`, `"a\"b"`, `"a\\b"`, `"\u00e9t\u00e9"`, `"été"`, "\"\xff\xfe\"",
+		"\"a\x01b\"", `"a"b"`, `"unterminated`, `"`, `null`, `7`, `{}`, `[]`, `"\ud800"`,
+		` "padded"`, `"tab	in"`, `"/\/"`,
+	} {
+		var want string
+		wantOK := json.Unmarshal([]byte(raw), &want) == nil
+		got, ok := String([]byte(raw))
+		if ok != wantOK || got != want {
+			t.Errorf("String(%q) = %q, %v; encoding/json gives %q, %v", raw, got, ok, want, wantOK)
+		}
+	}
+}
+
+// FuzzString checks that String and encoding/json agree on every input
+// and that String accepts exactly what encoding/json accepts.
+func FuzzString(f *testing.F) {
+	for _, s := range []string{`"x"`, `"a\nb"`, "\"\xc3\x28\"", `"\u2028"`, `1`, `"a"b"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var want string
+		wantErr := json.Unmarshal(raw, &want)
+		got, ok := String(raw)
+		if ok && wantErr != nil {
+			t.Fatalf("String(%q) accepted %q; encoding/json refuses: %v", raw, got, wantErr)
+		}
+		if ok && got != want {
+			t.Fatalf("String(%q) = %q; encoding/json gives %q", raw, got, want)
+		}
+		if !ok && wantErr == nil {
+			t.Fatalf("String(%q) refused; encoding/json reads %q", raw, want)
+		}
+	})
+}
+
+func BenchmarkString(b *testing.B) {
+	raw := []byte(`"2026-07-28"`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := String(raw); !ok {
+			b.Fatal("refused")
+		}
+	}
+}

@@ -107,7 +107,9 @@ func (s *Server) intercepted(ctx context.Context, in *Inbound, rec *Call) *Respo
 	var run func(i int, ctx context.Context) *Response
 	run = func(i int, ctx context.Context) *Response {
 		if i == len(s.intercept) {
-			return s.respond(ctx, in, rec)
+			// An interceptor may call next more than once: each run
+			// gets a call and a response of its own.
+			return s.respond(ctx, in, rec, new(call), new(Response))
 		}
 		return s.intercept[i](ctx, rec, func(ctx context.Context) *Response { return run(i+1, ctx) })
 	}

@@ -78,7 +78,8 @@ func (c *call) checkArguments(args json.RawMessage, stringValues bool) *Error {
 
 // request starts the Request a handler sees.
 func (c *call) request() *Request {
-	return &Request{Method: c.method, Meta: c.meta, Principal: c.in.Principal, Token: c.in.Token, emit: c.in.Emit, headers: c.in.Headers}
+	c.req = Request{Method: c.method, Meta: c.meta, Principal: c.in.Principal, Token: c.in.Token, emit: c.in.Emit, headers: c.in.Headers}
+	return &c.req
 }
 
 func (s *Server) callTool(ctx context.Context, c *call) (json.RawMessage, *Error) {
@@ -218,9 +219,10 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 	c.stage = "" // from here, what the handler answers is its own
 	hctx := ctx
 	if s.limits.handlerTimeout > 0 {
-		var cancel context.CancelFunc
-		hctx, cancel = context.WithTimeout(ctx, s.limits.handlerTimeout)
-		defer cancel()
+		h := &c.hctx
+		h.start(ctx, s.limits.handlerTimeout)
+		defer h.end()
+		hctx = h
 	}
 	res, herr := c.ep.handler.Handle(hctx, req)
 	if ctx.Err() == nil && hctx.Err() == context.DeadlineExceeded {

@@ -99,6 +99,23 @@ type call struct {
 
 	rec   *Call  // what interceptors see
 	stage string // the step of the ladder the call is at, named as Call.Refusal names it
+
+	// Room for what serving the call needs, so that it takes one
+	// allocation rather than one each: the parsed _meta, the handler's
+	// Request and its context.
+	metaBuf Meta
+	req     Request
+	hctx    handlerContext
+}
+
+// exchange is the memory one request takes, allocated at once: what
+// interceptors see, the call and the response. (A handler or interceptor
+// that keeps a pointer into it keeps all of it alive, which is only
+// memory: nothing in it is reused.)
+type exchange struct {
+	rec  Call
+	c    call
+	resp Response
 }
 
 // endpoint is the registry entry a call's target resolved to, with what
@@ -123,16 +140,17 @@ func (s *Server) Handle(ctx context.Context, in *Inbound) *Response {
 	case msg.IsNotification():
 		return nil
 	}
-	rec := &Call{Message: msg, Principal: in.Principal, Token: in.Token, Headers: in.Headers, Start: time.Now()}
+	x := &exchange{rec: Call{Message: msg, Principal: in.Principal, Token: in.Token, Headers: in.Headers, Start: time.Now()}}
 	if len(s.intercept) == 0 {
-		return s.respond(ctx, in, rec)
+		return s.respond(ctx, in, &x.rec, &x.c, &x.resp)
 	}
-	return s.intercepted(ctx, in, rec)
+	return s.intercepted(ctx, in, &x.rec)
 }
 
 // respond serves one request within the Server's limits, recovering from
-// a panic of anything it runs, and records the outcome in rec.
-func (s *Server) respond(ctx context.Context, in *Inbound, rec *Call) (resp *Response) {
+// a panic of anything it runs, and records the outcome in rec. c and out
+// are the memory the call and its response take.
+func (s *Server) respond(ctx context.Context, in *Inbound, rec *Call, c *call, out *Response) (resp *Response) {
 	msg := in.Message
 	defer func() {
 		if v := recover(); v != nil {
@@ -140,33 +158,37 @@ func (s *Server) respond(ctx context.Context, in *Inbound, rec *Call) (resp *Res
 				"panic", clip(fmt.Sprint(v)), "stack", string(debug.Stack()))
 			rec.Refusal, rec.ResultType = "panic", ""
 			rec.Error = internalError()
-			resp = &Response{ID: msg.ID, Error: rec.Error}
+			*out = Response{ID: msg.ID, Error: rec.Error}
+			resp = out
 		}
 	}()
 	if msg.Method != wire.MethodSubscriptionsListen {
 		key := limitKey(in)
 		if lerr := s.limits.admit(key); lerr != nil {
 			rec.Refusal, rec.Error = "limit", lerr
-			return &Response{ID: msg.ID, Error: lerr}
+			*out = Response{ID: msg.ID, Error: lerr}
+			return out
 		}
 		defer s.limits.release(key)
 	}
-	result, err := s.serve(ctx, in, rec)
+	result, err := s.serve(ctx, in, rec, c)
 	if err != nil {
 		rec.Error, rec.ResultType = err, ""
-		return &Response{ID: msg.ID, Error: err}
+		*out = Response{ID: msg.ID, Error: err}
+		return out
 	}
 	if rec.ResultType == "" {
 		rec.ResultType = wire.ResultComplete
 	}
-	return &Response{ID: msg.ID, Result: result}
+	*out = Response{ID: msg.ID, Result: result}
+	return out
 }
 
 // serve runs the validation ladder, then the method. The order is that of
 // the package documentation; each step refuses with its own code, and a
 // refusal is recorded in rec with the step that made it.
-func (s *Server) serve(ctx context.Context, in *Inbound, rec *Call) (res json.RawMessage, err *Error) {
-	c := &call{in: in, method: in.Message.Method, rec: rec, stage: "params"}
+func (s *Server) serve(ctx context.Context, in *Inbound, rec *Call, c *call) (res json.RawMessage, err *Error) {
+	c.in, c.method, c.rec, c.stage = in, in.Message.Method, rec, "params"
 	defer func() {
 		if err != nil && rec.Refusal == "" {
 			rec.Refusal = c.stage
@@ -197,7 +219,7 @@ func (s *Server) serve(ctx context.Context, in *Inbound, rec *Call) (res json.Ra
 	if metaErr != nil {
 		return nil, metaErr
 	}
-	meta, err := parseMeta(&fields)
+	meta, err := parseMeta(&fields, &c.metaBuf)
 	if err != nil {
 		return nil, err
 	}

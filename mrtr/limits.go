@@ -58,8 +58,8 @@ const limitShards = 64
 // limitShard holds the counts of the callers whose keys hash to it.
 type limitShard struct {
 	mu        sync.Mutex
-	inFlight  map[string]int
-	listening map[string]int
+	inFlight  map[caller]int
+	listening map[caller]int
 	_         [64]byte // keeps neighbouring shards' locks off one cache line
 }
 
@@ -70,10 +70,13 @@ func defaultLimits() limits {
 }
 
 // shard returns the shard of key (FNV-1a).
-func (l *limits) shard(key string) *limitShard {
+func (l *limits) shard(key caller) *limitShard {
 	h := uint32(2166136261)
-	for i := 0; i < len(key); i++ {
-		h ^= uint32(key[i])
+	if key.anonymous {
+		h = 84696351
+	}
+	for i := 0; i < len(key.id); i++ {
+		h ^= uint32(key.id[i])
 		h *= 16777619
 	}
 	return &l.shards[h%limitShards]
@@ -86,7 +89,7 @@ func limitError(kind Limit, message string) *Error {
 
 // admit counts a request of principal in, or refuses it when the
 // principal has its share in flight. release counts it out.
-func (l *limits) admit(principal string) *Error {
+func (l *limits) admit(principal caller) *Error {
 	if l.maxInFlight <= 0 {
 		return nil
 	}
@@ -97,7 +100,7 @@ func (l *limits) admit(principal string) *Error {
 		return limitError(CallerLimit, "Too many requests in flight for this caller (at most "+strconv.Itoa(l.maxInFlight)+"); retry later")
 	}
 	if sh.inFlight == nil {
-		sh.inFlight = map[string]int{}
+		sh.inFlight = map[caller]int{}
 	}
 	sh.inFlight[principal]++
 	return nil
@@ -105,7 +108,7 @@ func (l *limits) admit(principal string) *Error {
 
 // release counts out a request admit let in. (A method rather than a
 // closure admit returns: one allocation less on every request.)
-func (l *limits) release(principal string) {
+func (l *limits) release(principal caller) {
 	if l.maxInFlight <= 0 {
 		return
 	}
@@ -118,7 +121,7 @@ func (l *limits) release(principal string) {
 }
 
 // listen counts a listen stream of principal in, or refuses it.
-func (l *limits) listen(principal string) (release func(), err *Error) {
+func (l *limits) listen(principal caller) (release func(), err *Error) {
 	sh := l.shard(principal)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -133,7 +136,7 @@ func (l *limits) listen(principal string) (release func(), err *Error) {
 		return nil, limitError(ServerLimit, "Too many subscriptions/listen streams open on this server; retry later")
 	}
 	if sh.listening == nil {
-		sh.listening = map[string]int{}
+		sh.listening = map[caller]int{}
 	}
 	sh.listening[principal]++
 	return func() {
@@ -146,14 +149,19 @@ func (l *limits) listen(principal string) (release func(), err *Error) {
 	}, nil
 }
 
-// limitKey is whom a request's limits count against: its principal, or
-// for an anonymous request its peer. The NUL cannot start a principal a
-// transport authenticated, so the two never mix.
-func limitKey(in *Inbound) string {
+// caller is whom a request's limits count against: its principal, or for
+// an anonymous request its peer, marked so that the two never mix.
+type caller struct {
+	id        string
+	anonymous bool
+}
+
+// limitKey returns the caller of in.
+func limitKey(in *Inbound) caller {
 	if in.Principal != "" {
-		return in.Principal
+		return caller{id: in.Principal}
 	}
-	return "\x00" + in.Peer
+	return caller{id: in.Peer, anonymous: true}
 }
 
 // WithMaxInFlight bounds the requests one principal may have in flight at

@@ -83,6 +83,24 @@ func TestHandlerTimeout(t *testing.T) {
 	_, err = callTool(srv2, "", "slow", nil)
 	require.NotNil(t, err)
 	assert.Equal(t, "timeout", rec.Refusal)
+
+	// A handler that polls Err instead of waiting on Done sees the
+	// deadline too, and one that ignores its context is still reported.
+	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "poll"}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		for ctx.Err() == nil {
+			time.Sleep(time.Millisecond)
+		}
+		return nil, ctx.Err()
+	})))
+	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "deaf"}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		time.Sleep(80 * time.Millisecond)
+		return mrtr.TextResult("late"), nil
+	})))
+	for _, tool := range []string{"poll", "deaf"} {
+		_, err = callTool(srv, "", tool, nil)
+		require.NotNil(t, err, tool)
+		assert.Contains(t, err.Message, "timed out", tool)
+	}
 }
 
 func TestInFlightPerPrincipal(t *testing.T) {

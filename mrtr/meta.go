@@ -225,10 +225,11 @@ func versionOf(f *metaMembers) (version string, ok bool) {
 	return wire.String(f.version)
 }
 
-// parseMeta decodes the split members of params._meta. Errors are
-// envelope errors (HTTP 400). The Meta keeps f.extra.
-func parseMeta(f *metaMembers) (*Meta, *Error) {
-	m := &Meta{Extra: f.extra}
+// parseMeta decodes the split members of params._meta into m, and
+// returns it. Errors are envelope errors (HTTP 400). The Meta keeps
+// f.extra.
+func parseMeta(f *metaMembers, m *Meta) (*Meta, *Error) {
+	*m = Meta{Extra: f.extra}
 	ok := f.version != nil
 	if ok {
 		m.ProtocolVersion, ok = wire.String(f.version)

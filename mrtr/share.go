@@ -16,7 +16,7 @@ import (
 // github.com/mrtrkit/mrtrkit/redis, for one). Every change a listener can
 // be told of (NotifyListChanged, NotifyResourceUpdated and the
 // registries' own changes) is published on a channel named after the
-// server's audience (see ShareChannel), and the changes other replicas
+// server's audience ("mrtrkit/changes/" followed by it), and the changes other replicas
 // publish there reach this replica's subscriptions/listen streams. The
 // single-use checks of OnceOnly go to bus too, so that a state used on one
 // replica is refused on every other.
@@ -40,9 +40,9 @@ func WithShare(bus share.Bus) Option {
 // the initialize era through it), so that one WithShare wires them all.
 func (s *Server) SharedBus() share.Bus { return s.share.bus }
 
-// ShareChannel returns the channel the Server publishes its changes on
+// shareChannel returns the channel the Server publishes its changes on
 // and listens to: "mrtrkit/changes/" followed by the audience.
-func (s *Server) ShareChannel() string { return "mrtrkit/changes/" + s.audience }
+func (s *Server) shareChannel() string { return "mrtrkit/changes/" + s.audience }
 
 // shareQueue bounds the changes waiting to be published; past it, changes
 // are dropped with a warning.
@@ -88,7 +88,7 @@ func (s *Server) startShare() error {
 		return err
 	}
 	sh.replica = hex.EncodeToString(id[:])
-	stop, err := sh.bus.Subscribe(s.ShareChannel(), s.receiveShared)
+	stop, err := sh.bus.Subscribe(s.shareChannel(), s.receiveShared)
 	if err != nil {
 		return err
 	}
@@ -128,7 +128,7 @@ func (s *Server) publishShared(queue <-chan sharedEvent, done <-chan struct{}) {
 		case ev := <-queue:
 			b, _ := json.Marshal(ev)
 			ctx, cancel := context.WithTimeout(context.Background(), sharePublishTimeout)
-			err := s.share.bus.Publish(ctx, s.ShareChannel(), b)
+			err := s.share.bus.Publish(ctx, s.shareChannel(), b)
 			cancel()
 			if err != nil {
 				s.log.Warn("mrtr: publishing a change to the other replicas failed", "err", err)

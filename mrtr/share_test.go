@@ -36,7 +36,7 @@ func TestShareReachesOtherReplicas(t *testing.T) {
 			return &mrtr.ReadResourceResult{}, nil
 		})))
 	}
-	assert.Equal(t, a.srv.ShareChannel(), b.srv.ShareChannel())
+	assert.Equal(t, a.srv.Audience(), b.srv.Audience(), "replicas of one server share its changes channel")
 	time.Sleep(50 * time.Millisecond) // the registrations' own events pass
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -71,11 +71,11 @@ func TestShareIgnoresMalformedEvents(t *testing.T) {
 	notes, _ := openListen(t, f, ctx, obj{"toolsListChanged": true})
 	next(t, notes)
 	for _, p := range []string{`not json`, `{"r":"x"}`, `{"r":"x","c":128}`, `[]`} {
-		require.NoError(t, bus.Publish(ctx, f.srv.ShareChannel(), []byte(p)))
+		require.NoError(t, bus.Publish(ctx, changesChannel(f.srv), []byte(p)))
 	}
 	quiet(t, notes)
 	ev, _ := json.Marshal(map[string]any{"r": "another-replica", "c": 1})
-	require.NoError(t, bus.Publish(ctx, f.srv.ShareChannel(), ev))
+	require.NoError(t, bus.Publish(ctx, changesChannel(f.srv), ev))
 	assert.Equal(t, "notifications/tools/list_changed", next(t, notes)["method"])
 }
 
@@ -86,3 +86,7 @@ func TestShareClosedServerStopsListening(t *testing.T) {
 	require.NoError(t, f.srv.Close())
 	f.srv.NotifyListChanged(true, true, true) // nothing to publish to, no panic
 }
+
+// changesChannel is the documented channel a Server's changes travel on:
+// "mrtrkit/changes/" followed by its audience.
+func changesChannel(s *mrtr.Server) string { return "mrtrkit/changes/" + s.Audience() }

@@ -307,7 +307,7 @@ func notifyResource(t testing.TB, addr string) {
 	// The Server publishes in the background: closing it at once could
 	// drop the event, so publish it again directly.
 	ev, _ := json.Marshal(map[string]string{"r": "notifier", "u": "file:///watched"})
-	require.NoError(t, client.Publish(context.Background(), srv.ShareChannel(), ev).Err())
+	require.NoError(t, client.Publish(context.Background(), "mrtrkit/changes/"+srv.Audience(), ev).Err())
 	srv.Close()
 }
 

@@ -222,7 +222,7 @@ func versionOf(f *metaMembers) (version string, ok bool) {
 	if f.version == nil {
 		return "", false
 	}
-	return wire.String(f.version)
+	return wire.Interned(f.version, wire.KnownVersions)
 }
 
 // parseMeta decodes the split members of params._meta into m, and
@@ -232,7 +232,7 @@ func parseMeta(f *metaMembers, m *Meta) (*Meta, *Error) {
 	*m = Meta{Extra: f.extra}
 	ok := f.version != nil
 	if ok {
-		m.ProtocolVersion, ok = wire.String(f.version)
+		m.ProtocolVersion, ok = wire.Interned(f.version, wire.KnownVersions)
 	}
 	if !ok || m.ProtocolVersion == "" {
 		return nil, invalidMeta(wire.MetaProtocolVersion + " is required and must be a string")

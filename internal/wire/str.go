@@ -31,3 +31,31 @@ func String(raw []byte) (string, bool) {
 	}
 	return s, true
 }
+
+// Interned is String for a value that is usually one of known: when raw
+// is a bare literal whose content is an element of known, that element
+// is returned, and no memory is allocated. Anything else is decoded as
+// String decodes it.
+func Interned(raw []byte, known []string) (string, bool) {
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+		body := raw[1 : len(raw)-1]
+		for _, k := range known {
+			if string(body) == k {
+				return k, true
+			}
+		}
+	}
+	return String(raw)
+}
+
+// KnownMethods are the request methods clients send most, for Interned.
+var KnownMethods = []string{
+	MethodToolsCall, MethodToolsList, MethodResourcesRead, MethodPromptsGet, MethodDiscover,
+	MethodSubscriptionsListen, MethodResourcesList, MethodTemplatesList, MethodPromptsList,
+	MethodComplete, "initialize", "notifications/initialized", "ping", "notifications/cancelled",
+	"logging/setLevel", "resources/subscribe", "resources/unsubscribe",
+}
+
+// KnownVersions are the protocol versions clients claim most, for
+// Interned.
+var KnownVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}

@@ -51,3 +51,18 @@ func BenchmarkString(b *testing.B) {
 		}
 	}
 }
+
+func TestInterned(t *testing.T) {
+	known := []string{"tools/call", "ping"}
+	for _, raw := range []string{`"tools/call"`, `"ping"`, `"tools\/call"`, `"other"`, `null`, `7`, `"pin"`, `"tools/call`} {
+		want, wantOK := String([]byte(raw))
+		got, ok := Interned([]byte(raw), known)
+		if got != want || ok != wantOK {
+			t.Errorf("Interned(%s) = %q, %v; String gives %q, %v", raw, got, ok, want, wantOK)
+		}
+	}
+	raw := []byte(`"tools/call"`)
+	if n := testing.AllocsPerRun(100, func() { _, _ = Interned(raw, known) }); n != 0 {
+		t.Errorf("a known value costs %v allocations, want 0", n)
+	}
+}

@@ -209,7 +209,11 @@
 // Contenter chooses its own blocks. A hand-written outputSchema is
 // enforced (a mismatch is a server bug: -32603, detail logged), and so is
 // a generated one when Out can encode itself differently from its schema
-// (a MarshalJSON or MarshalText method, an interface inside it). A *ToolError from the
+// (a MarshalJSON or MarshalText method, an interface inside it, a ",string"
+// field option, an embedded pointer). Any other Out encodes to JSON its
+// generated schema admits (nil maps and slices as null, a []byte as a
+// base64 string), so it is not checked again, and AddTool spares it the
+// Server's own check too (mrtr.SkipOutputCheck). A *ToolError from the
 // function (see Errorf) is an isError result with its message; an
 // *mrtr.Error goes to the client as is; any other error is -32603.
 //

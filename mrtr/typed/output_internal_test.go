@@ -51,7 +51,7 @@ func TestPlainOutputConformsToItsSchema(t *testing.T) {
 			require.False(t, encodesItself(typ), "the type must be a plain one")
 			s, err := schemaForType(typ, nil)
 			require.NoError(t, err)
-			fitEncoding(typ, s, map[reflect.Type]bool{})
+			fitEncoding(typ, s, true, map[reflect.Type]bool{})
 			resolved, err := s.Resolve(nil)
 			require.NoError(t, err)
 			rnd := rand.New(rand.NewSource(1))

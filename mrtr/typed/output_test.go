@@ -49,3 +49,39 @@ func TestTypedOutputWithMapsAndBytes(t *testing.T) {
 		require.NoError(t, resolved.Validate(doc), "%s", r.StructuredContent)
 	}
 }
+
+// A []byte argument is a base64 string, as encoding/json reads it: the
+// published input schema says so, and such an argument reaches the
+// handler decoded.
+func TestTypedBytesArgument(t *testing.T) {
+	srv, _ := newServer(t)
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "size"}, typed.Func(func(_ context.Context, _ *mrtr.Request, in struct {
+		Data []byte `json:"data"`
+	}) (struct {
+		Len int `json:"len"`
+	}, error) {
+		return struct {
+			Len int `json:"len"`
+		}{len(in.Data)}, nil
+	})))
+	props := listedTool(t, srv, "size")["inputSchema"].(map[string]any)["properties"].(map[string]any)
+	require.Equal(t, map[string]any{"type": []any{"null", "string"}, "contentEncoding": "base64"}, props["data"])
+
+	raw, e := call(t, srv, wire.MethodToolsCall, map[string]any{"name": "size", "arguments": map[string]any{"data": "aGVsbG8="}})
+	require.Nil(t, e)
+	require.JSONEq(t, `{"len":5}`, string(structured(t, raw)))
+
+	raw, e = call(t, srv, wire.MethodToolsCall, map[string]any{"name": "size", "arguments": map[string]any{"data": []int{104, 105}}})
+	require.Nil(t, e)
+	require.Contains(t, string(raw), `"isError":true`, "an array is not how bytes travel")
+}
+
+// structured returns the structuredContent of a tools/call result.
+func structured(t *testing.T, raw json.RawMessage) json.RawMessage {
+	t.Helper()
+	var r struct {
+		StructuredContent json.RawMessage `json:"structuredContent"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &r), string(raw))
+	return r.StructuredContent
+}

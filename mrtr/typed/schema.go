@@ -34,17 +34,19 @@ func SchemaFor[T any](opts *jsonschema.ForOptions) (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	fitEncoding(t, s, map[reflect.Type]bool{})
+	fitEncoding(t, s, true, map[reflect.Type]bool{})
 	return s, nil
 }
 
 var byteType = reflect.TypeFor[byte]()
 
-// fitEncoding adjusts s, generated for t, to what encoding/json writes for
-// values of t: null is also a map's value (a nil map), and a []byte is a
-// base64 string (or null). Types that encode themselves are left alone;
-// their output is checked against the schema instead (encodesItself).
-func fitEncoding(t reflect.Type, s *jsonschema.Schema, seen map[reflect.Type]bool) {
+// fitEncoding adjusts s, generated for t, to JSON as encoding/json writes
+// and reads it for values of t: a []byte is a base64 string (or null),
+// and with nullMaps null is also a map's value (a nil map encodes so; for
+// arguments the generated "object" stands). Types that encode themselves
+// are left alone; their output is checked against the schema instead
+// (encodesItself).
+func fitEncoding(t reflect.Type, s *jsonschema.Schema, nullMaps bool, seen map[reflect.Type]bool) {
 	if s == nil {
 		return
 	}
@@ -63,15 +65,17 @@ func fitEncoding(t reflect.Type, s *jsonschema.Schema, seen map[reflect.Type]boo
 			*s = jsonschema.Schema{Title: s.Title, Description: s.Description, Types: []string{"null", "string"}, ContentEncoding: "base64"}
 			return
 		}
-		fitEncoding(t.Elem(), s.Items, seen)
+		fitEncoding(t.Elem(), s.Items, nullMaps, seen)
 	case reflect.Array:
-		fitEncoding(t.Elem(), s.Items, seen)
+		fitEncoding(t.Elem(), s.Items, nullMaps, seen)
 	case reflect.Map:
-		allowNull(s)
-		fitEncoding(t.Elem(), s.AdditionalProperties, seen)
+		if nullMaps {
+			allowNull(s)
+		}
+		fitEncoding(t.Elem(), s.AdditionalProperties, nullMaps, seen)
 	case reflect.Struct:
 		for _, f := range fieldsOf(t) {
-			fitEncoding(f.sf.Type, s.Properties[f.name], seen)
+			fitEncoding(f.sf.Type, s.Properties[f.name], nullMaps, seen)
 		}
 	}
 }
@@ -94,6 +98,7 @@ func schemaForType(t reflect.Type, opts *jsonschema.ForOptions) (*jsonschema.Sch
 	if err != nil {
 		return nil, fmt.Errorf("typed: schema for %v: %w", t, err)
 	}
+	fitEncoding(t, s, false, map[reflect.Type]bool{})
 	return s, nil
 }
 

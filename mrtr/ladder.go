@@ -108,14 +108,15 @@ type call struct {
 	hctx    handlerContext
 }
 
-// exchange is the memory one request takes, allocated at once: what
-// interceptors see, the call and the response. (A handler or interceptor
-// that keeps a pointer into it keeps all of it alive, which is only
-// memory: nothing in it is reused.)
+// exchange is the memory serving one request takes, allocated at once:
+// what interceptors see and the call. (A handler or interceptor that
+// keeps a pointer into it keeps all of it alive, which is only memory:
+// nothing in it is reused.) The Response is allocated on its own: the
+// transport holds it while it writes, and it must not keep the call, and
+// through it the request body, alive that long.
 type exchange struct {
-	rec  Call
-	c    call
-	resp Response
+	rec Call
+	c   call
 }
 
 // endpoint is the registry entry a call's target resolved to, with what
@@ -142,7 +143,7 @@ func (s *Server) Handle(ctx context.Context, in *Inbound) *Response {
 	}
 	x := &exchange{rec: Call{Message: msg, Principal: in.Principal, Token: in.Token, Headers: in.Headers, Start: time.Now()}}
 	if len(s.intercept) == 0 {
-		return s.respond(ctx, in, &x.rec, &x.c, &x.resp)
+		return s.respond(ctx, in, &x.rec, &x.c, new(Response))
 	}
 	return s.intercepted(ctx, in, &x.rec)
 }

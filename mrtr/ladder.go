@@ -203,7 +203,7 @@ func (s *Server) serve(ctx context.Context, in *Inbound, rec *Call, c *call) (re
 	// version itself is: a bogus body version under a good header is a
 	// mismatch.
 	fields, metaErr := splitMeta(c.p.Meta)
-	version, claimed := versionOf(&fields)
+	version, claimed := versionOf(&fields, s.versions)
 	c.stage = "version"
 	if c.method == "initialize" && !claimed {
 		return nil, s.initializeRefused(in.Message.Params)
@@ -220,7 +220,7 @@ func (s *Server) serve(ctx context.Context, in *Inbound, rec *Call, c *call) (re
 	if metaErr != nil {
 		return nil, metaErr
 	}
-	meta, err := parseMeta(&fields, &c.metaBuf)
+	meta, err := parseMeta(&fields, &c.metaBuf, s.versions)
 	if err != nil {
 		return nil, err
 	}

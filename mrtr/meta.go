@@ -217,23 +217,22 @@ func splitMeta(raw json.RawMessage) (metaMembers, *Error) {
 }
 
 // versionOf reads the protocol version claim from split _meta members,
-// without judging the rest of the envelope.
-func versionOf(f *metaMembers) (version string, ok bool) {
+// without judging the rest of the envelope. known are the versions the
+// server speaks: a claim of one of them costs no allocation.
+func versionOf(f *metaMembers, known []string) (version string, ok bool) {
 	if f.version == nil {
 		return "", false
 	}
-	return wire.Interned(f.version, wire.KnownVersions)
+	return wire.Interned(f.version, known)
 }
 
 // parseMeta decodes the split members of params._meta into m, and
-// returns it. Errors are envelope errors (HTTP 400). The Meta keeps
-// f.extra.
-func parseMeta(f *metaMembers, m *Meta) (*Meta, *Error) {
+// returns it; known are as for versionOf. Errors are envelope errors
+// (HTTP 400). The Meta keeps f.extra.
+func parseMeta(f *metaMembers, m *Meta, known []string) (*Meta, *Error) {
 	*m = Meta{Extra: f.extra}
-	ok := f.version != nil
-	if ok {
-		m.ProtocolVersion, ok = wire.Interned(f.version, wire.KnownVersions)
-	}
+	version, ok := versionOf(f, known)
+	m.ProtocolVersion = version
 	if !ok || m.ProtocolVersion == "" {
 		return nil, invalidMeta(wire.MetaProtocolVersion + " is required and must be a string")
 	}

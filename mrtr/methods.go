@@ -3,6 +3,8 @@ package mrtr
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
 
 	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/internal/wire"
@@ -28,6 +30,10 @@ type method struct {
 // methods is the method table. A method that is not here does not exist
 // in MCP 2026-07-28 (including those it removed, such as initialize and
 // ping): -32601.
+// methodNames are the methods of the table, by which ParseMessage reads a
+// request's method without allocating a string for it.
+var methodNames = slices.Collect(maps.Keys(methods))
+
 var methods = map[string]*method{
 	wire.MethodDiscover:            {serve: (*Server).serveDiscover},
 	wire.MethodToolsList:           {served: hasTools, serve: (*Server).listTools},

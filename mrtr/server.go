@@ -30,6 +30,7 @@ const (
 // serve any round. A Server is safe for concurrent use.
 type Server struct {
 	desc      discover.Description
+	versions  []string // desc.SupportedVersions(), once
 	codec     state.Codec
 	log       *slog.Logger
 	audience  string
@@ -100,7 +101,7 @@ func NewServer(desc discover.Description, opts ...Option) (*Server, error) {
 	if err := desc.Validate(); err != nil {
 		return nil, fmt.Errorf("mrtr: %w", err)
 	}
-	s := &Server{desc: desc, maxRounds: defaultMaxRounds, pageSize: defaultPageSize, limits: defaultLimits()}
+	s := &Server{desc: desc, versions: desc.SupportedVersions(), maxRounds: defaultMaxRounds, pageSize: defaultPageSize, limits: defaultLimits()}
 	for _, o := range opts {
 		o.apply(s)
 	}

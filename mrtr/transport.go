@@ -200,7 +200,7 @@ func ParseMessage(body []byte) (*Message, ID, *Error) {
 	if hasID && id.IsZero() {
 		return nil, ID{}, invalidRequest("id must be a string or an integer")
 	}
-	method, ok := wire.Interned(env.Method, wire.KnownMethods)
+	method, ok := wire.Interned(env.Method, methodNames)
 	if env.Method == nil || !ok || method == "" {
 		return nil, id, invalidRequest("method must be a non-empty string")
 	}

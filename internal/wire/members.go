@@ -53,7 +53,7 @@ func EachMemberBytes(b []byte, fn func(name []byte, value json.RawMessage) error
 		if end < 0 {
 			return ErrMalformed
 		}
-		name, err := memberNameBytes(b[i:end])
+		name, err := MemberNameBytes(b[i:end])
 		if err != nil {
 			return err
 		}
@@ -83,9 +83,9 @@ func EachMemberBytes(b []byte, fn func(name []byte, value json.RawMessage) error
 	return ErrMalformed
 }
 
-// memberNameBytes is MemberName without a copy for a plain name: the
-// bytes between the quotes.
-func memberNameBytes(quoted []byte) ([]byte, error) {
+// MemberNameBytes is MemberName without a copy for a plain name: the
+// bytes between the quotes (the result may share memory with quoted).
+func MemberNameBytes(quoted []byte) ([]byte, error) {
 	if len(quoted) < 2 {
 		return nil, ErrMalformed
 	}

@@ -47,15 +47,3 @@ func Interned(raw []byte, known []string) (string, bool) {
 	}
 	return String(raw)
 }
-
-// KnownMethods are the request methods clients send most, for Interned.
-var KnownMethods = []string{
-	MethodToolsCall, MethodToolsList, MethodResourcesRead, MethodPromptsGet, MethodDiscover,
-	MethodSubscriptionsListen, MethodResourcesList, MethodTemplatesList, MethodPromptsList,
-	MethodComplete, "initialize", "notifications/initialized", "ping", "notifications/cancelled",
-	"logging/setLevel", "resources/subscribe", "resources/unsubscribe",
-}
-
-// KnownVersions are the protocol versions clients claim most, for
-// Interned.
-var KnownVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/go-playground/validator/v10"
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
 
 // validate checks struct tags. A validator caches struct metadata and is
@@ -447,16 +449,7 @@ func (w *walker) problem(rule, format string, args ...any) {
 	w.probs = append(w.probs, Problem{Field: field, Rule: rule, Message: fmt.Sprintf(format, append([]any{label(field)}, args...)...)})
 }
 
-func (w *walker) space() {
-	for w.i < len(w.raw) {
-		switch w.raw[w.i] {
-		case ' ', '\t', '\n', '\r':
-			w.i++
-		default:
-			return
-		}
-	}
-}
+func (w *walker) space() { w.i = wire.SkipSpace(w.raw, w.i) }
 
 // value walks the value at w.i against p and leaves w.i just past it.
 func (w *walker) value(p *plan, depth int) {
@@ -521,7 +514,11 @@ func (w *walker) object(p *plan, depth int) {
 			continue
 		}
 		end := skip(w.raw, w.i)
-		name := memberName(w.raw[w.i:end])
+		name, err := wire.MemberNameBytes(w.raw[w.i:end])
+		if err != nil {
+			w.i = len(w.raw)
+			return
+		}
 		w.i = end
 		w.space()
 		w.i++ // :
@@ -680,59 +677,14 @@ func typeWant(types []string) string {
 	return strings.Join(nouns, " or ")
 }
 
-// skip returns the index just past the value starting at raw[i].
+// skip returns the index just past the value starting at raw[i]. The
+// arguments a walker reads are valid JSON (the Server checked them), so a
+// value always ends; the end of raw stands in for one that would not.
 func skip(raw []byte, i int) int {
-	if i >= len(raw) {
-		return len(raw)
+	if end := wire.SkipValue(raw, i); end >= 0 {
+		return end
 	}
-	switch raw[i] {
-	case '"':
-		for j := i + 1; j < len(raw); j++ {
-			switch raw[j] {
-			case '\\':
-				j++
-			case '"':
-				return j + 1
-			}
-		}
-		return len(raw)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(raw); j++ {
-			switch raw[j] {
-			case '"':
-				j = skip(raw, j) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return len(raw)
-	}
-	j := i
-	for j < len(raw) {
-		switch raw[j] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return j
-		}
-		j++
-	}
-	return j
-}
-
-// memberName decodes a quoted member name, in place when it holds no
-// escape.
-func memberName(quoted []byte) []byte {
-	if bytes.IndexByte(quoted, '\\') < 0 && len(quoted) >= 2 {
-		return quoted[1 : len(quoted)-1]
-	}
-	var s string
-	_ = json.Unmarshal(quoted, &s)
-	return []byte(s)
+	return len(raw)
 }
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

@@ -242,57 +242,28 @@ func measureQuietly(ctx context.Context, o *options, sc scenario, run int, dir s
 // measure starts the scenario's server process, prepares and checks the
 // request, warms up, and measures.
 func measure(ctx context.Context, o *options, sc scenario, run int, dir string) (m measurement, err error) {
-	profile := ""
-	if o.cpuprofile != "" {
-		profile = filepath.Join(o.cpuprofile, fmt.Sprintf("%s-run%d.pprof", sc.name, run))
-	}
-	ch, err := startServer(sc.name, profile, o.serverProcs)
+	a, err := arm(ctx, o, sc, run)
 	if err != nil {
 		return m, err
 	}
 	defer func() {
-		if serr := ch.stop(); serr != nil && err == nil {
-			err = serr
+		if cerr := a.close(); cerr != nil && err == nil {
+			err = cerr
 		}
 	}()
-	client := newClient(o.c)
-	defer client.CloseIdleConnections()
-
-	t, err := prepare(ctx, client, ch.url, sc)
-	if err != nil {
+	if err := a.phase(ctx, &m, o.n, o.duration); err != nil {
 		return m, err
-	}
-	if o.warmup > 0 {
-		w := drive(ctx, client, t, o.warmup, o.c, o.duration)
-		if w.failures > 0 {
-			return m, fmt.Errorf("warm-up: %d of %d requests failed, the first: %v", w.failures, w.requests, w.firstErr)
-		}
-	}
-	if err := ch.control("/start", nil); err != nil {
-		return m, err
-	}
-	busy0, ok0 := machineBusy()
-	m.load = drive(ctx, client, t, o.n, o.c, o.duration)
-	busy1, ok1 := machineBusy()
-	if err := ch.control("/stop", &m.srv); err != nil {
-		return m, err
-	}
-	if ok0 && ok1 {
-		m.machine = busy1 - busy0
-	}
-	if m.load.failures > 0 {
-		return m, fmt.Errorf("%d of %d requests failed, the first: %v", m.load.failures, m.load.requests, m.load.firstErr)
 	}
 	if m.load.requests == 0 {
 		return m, errors.New("no request was answered")
 	}
 	if o.wrk {
-		client.CloseIdleConnections()
-		if err := ch.control("/start", nil); err != nil {
+		a.client.CloseIdleConnections()
+		if err := a.srv.control("/start", nil); err != nil {
 			return m, err
 		}
 		busy0, ok0 := machineBusy()
-		w, err := runWrk(ctx, o.wrkBin, t, o.c, o.wrkThreads, o.wrkDuration, dir)
+		w, err := runWrk(ctx, o.wrkBin, a.t, o.c, o.wrkThreads, o.wrkDuration, dir)
 		if err != nil {
 			return m, err
 		}
@@ -300,7 +271,7 @@ func measure(ctx context.Context, o *options, sc scenario, run int, dir string) 
 		if ok0 && ok1 {
 			m.wrkMachine = busy1 - busy0
 		}
-		if err := ch.control("/stop", &m.wrkSrv); err != nil {
+		if err := a.srv.control("/stop", &m.wrkSrv); err != nil {
 			return m, err
 		}
 		if w.failures > 0 || w.requests == 0 {
@@ -309,6 +280,72 @@ func measure(ctx context.Context, o *options, sc scenario, run int, dir string) 
 		m.wrk = &w
 	}
 	return m, nil
+}
+
+// armed is one scenario's server, prepared and warmed up.
+type armed struct {
+	sc      scenario
+	srv     *server
+	client  *http.Client
+	workers int
+	t       target
+}
+
+// arm starts the scenario's server process, prepares and checks the
+// request, and warms the server up.
+func arm(ctx context.Context, o *options, sc scenario, run int) (*armed, error) {
+	profile := ""
+	if o.cpuprofile != "" {
+		profile = filepath.Join(o.cpuprofile, fmt.Sprintf("%s-run%d.pprof", sc.name, run))
+	}
+	srv, err := startServer(sc.name, profile, o.serverProcs)
+	if err != nil {
+		return nil, err
+	}
+	a := &armed{sc: sc, srv: srv, client: newClient(o.c), workers: o.c}
+	if a.t, err = prepare(ctx, a.client, srv.url, sc); err != nil {
+		a.close()
+		return nil, err
+	}
+	if o.warmup > 0 {
+		w := drive(ctx, a.client, a.t, o.warmup, o.c, o.duration)
+		if w.failures > 0 {
+			a.close()
+			return nil, fmt.Errorf("warm-up: %d of %d requests failed, the first: %v", w.failures, w.requests, w.firstErr)
+		}
+	}
+	return a, nil
+}
+
+// close stops the server process.
+func (a *armed) close() error {
+	a.client.CloseIdleConnections()
+	return a.srv.stop()
+}
+
+// phase measures n requests (at most limit long) between a /start and a
+// /stop of the server, and adds what it saw to m. Any failed request is
+// an error.
+func (a *armed) phase(ctx context.Context, m *measurement, n int, limit time.Duration) error {
+	if err := a.srv.control("/start", nil); err != nil {
+		return err
+	}
+	busy0, ok0 := machineBusy()
+	l := drive(ctx, a.client, a.t, n, a.workers, limit)
+	busy1, ok1 := machineBusy()
+	var st serverStats
+	if err := a.srv.control("/stop", &st); err != nil {
+		return err
+	}
+	if l.failures > 0 {
+		return fmt.Errorf("%d of %d requests failed, the first: %v", l.failures, l.requests, l.firstErr)
+	}
+	m.load.add(l)
+	m.srv.add(st)
+	if ok0 && ok1 {
+		m.machine += busy1 - busy0
+	}
+	return nil
 }
 
 // prepare builds the scenario's request. For a retry round it first makes

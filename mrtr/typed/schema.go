@@ -38,8 +38,6 @@ func SchemaFor[T any](opts *jsonschema.ForOptions) (*jsonschema.Schema, error) {
 	return s, nil
 }
 
-var byteType = reflect.TypeFor[byte]()
-
 // fitEncoding adjusts s, generated for t, to JSON as encoding/json writes
 // and reads it for values of t: a []byte is a base64 string (or null),
 // and with nullMaps null is also a map's value (a nil map encodes so; for
@@ -53,15 +51,14 @@ func fitEncoding(t reflect.Type, s *jsonschema.Schema, nullMaps bool, seen map[r
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if seen[t] || t.Implements(jsonMarshaler) || t.Implements(textMarshaler) ||
-		reflect.PointerTo(t).Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(textMarshaler) {
+	if seen[t] || marshalsItself(t) {
 		return
 	}
 	seen[t] = true
 	defer delete(seen, t)
 	switch t.Kind() {
 	case reflect.Slice:
-		if t.Elem() == byteType || (t.Elem().Kind() == reflect.Uint8 && !encodesItself(t.Elem())) {
+		if t.Elem().Kind() == reflect.Uint8 && !marshalsItself(t.Elem()) { // encoding/json's rule for base64
 			*s = jsonschema.Schema{Title: s.Title, Description: s.Description, Types: []string{"null", "string"}, ContentEncoding: "base64"}
 			return
 		}

@@ -410,13 +410,19 @@ var (
 	textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
 )
 
+// marshalsItself reports whether t, or a pointer to it, has a MarshalJSON
+// or MarshalText method.
+func marshalsItself(t reflect.Type) bool {
+	pt := reflect.PointerTo(t)
+	return t.Implements(jsonMarshaler) || t.Implements(textMarshaler) || pt.Implements(jsonMarshaler) || pt.Implements(textMarshaler)
+}
+
 func encodesItselfSeen(t reflect.Type, seen map[reflect.Type]bool) bool {
 	if seen[t] {
 		return false
 	}
 	seen[t] = true
-	if t.Implements(jsonMarshaler) || t.Implements(textMarshaler) ||
-		reflect.PointerTo(t).Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(textMarshaler) {
+	if marshalsItself(t) {
 		return true
 	}
 	switch t.Kind() {

@@ -79,12 +79,12 @@ func (h *handlerContext) Done() <-chan struct{} { return h.real(true).Done() }
 // has not passed, without making the real context; otherwise it makes it
 // (whose error, and cause, are then those context.WithDeadline gives).
 func (h *handlerContext) Err() error {
-	if c := h.real(false); c != nil {
+	h.mu.Lock()
+	c, ended := h.ctx, h.ended
+	h.mu.Unlock()
+	if c != nil {
 		return c.Err()
 	}
-	h.mu.Lock()
-	ended := h.ended
-	h.mu.Unlock()
 	if !ended && h.parent.Err() == nil && time.Now().Before(h.deadline) {
 		return nil
 	}

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -53,28 +52,7 @@ func legacyReplica(t testing.TB, redisAddr string, held chan error) string {
 	require.NoError(t, err)
 	t.Cleanup(func() { srv.Close() })
 	schema := json.RawMessage(`{"type":"object"}`)
-	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "trio", InputSchema: schema}, mrtr.HandlerFunc(func(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
-		switch req.Round {
-		case 0:
-			return mrtr.Ask("name", &mrtr.ElicitRequest{Message: "Name?", RequestedSchema: &mrtr.ElicitSchema{Type: "object",
-				Properties: map[string]json.RawMessage{"name": json.RawMessage(`{"type":"string"}`)}}}), nil
-		case 1:
-			e, _ := req.Responses.Elicitation("name")
-			ir := mrtr.Ask("draft", &mrtr.SamplingRequest{Messages: []mrtr.SamplingMessage{mrtr.UserText("write")}, MaxTokens: 10})
-			ir.State = fmt.Appendf(nil, "%v", e.Content["name"])
-			return ir, nil
-		case 2:
-			d, _ := req.Responses.Sampling("draft")
-			ir := mrtr.Ask("where", &mrtr.RootsRequest{})
-			ir.State = append(append(req.State, '|'), d.Text()...)
-			return ir, nil
-		}
-		w, ok := req.Responses.Roots("where")
-		if !ok || len(w.Roots) == 0 {
-			return mrtr.ErrorResult("no roots"), nil
-		}
-		return mrtr.TextResult(string(req.State) + "|" + w.Roots[0].URI), nil
-	})))
+	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "trio", InputSchema: schema}, testkit.ThreeRounds("")))
 	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "hold", InputSchema: schema}, mrtr.HandlerFunc(func(ctx context.Context, _ *mrtr.Request) (mrtr.Result, error) {
 		held <- nil
 		select {

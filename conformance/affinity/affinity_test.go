@@ -28,6 +28,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mrtrkit/mrtrkit/internal/testkit/stream"
 )
 
 const (
@@ -180,51 +182,16 @@ func send(t *testing.T, what, url string, hdr map[string]string, body any) *exch
 // event of its SSE stream.
 func (x *exchange) read(resp *http.Response) {
 	defer close(x.msgs)
-	ct := resp.Header.Get("Content-Type")
-	if !strings.HasPrefix(ct, "text/event-stream") {
-		b, err := io.ReadAll(resp.Body)
-		if err != nil {
-			x.errc <- err
-			return
-		}
-		if len(bytes.TrimSpace(b)) == 0 {
-			return
-		}
+	err := stream.Each(resp, func(raw []byte) error {
 		var m message
-		if err := json.Unmarshal(b, &m); err != nil {
-			x.errc <- fmt.Errorf("body %q is not a JSON-RPC message: %v", b, err)
-			return
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return fmt.Errorf("%q is not a JSON-RPC message: %v", raw, err)
 		}
 		x.msgs <- m
-		return
-	}
-	br := bufio.NewReader(resp.Body)
-	var data []string
-	for {
-		line, err := br.ReadString('\n')
-		line = strings.TrimRight(line, "\r\n")
-		switch {
-		case err != nil:
-			if err != io.EOF {
-				x.errc <- err
-			}
-			return
-		case line == "":
-			if len(data) > 0 {
-				var m message
-				raw := strings.Join(data, "\n")
-				if err := json.Unmarshal([]byte(raw), &m); err != nil {
-					x.errc <- fmt.Errorf("event %q is not a JSON-RPC message: %v", raw, err)
-					return
-				}
-				x.msgs <- m
-				data = data[:0]
-			}
-		case strings.HasPrefix(line, ":"):
-			// a comment: the stream's opening or a keep-alive
-		case strings.HasPrefix(line, "data:"):
-			data = append(data, strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "))
-		}
+		return nil
+	})
+	if err != nil {
+		x.errc <- err
 	}
 }
 

@@ -86,33 +86,24 @@ func EachMemberBytes(b []byte, fn func(name []byte, value json.RawMessage) error
 // MemberNameBytes is MemberName without a copy for a plain name: the
 // bytes between the quotes (the result may share memory with quoted).
 func MemberNameBytes(quoted []byte) ([]byte, error) {
-	if len(quoted) < 2 {
-		return nil, ErrMalformed
+	if body, ok := plainString(quoted); ok {
+		return body, nil
 	}
-	for _, c := range quoted[1 : len(quoted)-1] {
-		if c == '\\' || c >= 0x80 {
-			s, err := MemberName(quoted)
-			return []byte(s), err
-		}
-	}
-	return quoted[1 : len(quoted)-1], nil
+	s, err := MemberName(quoted)
+	return []byte(s), err
 }
 
-// MemberName unquotes a member name, exactly as encoding/json does.
+// MemberName unquotes a member name, exactly as encoding/json does (see
+// String).
 func MemberName(quoted []byte) (string, error) {
-	if len(quoted) < 2 {
+	if len(quoted) < 2 || quoted[0] != '"' {
 		return "", ErrMalformed
 	}
-	for _, c := range quoted[1 : len(quoted)-1] {
-		// Escapes, and non-ASCII bytes that may be invalid UTF-8, are
-		// decoded exactly as encoding/json decodes them.
-		if c == '\\' || c >= 0x80 {
-			var s string
-			err := json.Unmarshal(quoted, &s)
-			return s, err
-		}
+	s, ok := String(quoted)
+	if !ok {
+		return "", ErrMalformed
 	}
-	return string(quoted[1 : len(quoted)-1]), nil
+	return s, nil
 }
 
 // SkipSpace returns the index of the first byte at or after b[i] that is

@@ -12,18 +12,8 @@ import (
 // from between its quotes; anything else goes through encoding/json, so
 // the two paths cannot disagree.
 func String(raw []byte) (string, bool) {
-	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
-		body := raw[1 : len(raw)-1]
-		plain := true
-		for _, c := range body {
-			if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
-				plain = false
-				break
-			}
-		}
-		if plain {
-			return string(body), true
-		}
+	if body, ok := plainString(raw); ok {
+		return string(body), true
 	}
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
@@ -32,18 +22,34 @@ func String(raw []byte) (string, bool) {
 	return s, true
 }
 
+// plainString returns what stands between the quotes of raw when raw is a
+// bare string literal that decodes to exactly those bytes: no escapes, no
+// control characters, nothing outside printable ASCII.
+func plainString(raw []byte) ([]byte, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return nil, false
+	}
+	body := raw[1 : len(raw)-1]
+	for _, c := range body {
+		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			return nil, false
+		}
+	}
+	return body, true
+}
+
 // Interned is String for a value that is usually one of known: when raw
 // is a bare literal whose content is an element of known, that element
 // is returned, and no memory is allocated. Anything else is decoded as
 // String decodes it.
 func Interned(raw []byte, known []string) (string, bool) {
-	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
-		body := raw[1 : len(raw)-1]
+	if body, ok := plainString(raw); ok {
 		for _, k := range known {
 			if string(body) == k {
 				return k, true
 			}
 		}
+		return string(body), true
 	}
 	return String(raw)
 }

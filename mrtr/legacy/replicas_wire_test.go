@@ -91,34 +91,7 @@ func addReplicaTools(t testing.TB, srv *mrtr.Server, name string, rs *replicaSet
 	t.Helper()
 	schema := json.RawMessage(`{"type":"object"}`)
 	// trio asks three rounds: a form, a completion, the roots.
-	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "trio", InputSchema: schema}, mrtr.HandlerFunc(func(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
-		switch req.Round {
-		case 0:
-			return mrtr.Ask("name", &mrtr.ElicitRequest{Message: "Name?", RequestedSchema: &mrtr.ElicitSchema{Type: "object",
-				Properties: map[string]json.RawMessage{"name": json.RawMessage(`{"type":"string"}`)}}}), nil
-		case 1:
-			e, ok := req.Responses.Elicitation("name")
-			if !ok || !e.Accepted() {
-				return mrtr.ErrorResult("no name"), nil
-			}
-			ir := mrtr.Ask("draft", &mrtr.SamplingRequest{Messages: []mrtr.SamplingMessage{mrtr.UserText("write")}, MaxTokens: 10})
-			ir.State = fmt.Appendf(nil, "%v", e.Content["name"])
-			return ir, nil
-		case 2:
-			d, ok := req.Responses.Sampling("draft")
-			if !ok {
-				return mrtr.ErrorResult("no draft"), nil
-			}
-			ir := mrtr.Ask("where", &mrtr.RootsRequest{})
-			ir.State = append(append(req.State, '|'), d.Text()...)
-			return ir, nil
-		}
-		w, ok := req.Responses.Roots("where")
-		if !ok || len(w.Roots) == 0 {
-			return mrtr.ErrorResult("no roots"), nil
-		}
-		return &mrtr.CallToolResult{Content: []mrtr.Content{mrtr.Text(string(req.State) + "|" + w.Roots[0].URI + " on " + name)}}, nil
-	})))
+	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "trio", InputSchema: schema}, testkit.ThreeRounds(" on "+name)))
 	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "hold", InputSchema: schema}, mrtr.HandlerFunc(func(ctx context.Context, _ *mrtr.Request) (mrtr.Result, error) {
 		rs.started <- name
 		select {

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -17,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mrtrkit/mrtrkit/internal/testkit/stream"
 )
 
 const (
@@ -139,46 +140,16 @@ func tryPost(what, url string, hdr map[string]string, body any) (*exchange, erro
 func (x *exchange) read(resp *http.Response) {
 	defer resp.Body.Close()
 	defer close(x.msgs)
-	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		b, err := io.ReadAll(resp.Body)
-		if err != nil {
-			x.errc <- err
-			return
-		}
-		if len(bytes.TrimSpace(b)) == 0 {
-			return
-		}
+	err := stream.Each(resp, func(raw []byte) error {
 		var m message
-		if err := json.Unmarshal(b, &m); err != nil {
-			x.errc <- fmt.Errorf("body %q: %v", b, err)
-			return
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return fmt.Errorf("body %q: %v", raw, err)
 		}
 		x.msgs <- m
-		return
-	}
-	br := bufio.NewReader(resp.Body)
-	var data []string
-	for {
-		line, err := br.ReadString('\n')
-		if err != nil {
-			if err != io.EOF {
-				x.errc <- err
-			}
-			return
-		}
-		line = strings.TrimRight(line, "\r\n")
-		switch {
-		case line == "" && len(data) > 0:
-			var m message
-			if err := json.Unmarshal([]byte(strings.Join(data, "\n")), &m); err != nil {
-				x.errc <- err
-				return
-			}
-			x.msgs <- m
-			data = data[:0]
-		case strings.HasPrefix(line, "data:"):
-			data = append(data, strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "))
-		}
+		return nil
+	})
+	if err != nil {
+		x.errc <- err
 	}
 }
 

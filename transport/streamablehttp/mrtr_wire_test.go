@@ -261,3 +261,43 @@ func TestMissingSamplingCapabilityOverHTTP(t *testing.T) {
 	r = w.call(t, "alice", "sampler", `{}`, `{"sampling":{}}`, "")
 	assert.Equal(t, "input_required", r.Result.ResultType)
 }
+
+// Member names equal under the folding encoding/json binds with (ſ and s,
+// the Kelvin sign and k, ASCII case) never reach a handler or the state
+// path: over HTTP, a first round and a retry carrying a genuine state are
+// both refused with -32602 before the handler runs or the state opens.
+func TestFoldEqualNamesOnTheWire(t *testing.T) {
+	f := newFixture(t)
+	meta := `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}`
+	resp, body := f.do(t, toolCall(1, "confirm", `{"item":"x"}`).withMeta(meta))
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
+	var first struct {
+		Result struct {
+			RequestState string `json:"requestState"`
+		} `json:"result"`
+	}
+	require.NoError(t, json.Unmarshal(body, &first))
+	require.NotEmpty(t, first.Result.RequestState, "%s", body)
+
+	for name, args := range map[string]string{
+		"long s (U+017F)": `{"item":"x","s":1,"ſ":2}`,
+		"Kelvin sign":     "{\"item\":\"x\",\"\u212a\":1,\"k\":2}",
+		"ASCII case":      `{"item":"x","ITEM":"y"}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			for _, c := range []call{
+				toolCall(2, "confirm", args).withMeta(meta),
+				mrtrRetry(3, meta, first.Result.RequestState, args),
+			} {
+				_, body := f.do(t, c)
+				m := decodeRPC(t, body)
+				require.NotNil(t, m.Error, "%s", body)
+				assert.Equal(t, int(mrtr.CodeInvalidParams), m.Error.Code, "%s", body)
+				assert.Contains(t, m.Error.Message, "repeats a member name", "%s", body)
+			}
+		})
+	}
+	// The genuine retry is served.
+	_, body = f.do(t, mrtrRetry(4, meta, first.Result.RequestState, `{"item":"x"}`))
+	assert.Contains(t, string(body), "confirmed=accept")
+}

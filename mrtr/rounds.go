@@ -1,7 +1,6 @@
 package mrtr
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -40,11 +39,8 @@ func (s *Server) openState(c *call, args json.RawMessage) (state.Claims, *Error)
 		s.log.Info("mrtr: requestState refused", "reason", reason, "method", c.method, "target", clip(c.target))
 		return state.Claims{}, InvalidStateError(reason == state.ReasonExpired.String())
 	}
-	raw := c.p.RequestState
-	var token string
-	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && !bytes.ContainsAny(raw[1:n-1], "\\\"") {
-		token = string(raw[1 : n-1])
-	} else if json.Unmarshal(raw, &token) != nil {
+	token, ok := wire.String(c.p.RequestState)
+	if !ok {
 		return refuse("not_a_string")
 	}
 	claims, err := s.codec.Open(token)

@@ -104,6 +104,8 @@ type Request struct {
 	asked   map[string]byte
 	emit    func([]byte) error
 	headers map[string]string
+	journal *journal // what earlier runs of a straight-line handler recorded
+	run     *run     // this run's asks and memos; nil until the first
 }
 
 // Capabilities returns the client capabilities declared on this request.

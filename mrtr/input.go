@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/go-playground/validator/v10"
@@ -28,6 +29,21 @@ const (
 	kindElicitURL  kind = 3
 	kindRoots      kind = 4
 )
+
+// String names the kind as the log shows it.
+func (k kind) String() string {
+	switch k {
+	case kindSampling:
+		return "sampling"
+	case kindElicitForm:
+		return "form elicitation"
+	case kindElicitURL:
+		return "url elicitation"
+	case kindRoots:
+		return "roots"
+	}
+	return "kind " + strconv.Itoa(int(k))
+}
 
 // validate is shared: a validator caches struct metadata and is safe for
 // concurrent use.

@@ -197,6 +197,14 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 		fromState = true
 		req.Round, req.State, req.asked = claims.Round, claims.Payload, claims.Asked
 		c.rec.Round = claims.Round
+		if _, ok := claims.Asked[journalKey]; ok {
+			j, err := decodeJournal(claims.Payload)
+			if err != nil {
+				return nil, s.internal("an authentic requestState holds a malformed journal", err, c)
+			}
+			delete(claims.Asked, journalKey)
+			req.journal, req.State = j, nil
+		}
 		asked = mergeAsked(c.ep.asks, claims.Asked)
 		if c.ep.once {
 			once = claims.ExpiresAt.Sub(claims.IssuedAt)
@@ -225,6 +233,11 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 		hctx = h
 	}
 	res, herr := c.ep.handler.Handle(hctx, req)
+	if req.run != nil && (ctx.Err() == nil && hctx.Err() != context.DeadlineExceeded) {
+		if out, err, done := s.settleRun(c, req, res, herr, args); done {
+			return out, err
+		}
+	}
 	if ctx.Err() == nil && hctx.Err() == context.DeadlineExceeded {
 		c.stage = "timeout"
 		s.log.Warn("mrtr: a handler ran out of time", "method", c.method, "target", clip(c.target), "timeout", s.limits.handlerTimeout)

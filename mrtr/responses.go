@@ -55,6 +55,20 @@ func (r Responses) has(key string) bool {
 	return a || b || c
 }
 
+// get returns the answer under key, whatever its kind.
+func (r Responses) get(key string) (any, bool) {
+	if v, ok := r.elicit[key]; ok {
+		return v, true
+	}
+	if v, ok := r.sampling[key]; ok {
+		return v, true
+	}
+	if v, ok := r.roots[key]; ok {
+		return v, true
+	}
+	return nil, false
+}
+
 // put records an answer decoded by decodeAnswer for its kind.
 func (r *Responses) put(key string, v any) {
 	switch a := v.(type) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/state"
@@ -119,13 +120,19 @@ func (s *Server) decodeResponses(raw json.RawMessage, asked map[string]kind, out
 
 // inputRequired gates, seals and renders an input-required result.
 func (s *Server) inputRequired(c *call, r *InputRequired, args json.RawMessage, round int) (json.RawMessage, *Error) {
+	return s.inputRequiredJournal(c, r, args, round, nil)
+}
+
+// inputRequiredJournal is inputRequired for a straight-line run, whose
+// State is the encoded journal j.
+func (s *Server) inputRequiredJournal(c *call, r *InputRequired, args json.RawMessage, round int, j *journal) (json.RawMessage, *Error) {
 	// What the handler embeds is validated first: a malformed request is a
 	// server bug whatever the client declared.
 	asked := make(map[string]byte, len(r.Requests))
 	asks := make(map[string]inputRequestWire, len(r.Requests))
 	for key, ir := range r.Requests {
-		if key == "" || len(key) > state.MaxAskedKeyLen {
-			return nil, s.internal("handler asked with a bad key", fmt.Errorf("input request keys are 1 to %d bytes", state.MaxAskedKeyLen), c)
+		if key == "" || len(key) > state.MaxAskedKeyLen || strings.HasPrefix(key, reservedKeyPrefix) {
+			return nil, s.internal("handler asked with a bad key", fmt.Errorf("input request keys are 1 to %d bytes and do not begin with %q", state.MaxAskedKeyLen, reservedKeyPrefix), c)
 		}
 		if err := validateInputRequest(ir); err != nil {
 			return nil, s.internal("handler asked a malformed question", fmt.Errorf("request %q: %w", key, err), c)
@@ -148,11 +155,17 @@ func (s *Server) inputRequired(c *call, r *InputRequired, args json.RawMessage, 
 	if perr != nil {
 		return nil, perr
 	}
+	if j != nil {
+		asked[journalKey] = journalVersion
+	}
 	token, err := s.codec.Seal(state.Claims{
 		Principal: b.Principal, Audience: b.Audience, Method: b.Method,
 		Target: b.Target, ArgsDigest: b.ArgsDigest, Round: next, Asked: asked, Payload: r.State,
 	})
 	if err != nil {
+		if reason, _ := state.ReasonOf(err); reason == state.ReasonTooLarge && j != nil {
+			return nil, s.journalTooLarge(c, j, err)
+		}
 		return nil, s.internal("sealing requestState failed", err, c)
 	}
 	// inputRequests is always present, {} for a load-shedding round: some

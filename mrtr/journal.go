@@ -1,0 +1,175 @@
+package mrtr
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+
+	"github.com/mrtrkit/mrtrkit/state"
+)
+
+// This file is the journal of a straight-line handler: what its earlier
+// runs learned (answers, memo values, the questions still open), carried
+// in the sealed requestState from round to round. The journal is inside
+// the token's ciphertext (or MAC), so it inherits every binding of the
+// token; within it, each answer is bound to the digest of the question it
+// answers and each memo value to its Go type.
+
+// journalKey is the reserved asked key that marks a state whose payload
+// is a journal rather than a raw handler's State. Keys beginning with
+// "mrtr." are reserved: a handler cannot ask under them.
+const journalKey = "mrtr.journal"
+
+// reservedKeyPrefix begins every key the framework reserves.
+const reservedKeyPrefix = "mrtr."
+
+// journalVersion is the first byte of an encoded journal.
+const journalVersion = 1
+
+// The tags of journal entries, in encoding order.
+const (
+	tagAnswer  byte = 1 // an answered question (or a server model's answer)
+	tagPending byte = 2 // a question the client has not answered yet
+	tagMemo    byte = 3 // a value Memo computed
+)
+
+// Entry flags.
+const (
+	flagInline  byte = 1 << 0 // answered by a server-side model, not the client
+	flagChanged byte = 1 << 1 // asked again because its question changed
+)
+
+// digestLen is the length of a question digest or memo type fingerprint.
+const digestLen = 16
+
+// jentry is one journal jentry.
+type jentry struct {
+	tag      byte
+	flags    byte
+	kind     kind // 0 for memos
+	attempts uint8
+	key      string
+	digest   [digestLen]byte
+	value    []byte // the answer or memo value as JSON; nil when pending
+}
+
+// journal is the decoded journal.
+type journal struct {
+	callID  [16]byte
+	start   int64 // Unix milliseconds of round 0
+	entries []jentry
+}
+
+// maxJournalEntries bounds the entries a journal may hold; the token size
+// cap bounds them first in practice.
+const maxJournalEntries = 4096
+
+// entryLess orders entries by tag, then key: the one order encoded.
+func entryLess(a, b *jentry) bool {
+	if a.tag != b.tag {
+		return a.tag < b.tag
+	}
+	return a.key < b.key
+}
+
+// appendJournal encodes j, whose entries must be in entryLess order.
+//
+//	version   1 byte
+//	callID    16 bytes
+//	start     zig-zag varint, Unix milliseconds
+//	count     uvarint
+//	count × { tag, flags, kind, attempts (1 byte each),
+//	          uvarint length + key, 16-byte digest,
+//	          uvarint length + value }
+func appendJournal(dst []byte, j *journal) []byte {
+	dst = append(dst, journalVersion)
+	dst = append(dst, j.callID[:]...)
+	dst = binary.AppendVarint(dst, j.start)
+	dst = binary.AppendUvarint(dst, uint64(len(j.entries)))
+	for i := range j.entries {
+		e := &j.entries[i]
+		dst = append(dst, e.tag, e.flags, byte(e.kind), e.attempts)
+		dst = binary.AppendUvarint(dst, uint64(len(e.key)))
+		dst = append(dst, e.key...)
+		dst = append(dst, e.digest[:]...)
+		dst = binary.AppendUvarint(dst, uint64(len(e.value)))
+		dst = append(dst, e.value...)
+	}
+	return dst
+}
+
+var errBadJournal = errors.New("mrtr: malformed journal")
+
+// decodeJournal parses an encoded journal. Although a journal is only
+// ever read from an authenticated state, it is decoded as untrusted
+// input: every length is checked, entries must be in order and unique,
+// and trailing bytes are refused. Values alias b.
+func decodeJournal(b []byte) (*journal, error) {
+	if len(b) < 1+16 || b[0] != journalVersion {
+		return nil, errBadJournal
+	}
+	j := &journal{}
+	copy(j.callID[:], b[1:17])
+	i := 17
+	start, n := binary.Varint(b[i:])
+	if n <= 0 {
+		return nil, errBadJournal
+	}
+	j.start, i = start, i+n
+	count, n := binary.Uvarint(b[i:])
+	if n <= 0 || count > maxJournalEntries || count > uint64(len(b)-i-n)/(4+1+digestLen+1) {
+		return nil, errBadJournal
+	}
+	i += n
+	j.entries = make([]jentry, count)
+	for k := range j.entries {
+		e := &j.entries[k]
+		if len(b)-i < 4 {
+			return nil, errBadJournal
+		}
+		e.tag, e.flags, e.kind, e.attempts = b[i], b[i+1], kind(b[i+2]), b[i+3]
+		i += 4
+		if e.tag < tagAnswer || e.tag > tagMemo || e.flags&^(flagInline|flagChanged) != 0 {
+			return nil, errBadJournal
+		}
+		if (e.tag == tagMemo) != (e.kind == 0) || (e.tag != tagMemo && (e.kind < kindSampling || e.kind > kindRoots)) {
+			return nil, errBadJournal
+		}
+		kl, n := binary.Uvarint(b[i:])
+		if n <= 0 || kl == 0 || kl > state.MaxAskedKeyLen || kl > uint64(len(b)-i-n) {
+			return nil, errBadJournal
+		}
+		i += n
+		e.key = string(b[i : i+int(kl)])
+		i += int(kl)
+		if len(b)-i < digestLen {
+			return nil, errBadJournal
+		}
+		copy(e.digest[:], b[i:])
+		i += digestLen
+		vl, n := binary.Uvarint(b[i:])
+		if n <= 0 || vl > uint64(len(b)-i-n) {
+			return nil, errBadJournal
+		}
+		i += n
+		if vl > 0 {
+			e.value = b[i : i+int(vl) : i+int(vl)]
+		}
+		i += int(vl)
+		if (e.tag == tagPending) != (e.value == nil) {
+			return nil, errBadJournal
+		}
+		if k > 0 && !entryLess(&j.entries[k-1], e) {
+			return nil, errBadJournal
+		}
+	}
+	if i != len(b) {
+		return nil, errBadJournal
+	}
+	return j, nil
+}
+
+// equalJournal reports whether two journals encode the same; for tests.
+func equalJournal(a, b *journal) bool {
+	return bytes.Equal(appendJournal(nil, a), appendJournal(nil, b))
+}

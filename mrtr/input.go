@@ -326,12 +326,33 @@ func (r *SamplingResult) Text() string {
 	return s
 }
 
+// Action is what the user did with an elicitation: the action of its
+// answer, or Unanswered.
+type Action string
+
+// The actions of an elicitation answer.
+const (
+	// Unanswered means there is no answer yet.
+	Unanswered Action = ""
+	// Accepted means the user submitted the form (or, in url mode,
+	// agreed to open the URL).
+	Accepted Action = "accept"
+	// Declined means the user explicitly refused to give what was asked.
+	// Do not ask again in this call: complete it without the answer, or
+	// end it saying why it cannot go on.
+	Declined Action = "decline"
+	// Cancelled means the user dismissed the question without choosing.
+	// End the call (or go on without the answer); asking again at once
+	// would put the same question back in front of a user who just
+	// closed it.
+	Cancelled Action = "cancel"
+)
+
 // ElicitResult is the user's answer to an ElicitRequest. Content is set
-// only when Action is "accept" in form mode.
+// only when Action is Accepted in form mode.
 type ElicitResult struct {
-	// Action is the user's choice: "accept", "decline" or "cancel". In
-	// url mode, accept means the user agreed to open the URL.
-	Action string `json:"action" validate:"oneof=accept decline cancel"`
+	// Action is the user's choice: Accepted, Declined or Cancelled.
+	Action Action `json:"action" validate:"oneof=accept decline cancel"`
 	// Content is the submitted form, by field name.
 	Content map[string]any `json:"content,omitempty"`
 
@@ -350,7 +371,7 @@ func (r *ElicitResult) ContentJSON() json.RawMessage {
 }
 
 // Accepted reports whether the user accepted.
-func (r *ElicitResult) Accepted() bool { return r.Action == "accept" }
+func (r *ElicitResult) Accepted() bool { return r.Action == Accepted }
 
 // RootsResult is the client's answer to a RootsRequest.
 type RootsResult struct {
@@ -537,7 +558,7 @@ func decodeAnswer(k kind, raw json.RawMessage) (any, error) {
 		return &r, nil
 	case kindElicitForm, kindElicitURL:
 		var w struct {
-			Action  string          `json:"action"`
+			Action  Action          `json:"action"`
 			Content json.RawMessage `json:"content"`
 		}
 		if err := dec(&w); err != nil {

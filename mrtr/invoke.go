@@ -233,7 +233,7 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 		hctx = h
 	}
 	res, herr := c.ep.handler.Handle(hctx, req)
-	if req.run != nil && (ctx.Err() == nil && hctx.Err() != context.DeadlineExceeded) {
+	if req.run != nil && !(ctx.Err() == nil && hctx.Err() == context.DeadlineExceeded) {
 		if out, err, done := s.settleRun(c, req, res, herr, args); done {
 			return out, err
 		}

@@ -86,6 +86,19 @@ type regConfig struct {
 	once       bool
 }
 
+// RegisterOptions returns one option that applies opts in order: a
+// registration's options kept together. With none, it does nothing.
+func RegisterOptions(opts ...RegisterOption) RegisterOption {
+	cp := append([]RegisterOption(nil), opts...)
+	return regFunc(func(c *regConfig) {
+		for _, o := range cp {
+			if o != nil {
+				o.applyReg(c)
+			}
+		}
+	})
+}
+
 type regFunc func(*regConfig)
 
 func (f regFunc) applyReg(c *regConfig) { f(c) }

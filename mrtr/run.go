@@ -23,10 +23,10 @@ type run struct {
 
 	prev    map[string]*jentry // answers and pending questions of earlier runs, by key
 	memos   map[string]*jentry // memo values of earlier runs, by key
-	reached map[string]*reach // what this run asked, by key
+	reached map[string]*reach  // what this run asked, by key
 	newMemo map[string]*jentry // memo values kept for the next round
-	pending []string          // keys asked and not answered, in ask order
-	active  []string          // memos whose f is running
+	pending []string           // keys asked and not answered, in ask order
+	active  []string           // memos whose f is running
 
 	diverged string // the reason a run does not fit the journal
 	detail   string // what diverged, for the log
@@ -163,7 +163,10 @@ func (r *Request) ask(ctx context.Context, key string, q InputRequest, opts []As
 	if cfg.model != nil {
 		if sq, ok := q.(*SamplingRequest); ok {
 			res, err := cfg.model(ctx, sq)
-			if err != nil {
+			switch {
+			case errors.Is(err, ErrInputRequired):
+				goto client // the model leaves this one to the client
+			case err != nil:
 				return nil, err
 			}
 			if err := res.Validate(); err != nil {
@@ -177,6 +180,7 @@ func (r *Request) ask(ctx context.Context, key string, q InputRequest, opts []As
 			return res, nil
 		}
 	}
+client:
 	if err := gateCapabilities(map[string]InputRequest{key: q}, r.Meta.ClientCapabilities); err != nil {
 		re.question = nil // not asked: the handler may go on without it
 		delete(ru.reached, key)
@@ -213,7 +217,7 @@ func (ru *run) accept(re *reach, key string, a any, cfg *askConfig) (any, error)
 // encodeAnswer renders a decoded answer for the journal.
 func encodeAnswer(a any) ([]byte, error) {
 	if er, ok := a.(*ElicitResult); ok {
-		b := append([]byte(`{"action":`), appendString(nil, er.Action)...)
+		b := append([]byte(`{"action":`), appendString(nil, string(er.Action))...)
 		if er.raw != nil {
 			b = append(b, `,"content":`...)
 			b = append(b, er.raw...)

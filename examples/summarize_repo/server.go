@@ -87,12 +87,8 @@ func NewApp(cfg Config, serverOpts []mrtr.Option, httpOpts []streamablehttp.Opti
 	if m == nil {
 		m = model.Client()
 	}
-	f, err := (&summarizer{repo: repo, critique: cfg.Critique}).newFlow(m)
-	if err != nil {
-		repo.Close()
-		return nil, err
-	}
-	if err := typed.AddTool(srv, toolDefinition(), f); err != nil {
+	s := &summarizer{repo: repo, critique: cfg.Critique, model: m}
+	if err := typed.AddTool(srv, toolDefinition(), s.summarize); err != nil {
 		repo.Close()
 		return nil, err
 	}

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/mrtrkit/mrtrkit/mrtr"
-	"github.com/mrtrkit/mrtrkit/mrtr/flow"
 	"github.com/mrtrkit/mrtrkit/mrtr/model"
 	"github.com/mrtrkit/mrtrkit/mrtr/typed"
 )
@@ -17,12 +16,12 @@ import (
 const ToolName = "summarize_repo"
 
 // maxSummaryBytes bounds a summary the model returns, measured as it is
-// encoded in the flow's state (encodedLen); the summary rides in the
+// encoded in the call's state (encodedLen); the answer rides in the
 // sealed requestState while the critique round runs.
 const maxSummaryBytes = 8 << 10
 
 // Args are the tool's arguments, bound and checked by package typed
-// before the flow runs; the tool's input schema is generated from them,
+// before the tool runs; the tool's input schema is generated from them,
 // with their rules as JSON Schema keywords.
 type Args struct {
 	// Audience is who the summary is for, such as "developer": one line
@@ -41,18 +40,6 @@ func init() {
 	if err := typed.RegisterPattern("audience", audiencePattern, "must be one line of text, not blank"); err != nil {
 		panic(err)
 	}
-}
-
-// State is what the flow carries from round to round, sealed into
-// requestState by the framework: never file contents, only what the next
-// round needs to check or rebuild its question.
-type State struct {
-	// Listing is the digest of the listing the model chose from.
-	Listing string `json:"listing,omitempty"`
-	// Files are the validated paths the model chose.
-	Files []string `json:"files,omitempty"`
-	// Summary is the latest summary.
-	Summary string `json:"summary,omitempty"`
 }
 
 // Output is the tool's structured result; its schema is generated from
@@ -80,89 +67,77 @@ func toolDefinition() mrtr.Tool {
 	}
 }
 
-// call is one call of the flow as its steps see it.
-type call = flow.Call[Args, State]
-
-// summarizer holds what the steps need: the directory, and whether the
-// critique step runs.
+// summarizer holds what the tool needs: the directory, whether the
+// critique round runs, and the model that answers.
 type summarizer struct {
 	repo     *Repo
 	critique bool
+	model    model.Model
 }
 
-// newFlow builds the tool's flow: pick_files, summary, and critique when
-// enabled, at most three model rounds, answered by m.
-func (s *summarizer) newFlow(m model.Model) (*flow.Flow[Args, State, Output], error) {
-	return flow.New(
-		[]flow.Step[Args, State]{
-			flow.Sample(KeyPickFiles, s.askPick, s.usePick),
-			flow.Sample(KeySummary, s.askSummary, s.useSummary),
-			flow.When(func(*call) bool { return s.critique },
-				flow.Sample(KeyCritique, s.askCritique, s.useCritique)),
-		},
-		func(_ context.Context, c *call) (Output, error) {
-			return Output{Files: c.State.Files, Summary: c.State.Summary}, nil
-		},
-		flow.WithModel(m),
-		flow.WithBudget(maxModelRounds),
-	)
+// summarize is the tool, in straight-line code. It runs again from the
+// top on every round of a call (each model question is one round when the
+// client's model answers): questions already answered return their
+// answers, and the first unanswered one returns an error that ends this
+// run with input_required. Only what may differ between runs is memoised:
+// the digest of the listing the model chose from.
+func (s *summarizer) summarize(ctx context.Context, req *mrtr.Request, in Args) (Output, error) {
+	paths, err := mrtr.Memo(ctx, req, "files", func(ctx context.Context) ([]string, error) {
+		return s.pick(ctx, req, in)
+	})
+	if err != nil {
+		return Output{}, err
+	}
+	files, err := s.readChosen(paths)
+	if err != nil {
+		return Output{}, err
+	}
+
+	answer, err := model.Sample(ctx, s.model, req, KeySummary, summaryRequest(in.Audience, files))
+	if err != nil {
+		return Output{}, err
+	}
+	summary, err := s.checkSummary(KeySummary, answer.Text())
+	if err != nil || !s.critique {
+		return Output{Files: paths, Summary: summary}, err
+	}
+
+	answer, err = model.Sample(ctx, s.model, req, KeyCritique, critiqueRequest(in.Audience, files, summary))
+	if err != nil {
+		return Output{}, err
+	}
+	summary, err = s.checkSummary(KeyCritique, answer.Text())
+	return Output{Files: paths, Summary: summary}, err
 }
 
-// askPick lists the directory and asks the model to choose files. The
-// listing's digest goes into the state, so that the answer is checked
-// against the same listing.
-func (s *summarizer) askPick(_ context.Context, c *call) (*mrtr.SamplingRequest, error) {
+// pick asks the model to choose files from the listing and checks its
+// choice. It runs inside a memo: once it returns, the chosen paths are
+// sealed into the call's state and the model's raw answer leaves it. The
+// listing is read again on every round until then; the digest of the one
+// the model was shown is memoised, so a listing that changed in between
+// is refused rather than asked about again.
+func (s *summarizer) pick(ctx context.Context, req *mrtr.Request, in Args) ([]string, error) {
 	l, err := s.repo.List()
 	if err != nil {
 		return nil, err
 	}
-	c.State.Listing = l.Digest()
-	return pickRequest(c.In.Audience, l), nil
-}
-
-// usePick validates the model's choice (-32602 when unusable) and keeps it.
-func (s *summarizer) usePick(_ context.Context, c *call, r *mrtr.SamplingResult) error {
-	files, err := s.choose(r.Text(), c.State.Listing)
-	if err != nil {
-		return err
-	}
-	c.State.Files = files
-	return nil
-}
-
-// askSummary reads the chosen files, with the caps, into the question.
-func (s *summarizer) askSummary(_ context.Context, c *call) (*mrtr.SamplingRequest, error) {
-	files, err := s.readChosen(c.State.Files)
+	shown, err := mrtr.Memo(ctx, req, "listing", func(context.Context) (string, error) { return l.Digest(), nil })
 	if err != nil {
 		return nil, err
 	}
-	return summaryRequest(c.In.Audience, files), nil
-}
-
-func (s *summarizer) useSummary(_ context.Context, c *call, r *mrtr.SamplingResult) error {
-	summary, err := checkSummary(KeySummary, r.Text())
-	if err != nil {
-		return err
+	if shown != l.Digest() {
+		return nil, errListingChanged
 	}
-	c.State.Summary = summary
-	return nil
-}
-
-func (s *summarizer) askCritique(_ context.Context, c *call) (*mrtr.SamplingRequest, error) {
-	files, err := s.readChosen(c.State.Files)
+	answer, err := model.Sample(ctx, s.model, req, KeyPickFiles, pickRequest(in.Audience, l))
 	if err != nil {
 		return nil, err
 	}
-	return critiqueRequest(c.In.Audience, files, c.State.Summary), nil
-}
-
-func (s *summarizer) useCritique(_ context.Context, c *call, r *mrtr.SamplingResult) error {
-	summary, err := checkSummary(KeyCritique, r.Text())
-	if err != nil {
-		return err
+	picks, err := ParsePick(answer.Text(), l)
+	var pe *PickError
+	if errors.As(err, &pe) {
+		return nil, s.invalidAnswer(KeyPickFiles, pe.Reason)
 	}
-	c.State.Summary = summary
-	return nil
+	return picks, err
 }
 
 // readChosen reads the files the model chose. A file that is gone, no
@@ -188,46 +163,23 @@ func (s *summarizer) readChosen(paths []string) ([]File, error) {
 var errListingChanged = mrtr.InvalidParamsError(
 	"The summarised directory changed since its files were listed; call the tool again without requestState")
 
-// choose validates the model's answer to pick_files. The listing is made
-// again and must have the digest of the one the model was shown (the
-// digest, not the listing, travels in the sealed state), then the answer
-// must name one to three of its paths. Every refusal is -32602.
-func (s *summarizer) choose(answer string, listingDigest string) ([]string, error) {
-	l, err := s.repo.List()
-	if err != nil {
-		return nil, err
-	}
-	if l.Digest() != listingDigest {
-		return nil, errListingChanged
-	}
-	picks, err := ParsePick(answer, l)
-	if err != nil {
-		var pe *PickError
-		if errors.As(err, &pe) {
-			return nil, invalidAnswer(KeyPickFiles, pe.Reason)
-		}
-		return nil, err
-	}
-	return picks, nil
-}
-
 // checkSummary validates a model's summary (answer to summary or critique).
-// Its size is measured as the flow's state holds it, a JSON string
-// (encodedLen), so that the summary always fits in requestState.
-func checkSummary(key, text string) (string, error) {
+// Its size is measured as a JSON string (encodedLen), as the call's
+// sealed state holds the model's answer, so that a summary that passes
+// always fits in requestState.
+func (s *summarizer) checkSummary(key, text string) (string, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
-		return "", invalidAnswer(key, "no text")
+		return "", s.invalidAnswer(key, "no text")
 	}
 	if n := encodedLen(text); n > maxSummaryBytes {
-		return "", invalidAnswer(key, fmt.Sprintf("summary too long: %d bytes encoded, limit %d", n, maxSummaryBytes))
+		return "", s.invalidAnswer(key, fmt.Sprintf("summary too long: %d bytes encoded, limit %d", n, maxSummaryBytes))
 	}
 	return text, nil
 }
 
-// encodedLen is the length of s as a JSON string in the flow's state,
-// quotes left out. Package mrtr/flow encodes the state with
-// encoding/json's Marshal, which escapes <, > and & as \u003c and the
+// encodedLen is the length of s as a JSON string in the call's state,
+// quotes left out. The state holds answers as encoding/json writes them, which escapes <, > and & as \u003c and the
 // like and every control character, so that one byte of the summary can
 // take six bytes of the state; measured this way, a summary that passes
 // never makes requestState too large to seal.
@@ -240,7 +192,12 @@ func encodedLen(s string) int {
 	return len(b) - 2
 }
 
-// invalidAnswer is the -32602 error for a model answer that was refused.
-func invalidAnswer(key, reason string) *mrtr.Error {
+// invalidAnswer refuses a model's answer: -32602 when the client's model
+// gave it, and an internal error (-32603, logged) when the server's own
+// model did, as the caller is not at fault.
+func (s *summarizer) invalidAnswer(key, reason string) error {
+	if s.model != model.Client() {
+		return fmt.Errorf("the server's model gave an unusable answer to %s: %s", key, reason)
+	}
 	return mrtr.NewError(mrtr.CodeInvalidParams, "Invalid answer to "+key+": "+reason, map[string]string{"key": key})
 }

@@ -44,7 +44,36 @@ func (f Func) CreateMessage(ctx context.Context, r *mrtr.SamplingRequest) (*mrtr
 	return f(ctx, r)
 }
 
-// Complete obtains, for a plain mrtr.Handler, the completion of r asked
+// Sample obtains the completion of q asked under key, in straight-line
+// code: the answer recorded for key on an earlier round when there is
+// one; otherwise m's. A model the server calls answers now, and its
+// answer is recorded in the call's sealed state, so later rounds neither
+// call it again nor get a different answer; Client() (or a model that
+// returns ErrDeferred) asks the client's model instead, and Sample
+// returns an error matching mrtr.ErrInputRequired, which the handler
+// returns:
+//
+//	summary, err := model.Sample(ctx, m, req, "summary", q)
+//	if err != nil {
+//		return Output{}, err
+//	}
+//
+// A handler written this way runs unchanged whether the server owns a
+// model or leaves completions to the client.
+func Sample(ctx context.Context, m Model, req *mrtr.Request, key string, q *mrtr.SamplingRequest) (*mrtr.SamplingResult, error) {
+	if _, ok := m.(client); ok || m == nil {
+		return mrtr.Sample(ctx, req, key, q)
+	}
+	return mrtr.Sample(ctx, req, key, q, mrtr.AnswerWith(func(ctx context.Context, q *mrtr.SamplingRequest) (*mrtr.SamplingResult, error) {
+		res, err := m.CreateMessage(ctx, q)
+		if errors.Is(err, ErrDeferred) {
+			return nil, mrtr.ErrInputRequired
+		}
+		return res, err
+	}))
+}
+
+// Complete obtains, for a handler written against mrtr.Result, the completion of r asked
 // under key. When the request carries the client's answer to key (asked in
 // the previous round), that answer is returned. Otherwise m is asked: a
 // model the server calls returns its completion now; the client model
@@ -55,8 +84,6 @@ func (f Func) CreateMessage(ctx context.Context, r *mrtr.SamplingRequest) (*mrtr
 //	if err != nil || ask != nil {
 //		return ask, err
 //	}
-//
-// Flows (package mrtr/flow) do this for their steps.
 func Complete(ctx context.Context, m Model, req *mrtr.Request, key string, r *mrtr.SamplingRequest) (*mrtr.SamplingResult, *mrtr.InputRequired, error) {
 	if res, ok := req.Responses.Sampling(key); ok {
 		return res, nil, nil

@@ -179,9 +179,9 @@
 //	switch {
 //	case err != nil:
 //		return askName.Reask("name", err), nil // or return nil, err: -32602
-//	case action == typed.Accepted:
+//	case action == mrtr.Accepted:
 //		return mrtr.TextResult("Hello, " + name.Name + "!"), nil
-//	case action == typed.Declined, action == typed.Cancelled:
+//	case action == mrtr.Declined, action == mrtr.Cancelled:
 //		return mrtr.TextResult("No name, no greeting."), nil // do not ask again
 //	}
 //	return askName.Ask("name"), nil

@@ -89,9 +89,9 @@ func ExampleNeedInput() {
 		switch {
 		case err != nil:
 			return typed.NeedInput[WeatherOut](askCity.Reask("city", err)), nil
-		case action == typed.Accepted:
+		case action == mrtr.Accepted:
 			return typed.Done(WeatherOut{City: form.City, Forecast: "sunny"}), nil
-		case action == typed.Declined, action == typed.Cancelled:
+		case action == mrtr.Declined, action == mrtr.Cancelled:
 			return typed.Outcome[WeatherOut]{}, typed.Errorf("no city, no forecast")
 		}
 		return typed.NeedInput[WeatherOut](askCity.Ask("city")), nil
@@ -133,11 +133,11 @@ func ExampleForm() {
 		switch {
 		case err != nil:
 			return signup.Reask("signup", err), nil
-		case action == typed.Accepted:
+		case action == mrtr.Accepted:
 			return mrtr.TextResult("Signed up " + s.Email + " for " + s.Plan + "."), nil
-		case action == typed.Declined:
+		case action == mrtr.Declined:
 			return mrtr.TextResult("Not signed up: you declined."), nil
-		case action == typed.Cancelled:
+		case action == mrtr.Cancelled:
 			return mrtr.TextResult("Sign-up cancelled."), nil
 		}
 		return signup.Ask("signup"), nil
@@ -181,9 +181,9 @@ func ExampleForm_WithMessage() {
 		switch {
 		case err != nil:
 			return typed.NeedInput[*mrtr.CallToolResult](ask.Reask("invitee", err)), nil
-		case action == typed.Accepted:
+		case action == mrtr.Accepted:
 			return typed.Done(mrtr.TextResult("Invited " + who.Email + " to " + in.Team + ".")), nil
-		case action == typed.Declined, action == typed.Cancelled:
+		case action == mrtr.Declined, action == mrtr.Cancelled:
 			return typed.Done(mrtr.TextResult("Nobody invited.")), nil
 		}
 		return typed.NeedInput[*mrtr.CallToolResult](ask.Ask("invitee")), nil

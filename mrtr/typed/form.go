@@ -1,6 +1,8 @@
 package typed
 
 import (
+	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,27 +16,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/mrtrkit/mrtrkit/mrtr"
-)
-
-// Action is what the user did with a form: the action of an
-// elicitation answer, or Unanswered.
-type Action string
-
-// The actions of an elicitation answer.
-const (
-	// Unanswered means there is no answer under the key in this request:
-	// the first call, or a retry that did not answer it. Ask.
-	Unanswered Action = ""
-	// Accepted means the user submitted the form.
-	Accepted Action = "accept"
-	// Declined means the user explicitly refused to give what the form
-	// asks. Do not ask again in this call: complete it without the
-	// answer, or end it saying why it cannot go on.
-	Declined Action = "decline"
-	// Cancelled means the user dismissed the form without choosing.
-	// End the call (or go on without the answer); asking again at once
-	// would put the same form back in front of a user who just closed it.
-	Cancelled Action = "cancel"
 )
 
 // Form is a form the user fills in, generated from the struct F: one
@@ -67,41 +48,65 @@ const (
 // field to leave it empty), although `validate:"omitempty,min=3"` alone
 // would accept "".
 //
-// WithMessage gives a copy of a form asked with another message, such as
-// one built from the call's arguments; the copy shares the compiled
-// schema and checks.
+// A form is bound to the key it is asked under: Ask asks it and returns
+// the decoded answer in straight-line code. WithMessage and WithKey give
+// copies asked with another message (one built from the call's
+// arguments, say) or under another key (one per item of a loop); copies
+// share the compiled schema and checks.
 type Form[F any] struct {
-	fc      *formCore // shared by every copy WithMessage makes; never modified
-	message string
+	fc         *formCore // shared by every copy; never modified
+	key        string
+	message    string
+	maxInvalid int
+	digest     []byte // identifies the question: message and schema
 }
 
 // formCore is the part of a Form that depends on neither F nor the
 // message: built once by NewForm, read-only afterwards.
 type formCore struct {
-	schema *mrtr.ElicitSchema
-	props  map[string]*formSchemaProperty // the properties, as rendered
-	check  core                           // types, required members, case variants; tags
-	titles map[string]string              // property → title, for problems
+	schema      *mrtr.ElicitSchema
+	fingerprint [sha256.Size]byte              // of the schema as sent, and of F's rules
+	props       map[string]*formSchemaProperty // the properties, as rendered
+	check       core                           // types, required members, case variants; tags
+	titles      map[string]string              // property → title, for problems
 }
 
-// NewForm returns the form of F, asked with message. It fails when F is
-// not a struct of the fields Form describes, or its tags cannot be read.
-func NewForm[F any](message string) (*Form[F], error) {
+// DefaultMaxInvalid is how many times Ask asks a form again after an
+// accepted answer that breaks its rules, before it returns the
+// *FormError.
+const DefaultMaxInvalid = 2
+
+// NewForm returns the form of F, asked under key with message. It fails
+// when the key or message is empty, or F is not a struct of the fields
+// Form describes, or its tags cannot be read.
+func NewForm[F any](key, message string) (*Form[F], error) {
 	t := reflect.TypeFor[F]()
-	if message == "" {
-		return nil, fmt.Errorf("typed: form %v: a message is required", t)
+	if key == "" || message == "" {
+		return nil, fmt.Errorf("typed: form %v: a key and a message are required", t)
 	}
 	fc, err := newFormCore(t)
 	if err != nil {
 		return nil, err
 	}
-	return &Form[F]{fc: fc, message: message}, nil
+	return (&Form[F]{fc: fc, key: key, maxInvalid: DefaultMaxInvalid}).with(key, message), nil
+}
+
+// with returns a copy of f under key with message.
+func (f *Form[F]) with(key, message string) *Form[F] {
+	cp := *f
+	cp.key, cp.message = key, message
+	h := sha256.New()
+	h.Write([]byte(message))
+	h.Write([]byte{0})
+	h.Write(f.fc.fingerprint[:])
+	cp.digest = h.Sum(nil)
+	return &cp
 }
 
 // MustForm is NewForm for forms built in package-level variables: it
 // panics when NewForm fails.
-func MustForm[F any](message string) *Form[F] {
-	f, err := NewForm[F](message)
+func MustForm[F any](key, message string) *Form[F] {
+	f, err := NewForm[F](key, message)
 	if err != nil {
 		panic(err)
 	}
@@ -161,6 +166,11 @@ func newFormCore(t reflect.Type) (*formCore, error) {
 		return nil, err
 	}
 	fc.schema = req
+	sj, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	fc.fingerprint = sha256.Sum256(append(sj, t.String()...))
 	fc.check = core{schema: check, plan: compilePlan(check), ignoreUnknown: true, structTags: true}
 	return fc, nil
 }
@@ -306,35 +316,101 @@ func (f *Form[F]) Schema() *mrtr.ElicitSchema { return f.fc.schema }
 // Message returns the message the form is asked with.
 func (f *Form[F]) Message() string { return f.message }
 
+// Key returns the key the form is asked under.
+func (f *Form[F]) Key() string { return f.key }
+
 // WithMessage returns a copy of the form asked with message instead of
-// the form's own, for a message that depends on the call: f.WithMessage(m)
-// then Ask, Reask or Elicit. The copy shares f's schema and checks (it
-// is cheap to make for each call) and reads answers as f does; f is not
-// changed. With message "", WithMessage returns f.
+// the form's own, for a message that depends on the call. The copy is
+// cheap to make for each call; f is not changed. With message "",
+// WithMessage returns f.
 func (f *Form[F]) WithMessage(message string) *Form[F] {
 	if message == "" {
 		return f
 	}
-	return &Form[F]{fc: f.fc, message: message}
+	return f.with(f.key, message)
+}
+
+// WithKey returns a copy of the form asked under key, for a form asked
+// once per item of a loop: f.WithKey(mrtr.Key("confirm", i)).
+func (f *Form[F]) WithKey(key string) *Form[F] {
+	if key == "" {
+		return f
+	}
+	return f.with(key, f.message)
+}
+
+// WithMaxInvalid returns a copy of the form that Ask asks again at most n
+// times after an answer that breaks its rules (DefaultMaxInvalid by
+// default); 0 returns the *FormError at the first.
+func (f *Form[F]) WithMaxInvalid(n int) *Form[F] {
+	cp := *f
+	cp.maxInvalid = max(n, 0)
+	return &cp
+}
+
+// Ask asks the form in straight-line code. When the call has the user's
+// answer, Ask returns it: mrtr.Accepted with the content decoded into F and
+// checked against the form's schema and F's validate tags, or mrtr.Declined
+// or mrtr.Cancelled with the zero F (values, not errors; the form is not
+// asked again in this call). Otherwise it returns an error matching
+// mrtr.ErrInputRequired, which the handler returns:
+//
+//	name, act, err := askName.Ask(ctx, req)
+//	if err != nil {
+//		return Greeting{}, err
+//	}
+//
+// An accepted answer that breaks the form's rules is asked again, the
+// message followed by what was wrong, up to WithMaxInvalid times (each
+// one more round); then Ask returns the *FormError, which refuses the
+// call with -32602 naming each problem. Without the elicitation
+// capability on the request, Ask returns -32021 at once.
+func (f *Form[F]) Ask(ctx context.Context, req *mrtr.Request, opts ...mrtr.AskOption) (F, mrtr.Action, error) {
+	var (
+		zero    F
+		v       F
+		checked bool
+	)
+	check := func(r *mrtr.ElicitResult) error {
+		checked = true
+		_, err := f.fc.decode(f.key, r, &v)
+		return err
+	}
+	reword := func(_ *mrtr.ElicitRequest, problem error) *mrtr.ElicitRequest {
+		return &mrtr.ElicitRequest{Message: f.reaskMessage(problem), RequestedSchema: f.fc.schema}
+	}
+	all := append([]mrtr.AskOption{mrtr.BindTo(f.digest), mrtr.CheckAnswer(check, reword, f.maxInvalid)}, opts...)
+	r, err := mrtr.Elicit(ctx, req, f.key, f.Elicit(), all...)
+	if err != nil {
+		return zero, mrtr.Unanswered, err
+	}
+	if r.Action != mrtr.Accepted {
+		return zero, r.Action, nil
+	}
+	if !checked {
+		// A recorded answer, checked on the round it came: decode it.
+		if _, err := f.fc.decode(f.key, r, &v); err != nil {
+			return zero, mrtr.Accepted, err
+		}
+	}
+	return v, mrtr.Accepted, nil
 }
 
 // Elicit returns the form's elicitation request, asked with the form's
-// message, for a handler that asks several questions in one round.
+// message, for handlers written against mrtr.Result.
 func (f *Form[F]) Elicit() *mrtr.ElicitRequest {
 	return &mrtr.ElicitRequest{Message: f.message, RequestedSchema: f.fc.schema}
 }
 
-// Ask returns the input-required result that asks the form under key, for
-// a handler to return.
-func (f *Form[F]) Ask(key string) *mrtr.InputRequired { return mrtr.Ask(key, f.Elicit()) }
+// InputRequired returns the input-required result that asks the form
+// under its key, for handlers written against mrtr.Result.
+func (f *Form[F]) InputRequired() *mrtr.InputRequired { return mrtr.Ask(f.key, f.Elicit()) }
 
-// Reask returns the input-required result that asks the form again under
-// key, its message followed by what was wrong with the last answer (err,
-// from Read). Each asking is one more round: the Server's round limit
-// bounds them, and a handler may prefer to end the call (returning err,
-// -32602) after a few.
-func (f *Form[F]) Reask(key string, err error) *mrtr.InputRequired {
-	return mrtr.Ask(key, &mrtr.ElicitRequest{Message: f.reaskMessage(err), RequestedSchema: f.fc.schema})
+// Reask returns the input-required result that asks the form again, its
+// message followed by what was wrong with the last answer (err, from
+// Read), for handlers written against mrtr.Result.
+func (f *Form[F]) Reask(err error) *mrtr.InputRequired {
+	return mrtr.Ask(f.key, &mrtr.ElicitRequest{Message: f.reaskMessage(err), RequestedSchema: f.fc.schema})
 }
 
 // reaskMessage returns the form's message followed by what was wrong with
@@ -351,35 +427,28 @@ func (f *Form[F]) reaskMessage(err error) string {
 	return f.message + "\n\nYour last answer could not be used: " + hint
 }
 
-// Read returns the answer to the form asked under key: the action, and
-// for Accepted the content decoded into F. The content is checked first
-// against the schema the form asked (types, required fields, bounds,
-// lengths, formats and enums), then by F's validate tags; a problem is a
-// *FormError with Accepted and the zero F, never a partly filled F. A
-// *FormError is an *mrtr.Error (-32602) to errors.As, so a handler that
-// returns it refuses the call with a message naming each problem; Reask
-// asks again instead.
-//
-// With no answer under key in this request (the first call, or an
-// answer missing on a retry), Read returns Unanswered: ask the form.
-func (f *Form[F]) Read(req *mrtr.Request, key string) (F, Action, error) {
+// Read returns the answer to the form in this request, for handlers
+// written against mrtr.Result: the action, and for mrtr.Accepted the content
+// decoded into F and checked as Ask checks it (a problem is a *FormError
+// with mrtr.Accepted and the zero F). Without an answer under the form's key
+// in this request, Read returns mrtr.Unanswered.
+func (f *Form[F]) Read(req *mrtr.Request) (F, mrtr.Action, error) {
 	if req == nil {
 		var zero F
-		return zero, Unanswered, nil
+		return zero, mrtr.Unanswered, nil
 	}
-	r, ok := req.Responses.Elicitation(key)
+	r, ok := req.Responses.Elicitation(f.key)
 	if !ok {
 		var zero F
-		return zero, Unanswered, nil
+		return zero, mrtr.Unanswered, nil
 	}
-	return f.Decode(key, r)
+	return f.Decode(r)
 }
 
-// Decode is Read for an answer at hand, such as the one a flow step
-// receives.
-func (f *Form[F]) Decode(key string, r *mrtr.ElicitResult) (F, Action, error) {
+// Decode is Read for an answer at hand.
+func (f *Form[F]) Decode(r *mrtr.ElicitResult) (F, mrtr.Action, error) {
 	var v F
-	act, err := f.fc.decode(key, r, &v)
+	act, err := f.fc.decode(f.key, r, &v)
 	if err != nil {
 		var zero F
 		return zero, act, err
@@ -387,16 +456,16 @@ func (f *Form[F]) Decode(key string, r *mrtr.ElicitResult) (F, Action, error) {
 	return v, act, nil
 }
 
-func (fc *formCore) decode(key string, r *mrtr.ElicitResult, out any) (Action, error) {
+func (fc *formCore) decode(key string, r *mrtr.ElicitResult, out any) (mrtr.Action, error) {
 	if r == nil {
-		return Unanswered, nil
+		return mrtr.Unanswered, nil
 	}
-	switch Action(r.Action) {
-	case Declined, Cancelled:
-		return Action(r.Action), nil
-	case Accepted:
+	switch r.Action {
+	case mrtr.Declined, mrtr.Cancelled:
+		return r.Action, nil
+	case mrtr.Accepted:
 	default:
-		return Unanswered, nil
+		return mrtr.Unanswered, nil
 	}
 	raw := r.ContentJSON()
 	if raw == nil && r.Content != nil {
@@ -404,7 +473,7 @@ func (fc *formCore) decode(key string, r *mrtr.ElicitResult, out any) (Action, e
 		// ContentJSON holds only what came over the wire.
 		b, err := json.Marshal(r.Content)
 		if err != nil {
-			return Accepted, fmt.Errorf("typed: form %q: content does not encode: %w", key, err)
+			return mrtr.Accepted, fmt.Errorf("typed: form %q: content does not encode: %w", key, err)
 		}
 		raw = b
 	}
@@ -414,7 +483,7 @@ func (fc *formCore) decode(key string, r *mrtr.ElicitResult, out any) (Action, e
 	probs := fc.check.checkJSON(raw)
 	if len(probs) > 0 {
 		// Wrong types or missing members: nothing more can be read.
-		return Accepted, &FormError{Key: key, Problems: probs, titles: fc.titles}
+		return mrtr.Accepted, &FormError{Key: key, Problems: probs, titles: fc.titles}
 	}
 	// The remaining keywords and the validate tags, all reported at once
 	// so that the user can fix every field in one go; a field the
@@ -423,7 +492,7 @@ func (fc *formCore) decode(key string, r *mrtr.ElicitResult, out any) (Action, e
 	if err := fc.check.decode(raw, out); err != nil {
 		var ae *ArgumentError
 		if !errors.As(err, &ae) {
-			return Accepted, err
+			return mrtr.Accepted, err
 		}
 		for _, p := range ae.Problems {
 			if !slices.ContainsFunc(probs, func(q Problem) bool { return q.Field == p.Field }) {
@@ -432,9 +501,9 @@ func (fc *formCore) decode(key string, r *mrtr.ElicitResult, out any) (Action, e
 		}
 	}
 	if len(probs) > 0 {
-		return Accepted, &FormError{Key: key, Problems: probs, titles: fc.titles}
+		return mrtr.Accepted, &FormError{Key: key, Problems: probs, titles: fc.titles}
 	}
-	return Accepted, nil
+	return mrtr.Accepted, nil
 }
 
 // checkKeywords checks the keywords of the form's properties that the

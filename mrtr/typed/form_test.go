@@ -109,7 +109,7 @@ type nameForm struct {
 // the answer the client gives, and returns it.
 type readResult struct {
 	value  nameForm
-	action typed.Action
+	action mrtr.Action
 	err    error
 	round  int
 }
@@ -121,7 +121,7 @@ func readAnswer(t *testing.T, answer *mrtr.ElicitResult) (readResult, *mrtrtest.
 	var got readResult
 	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "who"}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
 		v, act, err := f.Read(req, "who")
-		if act == typed.Unanswered {
+		if act == mrtr.Unanswered {
 			return f.Ask("who"), nil
 		}
 		got = readResult{v, act, err, req.Round}
@@ -137,9 +137,9 @@ func readAnswer(t *testing.T, answer *mrtr.ElicitResult) (readResult, *mrtrtest.
 func TestFormRead(t *testing.T) {
 	got, _, err := readAnswer(t, &mrtr.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada", "agree": true, "level": "high"}})
 	require.NoError(t, err)
-	assert.Equal(t, readResult{value: nameForm{Name: "Ada", Agree: true, Level: "high"}, action: typed.Accepted, round: 1}, got)
+	assert.Equal(t, readResult{value: nameForm{Name: "Ada", Agree: true, Level: "high"}, action: mrtr.Accepted, round: 1}, got)
 
-	for _, action := range []typed.Action{typed.Declined, typed.Cancelled} {
+	for _, action := range []mrtr.Action{mrtr.Declined, mrtr.Cancelled} {
 		got, _, err := readAnswer(t, &mrtr.ElicitResult{Action: string(action)})
 		require.NoError(t, err)
 		assert.Equal(t, readResult{action: action, round: 1}, got, "decline and cancel are told apart")
@@ -162,7 +162,7 @@ func TestFormRead(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(content), &m))
 		got, _, err := readAnswer(t, &mrtr.ElicitResult{Action: "accept", Content: m})
 		require.NoError(t, err, content)
-		assert.Equal(t, typed.Accepted, got.action, content)
+		assert.Equal(t, mrtr.Accepted, got.action, content)
 		assert.Equal(t, nameForm{}, got.value, "%s: no partly filled value", content)
 		var fe *typed.FormError
 		require.ErrorAs(t, got.err, &fe, content)
@@ -186,7 +186,7 @@ func TestFormErrorRefusesOrReasks(t *testing.T) {
 		switch {
 		case err != nil:
 			return nil, err
-		case act == typed.Accepted:
+		case act == mrtr.Accepted:
 			return mrtr.TextResult("Hello, " + v.Name + "!"), nil
 		}
 		return f.Ask("who"), nil
@@ -196,7 +196,7 @@ func TestFormErrorRefusesOrReasks(t *testing.T) {
 		switch {
 		case err != nil:
 			return f.Reask("who", err), nil
-		case act == typed.Accepted:
+		case act == mrtr.Accepted:
 			return mrtr.TextResult("Hello, " + v.Name + "!"), nil
 		}
 		return f.Ask("who"), nil
@@ -262,7 +262,7 @@ func TestFormWithMessage(t *testing.T) {
 		switch {
 		case err != nil:
 			return g.Reask("k", err), nil
-		case act == typed.Accepted:
+		case act == mrtr.Accepted:
 			return mrtr.TextResult("Hello, " + v.Name + "!"), nil
 		}
 		return g.Ask("k"), nil

@@ -16,62 +16,13 @@ import (
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
-// Outcome is what a Handler returns: its output, or a request for input
-// from the client. The zero Outcome is the zero output.
-type Outcome[Out any] struct {
-	out Out
-	ask *mrtr.InputRequired
-}
-
-// Done returns the Outcome that completes the call with out.
-func Done[Out any](out Out) Outcome[Out] { return Outcome[Out]{out: out} }
-
-// NeedInput returns the Outcome that answers the call with input_required.
-// The framework gates, seals and renders ir as for any handler.
-func NeedInput[Out any](ir *mrtr.InputRequired) Outcome[Out] { return Outcome[Out]{ask: ir} }
-
-// Output returns the output and whether the Outcome completes the call.
-func (o Outcome[Out]) Output() (Out, bool) { return o.out, o.ask == nil }
-
-// InputRequired returns the request for input, or nil when the Outcome
-// completes the call.
-func (o Outcome[Out]) InputRequired() *mrtr.InputRequired { return o.ask }
-
-// Handler serves a call with typed, validated input. It returns the typed
-// output, or asks for input; like mrtr.Handler it is called again on each
-// retry of a multi-round call. A flow (package mrtr/flow) is a Handler.
-type Handler[In, Out any] interface {
-	Handle(ctx context.Context, req *mrtr.Request, in In) (Outcome[Out], error)
-}
-
-// HandlerFunc adapts a function to Handler.
-type HandlerFunc[In, Out any] func(ctx context.Context, req *mrtr.Request, in In) (Outcome[Out], error)
-
-// Handle calls f.
-func (f HandlerFunc[In, Out]) Handle(ctx context.Context, req *mrtr.Request, in In) (Outcome[Out], error) {
-	return f(ctx, req, in)
-}
-
-// Func returns the Handler of a one-shot function: one that always
-// completes the call with its output.
-//
-//	typed.AddTool(srv, mrtr.Tool{Name: "forecast"}, typed.Func(forecast))
-func Func[In, Out any](fn func(ctx context.Context, req *mrtr.Request, in In) (Out, error)) Handler[In, Out] {
-	return oneShot[In, Out](fn)
-}
-
-type oneShot[In, Out any] func(ctx context.Context, req *mrtr.Request, in In) (Out, error)
-
-func (f oneShot[In, Out]) Handle(ctx context.Context, req *mrtr.Request, in In) (Outcome[Out], error) {
-	if f == nil {
-		return Outcome[Out]{}, errors.New("typed: nil function")
-	}
-	out, err := f(ctx, req, in)
-	if err != nil {
-		return Outcome[Out]{}, err
-	}
-	return Done(out), nil
-}
+// Func is a typed handler: it receives the call's input decoded into In
+// (checked against the input schema and In's validate tags) and returns
+// its output. It may ask the client for input in straight-line code
+// (mrtr.Elicit, mrtr.Sample, mrtr.ListRoots, Form.Ask, model.Sample),
+// returning the ask's error while an answer is missing: it then runs
+// again from the top on the next round.
+type Func[In, Out any] func(ctx context.Context, req *mrtr.Request, in In) (Out, error)
 
 // Contenter is implemented by outputs that choose their own content
 // blocks. Without it, a tool result's content is one text block holding
@@ -80,60 +31,50 @@ type Contenter interface {
 	ToolContent() []mrtr.Content
 }
 
-// Option configures NewTool, AddTool and Adapt.
-type Option interface{ apply(*config) }
-
-type config struct {
-	forOpts *jsonschema.ForOptions
-	reg     []mrtr.RegisterOption
+// schemaOption carries schema generation options among a registration's
+// mrtr.RegisterOptions; the embedded option does nothing.
+type schemaOption struct {
+	mrtr.RegisterOption
+	o *jsonschema.ForOptions
 }
-
-type optionFunc func(*config)
-
-func (f optionFunc) apply(c *config) { f(c) }
 
 // WithSchemaOptions sets the options used to generate the input and
 // output schemas, for example TypeSchemas for types that need a
-// hand-written schema.
-func WithSchemaOptions(o *jsonschema.ForOptions) Option {
-	return optionFunc(func(c *config) { c.forOpts = o })
+// hand-written schema. It is passed with the registration's other
+// options; the Server ignores it.
+func WithSchemaOptions(o *jsonschema.ForOptions) mrtr.RegisterOption {
+	return schemaOption{RegisterOption: mrtr.RegisterOptions(), o: o}
 }
 
-// WithRegisterOptions passes options to mrtr.Server.AddTool.
-func WithRegisterOptions(opts ...mrtr.RegisterOption) Option {
-	return optionFunc(func(c *config) { c.reg = append(c.reg, opts...) })
-}
-
-func newConfig(opts []Option) config {
-	var c config
-	for _, o := range opts {
-		if o != nil {
-			o.apply(&c)
+// schemaOptions returns the schema options among opts, if any.
+func schemaOptions(opts []mrtr.RegisterOption) *jsonschema.ForOptions {
+	var o *jsonschema.ForOptions
+	for _, opt := range opts {
+		if so, ok := opt.(schemaOption); ok {
+			o = so.o
 		}
 	}
-	return c
+	return o
 }
 
-// AddTool registers a tool served by h: a one-shot function (Func), a
-// Handler of several rounds, or a flow (package mrtr/flow). See NewTool
-// for what is generated and checked. A handler with a round budget (a
-// method Budget() int, as flows have) is refused when the budget exceeds
-// the Server's round limit, which would otherwise end such a call with an
-// internal error.
+// AddTool registers the tool t served by the typed function h, with the
+// registration options opts (mrtr.RequireScopes, WithSchemaOptions...).
+// The type arguments follow from h:
+//
+//	typed.AddTool(srv, mrtr.Tool{Name: "sum"}, func(ctx context.Context, req *mrtr.Request, in Sum) (Total, error) {...})
+//
+// See NewTool for what is generated and checked.
 //
 // The structured output h renders is checked against the output schema
 // once, here (see NewTool), so AddTool turns the Server's own check of
 // results off (mrtr.SkipOutputCheck), except when Out is
 // *mrtr.CallToolResult: h builds that result itself.
-func AddTool[In, Out any](srv *mrtr.Server, t mrtr.Tool, h Handler[In, Out], opts ...Option) error {
-	if b, ok := h.(interface{ Budget() int }); ok && b.Budget() > srv.MaxRounds() {
-		return fmt.Errorf("typed: tool %q: the handler's round budget (%d) exceeds the server's round limit (%d)", t.Name, b.Budget(), srv.MaxRounds())
-	}
+func AddTool[In, Out any](srv *mrtr.Server, t mrtr.Tool, h Func[In, Out], opts ...mrtr.RegisterOption) error {
 	tool, mh, err := NewTool(t, h, opts...)
 	if err != nil {
 		return err
 	}
-	reg := newConfig(opts).reg
+	reg := opts
 	if th, ok := mh.(*handler[In, Out]); ok && !th.passthrough {
 		reg = append(slices.Clip(reg), mrtr.SkipOutputCheck())
 	}
@@ -175,11 +116,11 @@ var callToolResultType = reflect.TypeFor[*mrtr.CallToolResult]()
 // Errors from h: a *ToolError (see Errorf) becomes an isError result with
 // its message; an *mrtr.Error goes to the client as is; anything else is
 // an internal error.
-func NewTool[In, Out any](t mrtr.Tool, h Handler[In, Out], opts ...Option) (mrtr.Tool, mrtr.Handler, error) {
+func NewTool[In, Out any](t mrtr.Tool, h Func[In, Out], opts ...mrtr.RegisterOption) (mrtr.Tool, mrtr.Handler, error) {
 	if h == nil {
 		return t, nil, fmt.Errorf("typed: tool %q: nil handler", t.Name)
 	}
-	c := newConfig(opts)
+	c := struct{ forOpts *jsonschema.ForOptions }{schemaOptions(opts)}
 	th := &handler[In, Out]{name: t.Name, h: h}
 	var bopts BindOptions
 	if len(t.InputSchema) > 0 && string(t.InputSchema) != "null" {
@@ -236,11 +177,11 @@ func NewTool[In, Out any](t mrtr.Tool, h Handler[In, Out], opts ...Option) (mrtr
 // *mrtr.CallToolResult) is returned as is; any other output answers
 // tools/call as structured content. For tools, prefer NewTool, which also
 // declares the schemas.
-func Adapt[In, Out any](h Handler[In, Out], opts ...Option) (mrtr.Handler, error) {
+func Adapt[In, Out any](h Func[In, Out], opts ...mrtr.RegisterOption) (mrtr.Handler, error) {
 	if h == nil {
 		return nil, errors.New("typed: nil handler")
 	}
-	c := newConfig(opts)
+	c := struct{ forOpts *jsonschema.ForOptions }{schemaOptions(opts)}
 	if _, _, err := objectSchema[In](c.forOpts); err != nil {
 		return nil, err
 	}
@@ -254,7 +195,7 @@ func Adapt[In, Out any](h Handler[In, Out], opts ...Option) (mrtr.Handler, error
 // handler is the mrtr.Handler built around a typed Handler.
 type handler[In, Out any] struct {
 	name        string
-	h           Handler[In, Out]
+	h           Func[In, Out]
 	binder      *Binder[In]
 	out         *jsonschema.Resolved // nil: structured output is not checked
 	passthrough bool                 // Out is *mrtr.CallToolResult
@@ -279,7 +220,7 @@ func (th *handler[In, Out]) Handle(ctx context.Context, req *mrtr.Request) (mrtr
 		}
 		return nil, mrtr.NewError(mrtr.CodeInvalidParams, "Invalid arguments: "+ae.list(), map[string]any{"problems": ae.Problems})
 	}
-	o, err := th.h.Handle(ctx, req, in)
+	out, err := th.h(ctx, req, in)
 	if err != nil {
 		var te *ToolError
 		if errors.As(err, &te) {
@@ -292,10 +233,7 @@ func (th *handler[In, Out]) Handle(ctx context.Context, req *mrtr.Request) (mrtr
 		}
 		return nil, err
 	}
-	if o.ask != nil {
-		return o.ask, nil
-	}
-	return th.render(req.Method, o.out)
+	return th.render(req.Method, out)
 }
 
 func isNil(v any) bool {

@@ -96,6 +96,16 @@ func WithAudience(a string) Option { return optionFunc(func(s *Server) { s.audie
 // any server whose restarts must not break calls in flight, want it.
 func RequireKeys() Option { return optionFunc(func(s *Server) { s.requireKeys = true }) }
 
+// New returns a Server named name at version, configured by opts:
+// NewServer with the smallest description, which serves MCP 2026-07-28
+// and, through the transports' bridge, 2025-11-25 and 2025-06-18.
+func New(name, version string, opts ...Option) (*Server, error) {
+	return NewServer(discover.Description{
+		Server:         discover.Implementation{Name: name, Version: version},
+		LegacyVersions: []string{"2025-11-25", "2025-06-18"},
+	}, opts...)
+}
+
 // NewServer returns a Server described by desc.
 func NewServer(desc discover.Description, opts ...Option) (*Server, error) {
 	if err := desc.Validate(); err != nil {

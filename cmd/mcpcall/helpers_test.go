@@ -151,7 +151,7 @@ func newTestServer(t *testing.T, httpOpts ...streamablehttp.Option) *testServer 
 			}
 			if ans, ok := req.Responses.Elicitation("name"); ok {
 				if !ans.Accepted() {
-					return mrtr.TextResult("no name, no greeting (" + ans.Action + ")"), nil
+					return mrtr.TextResult("no name, no greeting (" + string(ans.Action) + ")"), nil
 				}
 				st.Name = fmt.Sprint(ans.Content["name"])
 			}
@@ -235,7 +235,7 @@ func newTestServer(t *testing.T, httpOpts ...streamablehttp.Option) *testServer 
 	tool(mrtr.Tool{Name: "form", Description: "An elaborate form."}, func(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
 		if ans, ok := req.Responses.Elicitation("profile"); ok {
 			b, _ := json.Marshal(ans.Content)
-			return mrtr.TextResult(ans.Action + " " + string(b)), nil
+			return mrtr.TextResult(string(ans.Action) + " " + string(b)), nil
 		}
 		return mrtr.Ask("profile", &mrtr.ElicitRequest{Message: "Your profile", RequestedSchema: &mrtr.ElicitSchema{
 			Type: "object",
@@ -252,7 +252,7 @@ func newTestServer(t *testing.T, httpOpts ...streamablehttp.Option) *testServer 
 
 	tool(mrtr.Tool{Name: "open_url"}, func(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
 		if ans, ok := req.Responses.Elicitation("link"); ok {
-			return mrtr.TextResult("link " + ans.Action), nil
+			return mrtr.TextResult("link " + string(ans.Action)), nil
 		}
 		return mrtr.Ask("link", &mrtr.ElicitRequest{Mode: "url", Message: "Sign in to continue", URL: "https://auth.example.com/start?x=1"}), nil
 	})

@@ -7,7 +7,6 @@ import (
 	"context"
 	"log"
 
-	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/typed"
 	"github.com/mrtrkit/mrtrkit/transport/streamablehttp"
@@ -17,33 +16,27 @@ type Name struct {
 	Name string `json:"name" mcp:"title=Your name" validate:"required,max=100"`
 }
 
-var askName = typed.MustForm[Name]("What is your name?")
+var askName = typed.MustForm[Name]("name", "What is your name?")
 
-func greet(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
-	name, action, err := askName.Read(req, "name")
+func greet(ctx context.Context, req *mrtr.Request, _ struct{}) (*mrtr.CallToolResult, error) {
+	name, action, err := askName.Ask(ctx, req) // the answer, or the question to return
 	switch {
-	case err != nil && req.Round < 3:
-		return askName.Reask("name", err), nil // the same form, saying what was wrong
 	case err != nil:
-		return nil, err // -32602, naming each problem
-	case action == typed.Accepted:
-		return mrtr.TextResult("Hello, " + name.Name + "!"), nil
-	case action == typed.Declined:
+		return nil, err
+	case action == mrtr.Declined:
 		return mrtr.TextResult("Hello, whoever you are! (You chose not to give your name.)"), nil
-	case action == typed.Cancelled:
+	case action == mrtr.Cancelled:
 		return mrtr.TextResult("Greeting cancelled."), nil
 	}
-	return askName.Ask("name"), nil // first call, or no answer yet
+	return mrtr.TextResult("Hello, " + name.Name + "!"), nil
 }
 
 func main() {
-	srv, err := mrtr.NewServer(discover.Description{
-		Server: discover.Implementation{Name: "greeter", Version: "1.0.0"},
-	})
+	srv, err := mrtr.New("greeter", "1.0.0")
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := srv.AddTool(mrtr.Tool{Name: "greet", Description: "Greets the user by name"}, mrtr.HandlerFunc(greet)); err != nil {
+	if err := typed.AddTool(srv, mrtr.Tool{Name: "greet", Description: "Greets the user by name"}, greet); err != nil {
 		log.Fatal(err)
 	}
 	h, err := streamablehttp.New(srv)

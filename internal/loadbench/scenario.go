@@ -256,7 +256,7 @@ func newMRTRHandler() (http.Handler, error) {
 		}},
 		{"survey", func(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
 			if ans, ok := req.Responses.Elicitation("confirm"); ok {
-				return text("confirmed=" + ans.Action + " for " + string(req.State)), nil
+				return text("confirmed=" + string(ans.Action) + " for " + string(req.State)), nil
 			}
 			if ans, ok := req.Responses.Elicitation("name"); ok && ans.Accepted() {
 				name, _ := ans.Content["name"].(string)

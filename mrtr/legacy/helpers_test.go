@@ -146,7 +146,7 @@ func addTestHandlers(t testing.TB, srv *mrtr.Server, b *book) {
 			if !ok {
 				return mrtr.ErrorResult("confirm unanswered"), nil
 			}
-			r := textResult(string(req.State) + "|" + c.Action)
+			r := textResult(string(req.State) + "|" + string(c.Action))
 			r.Meta = mrtr.Object{"x.example/trace": json.RawMessage(`"t1"`)}
 			return r, nil
 		}
@@ -187,7 +187,7 @@ func addTestHandlers(t testing.TB, srv *mrtr.Server, b *book) {
 	})
 	tool("url", func(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
 		if e, ok := req.Responses.Elicitation("u"); ok {
-			return textResult("url " + e.Action), nil
+			return textResult("url " + string(e.Action)), nil
 		}
 		return mrtr.Ask("u", &mrtr.ElicitRequest{Mode: "url", Message: "Open this", URL: "https://example.com/auth"}), nil
 	})

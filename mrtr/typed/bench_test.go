@@ -69,7 +69,7 @@ func BenchmarkPlainHandler(b *testing.B) {
 // checks in every layer, then the output rendered.
 func BenchmarkTypedTool(b *testing.B) {
 	srv := testkit.Server(b, testkit.Desc("bench", "1"), mrtr.WithCodec(testkit.Codec(b)))
-	if err := typed.AddTool(srv, mrtr.Tool{Name: "greet"}, typed.Func(benchGreet)); err != nil {
+	if err := typed.AddTool(srv, mrtr.Tool{Name: "greet"}, benchGreet); err != nil {
 		b.Fatal(err)
 	}
 	benchCall(b, srv)

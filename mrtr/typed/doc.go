@@ -14,9 +14,9 @@
 //	}
 //
 //	err := typed.AddTool(srv, mrtr.Tool{Name: "forecast"},
-//		typed.Func(func(ctx context.Context, req *mrtr.Request, in In) (Out, error) {
+//		func(ctx context.Context, req *mrtr.Request, in In) (Out, error) {
 //			return Out{Forecast: "sunny in " + in.City}, nil
-//		}))
+//		})
 //
 // # Schemas
 //

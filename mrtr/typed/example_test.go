@@ -31,7 +31,7 @@ func forecast(ctx context.Context, req *mrtr.Request, in WeatherIn) (WeatherOut,
 // the function runs, and the output is sent as structured content.
 func ExampleAddTool() {
 	srv := exampleServer("weather")
-	err := typed.AddTool(srv, mrtr.Tool{Name: "forecast", Description: "Forecasts the weather."}, typed.Func(forecast))
+	err := typed.AddTool(srv, mrtr.Tool{Name: "forecast", Description: "Forecasts the weather."}, forecast)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func ExampleAddTool() {
 // the validate tags (city's min=2 as minLength; days, which omitempty lets
 // be 0, as 0 or 1 to 7), the output schema only the shape of the type.
 func ExampleNewTool() {
-	tool, _, err := typed.NewTool(mrtr.Tool{Name: "forecast"}, typed.Func(forecast))
+	tool, _, err := typed.NewTool(mrtr.Tool{Name: "forecast"}, forecast)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -69,33 +69,31 @@ func ExampleNewTool() {
 	// {"type":"object","properties":{"city":{"type":"string"},"forecast":{"type":"string"}},"required":["city","forecast"],"additionalProperties":false}
 }
 
-// A Handler of two rounds: it asks the user for the city when the
-// arguments leave it out, and completes with the forecast on the retry.
-// The question is a typed.Form; the client here answers it from a Go
-// function.
-func ExampleNeedInput() {
+// A typed function of two rounds, in straight-line code: it asks the user
+// for the city when the arguments leave it out. The first run ends with
+// the question (Ask's error, returned); the client answers, and the
+// function runs again from the top, where Ask returns the answer.
+func ExampleForm_Ask() {
 	type In struct {
 		City string `json:"city,omitempty"`
 	}
 	type CityForm struct {
 		City string `json:"city" mcp:"title=City" validate:"min=2"`
 	}
-	askCity := typed.MustForm[CityForm]("Which city?")
-	h := typed.HandlerFunc[In, WeatherOut](func(ctx context.Context, req *mrtr.Request, in In) (typed.Outcome[WeatherOut], error) {
+	askCity := typed.MustForm[CityForm]("city", "Which city?")
+	h := func(ctx context.Context, req *mrtr.Request, in In) (WeatherOut, error) {
 		if in.City != "" {
-			return typed.Done(WeatherOut{City: in.City, Forecast: "sunny"}), nil
+			return WeatherOut{City: in.City, Forecast: "sunny"}, nil
 		}
-		form, action, err := askCity.Read(req, "city")
-		switch {
-		case err != nil:
-			return typed.NeedInput[WeatherOut](askCity.Reask("city", err)), nil
-		case action == mrtr.Accepted:
-			return typed.Done(WeatherOut{City: form.City, Forecast: "sunny"}), nil
-		case action == mrtr.Declined, action == mrtr.Cancelled:
-			return typed.Outcome[WeatherOut]{}, typed.Errorf("no city, no forecast")
+		form, action, err := askCity.Ask(ctx, req)
+		if err != nil {
+			return WeatherOut{}, err
 		}
-		return typed.NeedInput[WeatherOut](askCity.Ask("city")), nil
-	})
+		if action != mrtr.Accepted {
+			return WeatherOut{}, typed.Errorf("no city, no forecast")
+		}
+		return WeatherOut{City: form.City, Forecast: "sunny"}, nil
+	}
 	srv := exampleServer("weather")
 	if err := typed.AddTool(srv, mrtr.Tool{Name: "forecast"}, h); err != nil {
 		log.Fatal(err)
@@ -118,30 +116,28 @@ func ExampleNeedInput() {
 	// structuredContent: {"city":"Bergen","forecast":"sunny"}
 }
 
-// A form in a plain handler: the answer is read typed and checked, a bad
-// answer is asked again with what was wrong, and a declined form ends the
-// call with a result that says so, without asking again.
+// A form asked in straight-line code: the answer is decoded and checked,
+// a bad answer is asked again saying what was wrong, and a declined form
+// is a value, not an error: the call ends with a result that says so.
 func ExampleForm() {
 	type Signup struct {
 		Email string `json:"email" mcp:"title=Email address" validate:"email"`
 		Plan  string `json:"plan" mcp:"title=Plan,default=free,titles=free:Free|pro:Pro, billed monthly" validate:"oneof=free pro"`
 	}
-	signup := typed.MustForm[Signup]("Please sign up")
+	signup := typed.MustForm[Signup]("signup", "Please sign up")
 	srv := exampleServer("signup")
-	srv.AddTool(mrtr.Tool{Name: "signup"}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
-		s, action, err := signup.Read(req, "signup")
+	typed.AddTool(srv, mrtr.Tool{Name: "signup"}, func(ctx context.Context, req *mrtr.Request, _ struct{}) (*mrtr.CallToolResult, error) {
+		s, action, err := signup.Ask(ctx, req)
 		switch {
 		case err != nil:
-			return signup.Reask("signup", err), nil
-		case action == mrtr.Accepted:
-			return mrtr.TextResult("Signed up " + s.Email + " for " + s.Plan + "."), nil
+			return nil, err
 		case action == mrtr.Declined:
 			return mrtr.TextResult("Not signed up: you declined."), nil
 		case action == mrtr.Cancelled:
 			return mrtr.TextResult("Sign-up cancelled."), nil
 		}
-		return signup.Ask("signup"), nil
-	}))
+		return mrtr.TextResult("Signed up " + s.Email + " for " + s.Plan + "."), nil
+	})
 
 	answers := []map[string]any{{"email": "ada", "plan": "gold"}, {"email": "ada@example.com", "plan": "pro"}}
 	c := mrtrtest.NewClient(srv, mrtrtest.OnElicitation(func(ctx context.Context, r *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
@@ -174,20 +170,17 @@ func ExampleForm_WithMessage() {
 	type Invitee struct {
 		Email string `json:"email" mcp:"title=Email address" validate:"email"`
 	}
-	invite := typed.MustForm[Invitee]("Whom should we invite?")
-	h := typed.HandlerFunc[In, *mrtr.CallToolResult](func(ctx context.Context, req *mrtr.Request, in In) (typed.Outcome[*mrtr.CallToolResult], error) {
-		ask := invite.WithMessage("Whom should we invite to " + in.Team + "?")
-		who, action, err := ask.Read(req, "invitee")
+	invite := typed.MustForm[Invitee]("invitee", "Whom should we invite?")
+	h := func(ctx context.Context, req *mrtr.Request, in In) (*mrtr.CallToolResult, error) {
+		who, action, err := invite.WithMessage("Whom should we invite to "+in.Team+"?").Ask(ctx, req)
 		switch {
 		case err != nil:
-			return typed.NeedInput[*mrtr.CallToolResult](ask.Reask("invitee", err)), nil
-		case action == mrtr.Accepted:
-			return typed.Done(mrtr.TextResult("Invited " + who.Email + " to " + in.Team + ".")), nil
-		case action == mrtr.Declined, action == mrtr.Cancelled:
-			return typed.Done(mrtr.TextResult("Nobody invited.")), nil
+			return nil, err
+		case action != mrtr.Accepted:
+			return mrtr.TextResult("Nobody invited."), nil
 		}
-		return typed.NeedInput[*mrtr.CallToolResult](ask.Ask("invitee")), nil
-	})
+		return mrtr.TextResult("Invited " + who.Email + " to " + in.Team + "."), nil
+	}
 	srv := exampleServer("invite")
 	if err := typed.AddTool(srv, mrtr.Tool{Name: "invite"}, h); err != nil {
 		log.Fatal(err)

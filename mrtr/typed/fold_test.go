@@ -42,10 +42,10 @@ func TestCaseVariantsBehindRefAndAllOfAreRefused(t *testing.T) {
 			srv := testkit.Server(t, testkit.Desc("fold", "1"), mrtr.WithCodec(testkit.Codec(t)))
 			var got []int
 			require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "pay", InputSchema: json.RawMessage(schema)},
-				typed.Func(func(ctx context.Context, req *mrtr.Request, in payment) (*mrtr.CallToolResult, error) {
+				func(ctx context.Context, req *mrtr.Request, in payment) (*mrtr.CallToolResult, error) {
 					got = append(got, in.Cents)
 					return mrtr.TextResult("paid"), nil
-				})))
+				}))
 			c := mrtrtest.NewClient(srv)
 			for _, args := range []string{
 				`{"CENTS":1000000}`,
@@ -75,10 +75,10 @@ func TestCaseVariantsInNestedRefs(t *testing.T) {
 	srv := testkit.Server(t, testkit.Desc("fold", "1"), mrtr.WithCodec(testkit.Codec(t)))
 	var got []int
 	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "order", InputSchema: json.RawMessage(schema)},
-		typed.Func(func(ctx context.Context, req *mrtr.Request, in order) (*mrtr.CallToolResult, error) {
+		func(ctx context.Context, req *mrtr.Request, in order) (*mrtr.CallToolResult, error) {
 			got = append(got, in.Payment.Cents)
 			return mrtr.TextResult("ok"), nil
-		})))
+		}))
 	c := mrtrtest.NewClient(srv)
 	res, err := c.CallTool(context.Background(), "order", json.RawMessage(`{"payment":{"CENTS":1000000}}`))
 	require.NoError(t, err)

@@ -58,7 +58,6 @@ type Form[F any] struct {
 	key        string
 	message    string
 	maxInvalid int
-	digest     []byte // identifies the question: message and schema
 }
 
 // formCore is the part of a Form that depends on neither F nor the
@@ -95,11 +94,6 @@ func NewForm[F any](key, message string) (*Form[F], error) {
 func (f *Form[F]) with(key, message string) *Form[F] {
 	cp := *f
 	cp.key, cp.message = key, message
-	h := sha256.New()
-	h.Write([]byte(message))
-	h.Write([]byte{0})
-	h.Write(f.fc.fingerprint[:])
-	cp.digest = h.Sum(nil)
 	return &cp
 }
 
@@ -379,7 +373,11 @@ func (f *Form[F]) Ask(ctx context.Context, req *mrtr.Request, opts ...mrtr.AskOp
 	reword := func(_ *mrtr.ElicitRequest, problem error) *mrtr.ElicitRequest {
 		return &mrtr.ElicitRequest{Message: f.reaskMessage(problem), RequestedSchema: f.fc.schema}
 	}
-	all := append([]mrtr.AskOption{mrtr.BindTo(f.digest), mrtr.CheckAnswer(check, reword, f.maxInvalid)}, opts...)
+	// The question is identified by its message and the form's schema and
+	// rules, hashed once at NewForm.
+	var buf [256]byte
+	d := sha256.Sum256(append(append(append(buf[:0], f.message...), 0), f.fc.fingerprint[:]...))
+	all := append([]mrtr.AskOption{mrtr.BindTo(d[:]), mrtr.CheckAnswer(check, reword, f.maxInvalid)}, opts...)
 	r, err := mrtr.Elicit(ctx, req, f.key, f.Elicit(), all...)
 	if err != nil {
 		return zero, mrtr.Unanswered, err

@@ -27,7 +27,7 @@ type Signup struct {
 }
 
 func TestFormSchema(t *testing.T) {
-	f, err := typed.NewForm[Signup]("Please sign up")
+	f, err := typed.NewForm[Signup]("k", "Please sign up")
 	require.NoError(t, err)
 	b, err := json.Marshal(f.Schema())
 	require.NoError(t, err)
@@ -43,43 +43,43 @@ func TestFormSchema(t *testing.T) {
 	assert.Equal(t, "Please sign up", f.Message())
 	assert.Equal(t, &mrtr.ElicitRequest{Message: "Please sign up", RequestedSchema: f.Schema()}, f.Elicit())
 	assert.Equal(t, &mrtr.ElicitRequest{Message: "Hello?", RequestedSchema: f.Schema()}, f.WithMessage("Hello?").Elicit())
-	assert.Equal(t, f.Elicit(), f.Ask("k").Requests["k"])
+	assert.Equal(t, f.Elicit(), f.InputRequired().Requests["k"])
 }
 
 func TestNewFormRefuses(t *testing.T) {
-	_, err := typed.NewForm[Signup]("")
-	assert.ErrorContains(t, err, "a message is required")
-	_, err = typed.NewForm[string]("m")
+	_, err := typed.NewForm[Signup]("k", "")
+	assert.ErrorContains(t, err, "a key and a message are required")
+	_, err = typed.NewForm[string]("k", "m")
 	assert.ErrorContains(t, err, "must be a struct")
-	_, err = typed.NewForm[struct{}]("m")
+	_, err = typed.NewForm[struct{}]("k", "m")
 	assert.ErrorContains(t, err, "at least one field")
 	_, err = typed.NewForm[struct {
 		Inner struct {
 			X string `json:"x"`
 		} `json:"inner"`
-	}]("m")
+	}]("k", "m")
 	assert.ErrorContains(t, err, `field "inner": must be a string, number, integer, boolean or a list of choices`)
 	_, err = typed.NewForm[struct {
 		N []int `json:"n"`
-	}]("m")
+	}]("k", "m")
 	assert.ErrorContains(t, err, "a list must be a multi-select")
 	_, err = typed.NewForm[struct {
 		S []string `json:"s"`
-	}]("m")
+	}]("k", "m")
 	assert.ErrorContains(t, err, "a list must be a multi-select")
 	_, err = typed.NewForm[struct {
 		P string `json:"p" mcp:"default=gold" validate:"oneof=free pro"`
-	}]("m")
+	}]("k", "m")
 	assert.ErrorContains(t, err, `default "gold" breaks the field's rules`)
 	_, err = typed.NewForm[struct {
 		P string `json:"p" mcp:"colour=red"`
-	}]("m")
+	}]("k", "m")
 	assert.ErrorContains(t, err, "options are title=, default= and titles=")
 	_, err = typed.NewForm[struct {
 		P string `json:"p" validate:"nosuchrule"`
-	}]("m")
+	}]("k", "m")
 	assert.ErrorContains(t, err, "nosuchrule")
-	assert.Panics(t, func() { typed.MustForm[string]("m") })
+	assert.Panics(t, func() { typed.MustForm[string]("k", "m") })
 
 	// A field validator skips is a plain property; a tag that stops at
 	// omitempty midway keeps only the field's type.
@@ -87,13 +87,13 @@ func TestNewFormRefuses(t *testing.T) {
 		A string   `json:"a" validate:"-"`
 		B string   `json:"b,omitempty" validate:"max=3,omitempty,min=2"`
 		C []string `json:"c" validate:"max=1,omitempty,dive,oneof=x"`
-	}]("m")
+	}]("k", "m")
 	assert.ErrorContains(t, err, `field "c": a list must be a multi-select`)
 	assert.Nil(t, f)
 	g, err := typed.NewForm[struct {
 		A string `json:"a" validate:"-"`
 		B string `json:"b,omitempty" validate:"max=3,omitempty,min=2"`
-	}]("m")
+	}]("k", "m")
 	require.NoError(t, err)
 	b, _ := json.Marshal(g.Schema())
 	assert.JSONEq(t, `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"required":["a"]}`, string(b))
@@ -116,13 +116,13 @@ type readResult struct {
 
 func readAnswer(t *testing.T, answer *mrtr.ElicitResult) (readResult, *mrtrtest.ToolResult, error) {
 	t.Helper()
-	f := typed.MustForm[nameForm]("Who are you?")
+	f := typed.MustForm[nameForm]("who", "Who are you?")
 	srv, _ := newServer(t)
 	var got readResult
 	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "who"}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
-		v, act, err := f.Read(req, "who")
+		v, act, err := f.Read(req)
 		if act == mrtr.Unanswered {
-			return f.Ask("who"), nil
+			return f.InputRequired(), nil
 		}
 		got = readResult{v, act, err, req.Round}
 		return mrtr.TextResult("done"), nil
@@ -140,7 +140,7 @@ func TestFormRead(t *testing.T) {
 	assert.Equal(t, readResult{value: nameForm{Name: "Ada", Agree: true, Level: "high"}, action: mrtr.Accepted, round: 1}, got)
 
 	for _, action := range []mrtr.Action{mrtr.Declined, mrtr.Cancelled} {
-		got, _, err := readAnswer(t, &mrtr.ElicitResult{Action: string(action)})
+		got, _, err := readAnswer(t, &mrtr.ElicitResult{Action: action})
 		require.NoError(t, err)
 		assert.Equal(t, readResult{action: action, round: 1}, got, "decline and cancel are told apart")
 	}
@@ -179,27 +179,27 @@ func TestFormRead(t *testing.T) {
 // every problem; Reask asks the same question again, saying what was
 // wrong in words for the user.
 func TestFormErrorRefusesOrReasks(t *testing.T) {
-	f := typed.MustForm[nameForm]("Who are you?")
+	f := typed.MustForm[nameForm]("who", "Who are you?")
 	srv, _ := newServer(t)
 	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "strict"}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
-		v, act, err := f.Read(req, "who")
+		v, act, err := f.Read(req)
 		switch {
 		case err != nil:
 			return nil, err
 		case act == mrtr.Accepted:
 			return mrtr.TextResult("Hello, " + v.Name + "!"), nil
 		}
-		return f.Ask("who"), nil
+		return f.InputRequired(), nil
 	})))
 	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "patient"}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
-		v, act, err := f.Read(req, "who")
+		v, act, err := f.Read(req)
 		switch {
 		case err != nil:
-			return f.Reask("who", err), nil
+			return f.Reask(err), nil
 		case act == mrtr.Accepted:
 			return mrtr.TextResult("Hello, " + v.Name + "!"), nil
 		}
-		return f.Ask("who"), nil
+		return f.InputRequired(), nil
 	})))
 	bad := map[string]any{"name": "Adalovelace!", "agree": false}
 	good := map[string]any{"name": "Ada", "agree": true}
@@ -242,11 +242,11 @@ func TestFormErrorUnwrapsToInvalidParams(t *testing.T) {
 	assert.Equal(t, `invalid answer to form "k": a is required`, fe.Error())
 	assert.Equal(t, "a is required.", fe.Hint())
 
-	f := typed.MustForm[nameForm]("Who?")
+	f := typed.MustForm[nameForm]("k", "Who?")
 	reasked := func(ir *mrtr.InputRequired) string { return ir.Requests["k"].(*mrtr.ElicitRequest).Message }
-	assert.Equal(t, "Who?", reasked(f.Reask("k", nil)))
-	assert.Equal(t, "Again?\n\nYour last answer could not be used: boom", reasked(f.WithMessage("Again?").Reask("k", errors.New("boom"))))
-	assert.Equal(t, "Who?\n\nYour last answer could not be used: a is required.", reasked(f.Reask("k", fe)))
+	assert.Equal(t, "Who?", reasked(f.Reask(nil)))
+	assert.Equal(t, "Again?\n\nYour last answer could not be used: boom", reasked(f.WithMessage("Again?").Reask(errors.New("boom"))))
+	assert.Equal(t, "Who?\n\nYour last answer could not be used: a is required.", reasked(f.Reask(fe)))
 }
 
 // WithMessage asks the same form with a message of the call: the request
@@ -254,21 +254,21 @@ func TestFormErrorUnwrapsToInvalidParams(t *testing.T) {
 // copy reads answers as the form does, and the form itself still asks
 // with its own message.
 func TestFormWithMessage(t *testing.T) {
-	f := typed.MustForm[nameForm]("Who are you?")
+	f := typed.MustForm[nameForm]("k", "Who are you?")
 	srv, _ := newServer(t)
 	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "other"}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
 		g := f.WithMessage("other")
-		v, act, err := g.Read(req, "k")
+		v, act, err := g.Read(req)
 		switch {
 		case err != nil:
-			return g.Reask("k", err), nil
+			return g.Reask(err), nil
 		case act == mrtr.Accepted:
 			return mrtr.TextResult("Hello, " + v.Name + "!"), nil
 		}
-		return g.Ask("k"), nil
+		return g.InputRequired(), nil
 	})))
 	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "own"}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
-		return f.Ask("k"), nil
+		return f.InputRequired(), nil
 	})))
 	// asked returns the message and requestedSchema of the request the
 	// tool's first round sends under "k", as the client reads them.

@@ -85,10 +85,10 @@ func FuzzToolCall(f *testing.F) {
 	srv := testkit.Server(f, testkit.Desc("fuzz", "1"), mrtr.WithCodec(testkit.Codec(f)))
 	var got GreetIn
 	var ran bool
-	if err := typed.AddTool(srv, mrtr.Tool{Name: "greet"}, typed.Func(func(ctx context.Context, req *mrtr.Request, in GreetIn) (GreetOut, error) {
+	if err := typed.AddTool(srv, mrtr.Tool{Name: "greet"}, func(ctx context.Context, req *mrtr.Request, in GreetIn) (GreetOut, error) {
 		got, ran = in, true
 		return greet(ctx, req, in)
-	})); err != nil {
+	}); err != nil {
 		f.Fatal(err)
 	}
 	declared := map[string]bool{"audience": true, "max_words": true, "tone": true, "options": true}

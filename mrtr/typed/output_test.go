@@ -21,14 +21,14 @@ func TestTypedOutputWithMapsAndBytes(t *testing.T) {
 		Tags  map[string]string `json:"tags"`
 		Bytes []byte            `json:"bytes"`
 	}
-	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "raw"}, typed.Func(func(_ context.Context, _ *mrtr.Request, in struct {
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "raw"}, func(_ context.Context, _ *mrtr.Request, in struct {
 		Full bool `json:"full"`
 	}) (out, error) {
 		if in.Full {
 			return out{Tags: map[string]string{"a": "b"}, Bytes: []byte("hi")}, nil
 		}
 		return out{}, nil
-	})))
+	}))
 	sb, err := json.Marshal(listedTool(t, srv, "raw")["outputSchema"])
 	require.NoError(t, err)
 	var schema jsonschema.Schema
@@ -55,7 +55,7 @@ func TestTypedOutputWithMapsAndBytes(t *testing.T) {
 // handler decoded.
 func TestTypedBytesArgument(t *testing.T) {
 	srv, _ := newServer(t)
-	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "size"}, typed.Func(func(_ context.Context, _ *mrtr.Request, in struct {
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "size"}, func(_ context.Context, _ *mrtr.Request, in struct {
 		Data []byte `json:"data"`
 	}) (struct {
 		Len int `json:"len"`
@@ -63,7 +63,7 @@ func TestTypedBytesArgument(t *testing.T) {
 		return struct {
 			Len int `json:"len"`
 		}{len(in.Data)}, nil
-	})))
+	}))
 	props := listedTool(t, srv, "size")["inputSchema"].(map[string]any)["properties"].(map[string]any)
 	require.Equal(t, map[string]any{"type": []any{"null", "string"}, "contentEncoding": "base64"}, props["data"])
 

@@ -62,9 +62,9 @@ func TestRegisterPattern(t *testing.T) {
 	assert.ErrorContains(t, typed.RegisterPattern("quiet", `^x$`, ""), "say what the rule asks")
 
 	srv, _ := newServer(t)
-	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "paint"}, typed.Func(func(_ context.Context, _ *mrtr.Request, in Colour) (*mrtr.CallToolResult, error) {
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "paint"}, func(_ context.Context, _ *mrtr.Request, in Colour) (*mrtr.CallToolResult, error) {
 		return mrtr.TextResult("painted " + in.Hex), nil
-	})))
+	}))
 	in := listedTool(t, srv, "paint")["inputSchema"].(map[string]any)
 	assert.Equal(t, `^#[0-9a-f]{6}$`, in["properties"].(map[string]any)["hex"].(map[string]any)["pattern"])
 
@@ -86,9 +86,9 @@ func TestToolSchemaCarriesTagRules(t *testing.T) {
 		Size  *int     `json:"size,omitempty" validate:"omitempty,gt=0,lt=10"`
 	}
 	srv, _ := newServer(t)
-	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "t"}, typed.Func(func(_ context.Context, _ *mrtr.Request, in In) (*mrtr.CallToolResult, error) {
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "t"}, func(_ context.Context, _ *mrtr.Request, in In) (*mrtr.CallToolResult, error) {
 		return mrtr.TextResult("ok"), nil
-	})))
+	}))
 	b, _ := json.Marshal(listedTool(t, srv, "t")["inputSchema"])
 	assert.JSONEq(t, `{"type":"object","additionalProperties":false,"required":["email"],"properties":{
 		"email":{"type":"string","format":"email"},

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -13,7 +12,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mrtrkit/mrtrkit/internal/testkit"
 	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
@@ -43,7 +41,7 @@ func greet(_ context.Context, _ *mrtr.Request, in GreetIn) (GreetOut, error) {
 
 func TestSchemasGenerated(t *testing.T) {
 	srv, _ := newServer(t)
-	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greet", Description: "Greets."}, typed.Func(greet)))
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greet", Description: "Greets."}, greet))
 
 	tl := listedTool(t, srv, "greet")
 	in := tl["inputSchema"].(map[string]any)
@@ -71,7 +69,7 @@ func TestGivenSchemasKept(t *testing.T) {
 	srv, _ := newServer(t)
 	inSchema := `{"type":"object","properties":{"audience":{"type":"string","pattern":"^[a-z]+$"}},"required":["audience"]}`
 	outSchema := `{"type":"object","properties":{"greeting":{"type":"string"}},"required":["greeting"]}`
-	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greet", InputSchema: json.RawMessage(inSchema), OutputSchema: json.RawMessage(outSchema)}, typed.Func(greet)))
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greet", InputSchema: json.RawMessage(inSchema), OutputSchema: json.RawMessage(outSchema)}, greet))
 
 	tl := listedTool(t, srv, "greet")
 	b, _ := json.Marshal(tl["inputSchema"])
@@ -93,7 +91,7 @@ func TestGivenSchemasKept(t *testing.T) {
 
 func TestStructuredOutput(t *testing.T) {
 	srv, _ := newServer(t)
-	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greet"}, typed.Func(greet)))
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greet"}, greet))
 
 	r, e := callTool(t, srv, "greet", map[string]any{"audience": "World"}, nil)
 	require.Nil(t, e)
@@ -130,10 +128,10 @@ func TestArgumentProblemsBecomeToolErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, _ := newServer(t)
 			var called atomic.Bool
-			require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greet"}, typed.Func(func(ctx context.Context, req *mrtr.Request, in GreetIn) (GreetOut, error) {
+			require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greet"}, func(ctx context.Context, req *mrtr.Request, in GreetIn) (GreetOut, error) {
 				called.Store(true)
 				return greet(ctx, req, in)
-			})))
+			}))
 			r, e := callTool(t, srv, "greet", json.RawMessage(tc.args), nil)
 			require.Nil(t, e, "argument problems are results, not JSON-RPC errors")
 			assert.True(t, r.IsError)
@@ -159,7 +157,7 @@ func TestOutputSchemaMismatchIsInternal(t *testing.T) {
 	srv, logs := newServer(t)
 	out := `{"type":"object","properties":{"files":{"type":"array"}},"required":["files"]}`
 	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "bad", OutputSchema: json.RawMessage(out)},
-		typed.Func(func(context.Context, *mrtr.Request, struct{}) (BadOut, error) { return BadOut{}, nil })))
+		func(context.Context, *mrtr.Request, struct{}) (BadOut, error) { return BadOut{}, nil }))
 
 	_, e := callTool(t, srv, "bad", nil, nil)
 	require.NotNil(t, e)
@@ -169,9 +167,9 @@ func TestOutputSchemaMismatchIsInternal(t *testing.T) {
 
 	// The same check applies to a result the handler builds itself.
 	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "raw", OutputSchema: json.RawMessage(out)},
-		typed.Func(func(context.Context, *mrtr.Request, struct{}) (*mrtr.CallToolResult, error) {
+		func(context.Context, *mrtr.Request, struct{}) (*mrtr.CallToolResult, error) {
 			return &mrtr.CallToolResult{Content: []mrtr.Content{mrtr.Text("x")}, StructuredContent: map[string]any{"files": "nope"}}, nil
-		})))
+		}))
 	_, e = callTool(t, srv, "raw", nil, nil)
 	require.NotNil(t, e)
 	assert.Equal(t, mrtr.CodeInternalError, e.Code)
@@ -180,11 +178,11 @@ func TestOutputSchemaMismatchIsInternal(t *testing.T) {
 func TestPassthroughResult(t *testing.T) {
 	srv, _ := newServer(t)
 	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "echo"},
-		typed.Func(func(_ context.Context, _ *mrtr.Request, in struct {
+		func(_ context.Context, _ *mrtr.Request, in struct {
 			Text string `json:"text"`
 		}) (*mrtr.CallToolResult, error) {
 			return mrtr.TextResult(in.Text), nil
-		})))
+		}))
 	tl := listedTool(t, srv, "echo")
 	assert.NotContains(t, tl, "outputSchema", "a handler that builds its result declares no output schema")
 	r, e := callTool(t, srv, "echo", map[string]any{"text": "hi"}, nil)
@@ -202,9 +200,9 @@ func (r Report) ToolContent() []mrtr.Content { return []mrtr.Content{mrtr.Text(r
 func TestContenter(t *testing.T) {
 	srv, _ := newServer(t)
 	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "report"},
-		typed.Func(func(context.Context, *mrtr.Request, struct{}) (Report, error) {
+		func(context.Context, *mrtr.Request, struct{}) (Report, error) {
 			return Report{Summary: "all good"}, nil
-		})))
+		}))
 	r, e := callTool(t, srv, "report", nil, nil)
 	require.Nil(t, e)
 	assert.Equal(t, "all good", r.Content[0].Text)
@@ -213,8 +211,8 @@ func TestContenter(t *testing.T) {
 
 func TestHandlerErrors(t *testing.T) {
 	srv, logs := newServer(t)
-	fail := func(err error) typed.Handler[struct{}, GreetOut] {
-		return typed.Func(func(context.Context, *mrtr.Request, struct{}) (GreetOut, error) { return GreetOut{}, err })
+	fail := func(err error) typed.Func[struct{}, GreetOut] {
+		return func(context.Context, *mrtr.Request, struct{}) (GreetOut, error) { return GreetOut{}, err }
 	}
 	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "tool_error"}, fail(typed.Errorf("no user named %q", "bob"))))
 	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "rpc_error"}, fail(mrtr.InvalidParamsError("bad"))))
@@ -245,29 +243,28 @@ func TestErrorfWraps(t *testing.T) {
 	assert.Equal(t, "lookup: not found", te.Message)
 }
 
-// TestNeedInputOutcome drives a hand-written two-round Handler: the first
-// round is input_required on the wire, and a client that answers it gets
-// the output on the retry.
-func TestNeedInputOutcome(t *testing.T) {
+// nameOnly is the form TestStraightLineTypedTool asks.
+type nameOnly struct {
+	Name string `json:"name" validate:"required"`
+}
+
+// TestStraightLineTypedTool drives a typed function that asks a form in
+// straight-line code: the first round is input_required on the wire, and
+// a client that answers it gets the output on the retry, the function run
+// again from the top.
+func TestStraightLineTypedTool(t *testing.T) {
 	srv, _ := newServer(t)
 	var rounds []int
-	h := typed.HandlerFunc[struct{}, GreetOut](func(_ context.Context, req *mrtr.Request, _ struct{}) (typed.Outcome[GreetOut], error) {
+	askName := typed.MustForm[nameOnly]("name", "Your name?")
+	greet := func(ctx context.Context, req *mrtr.Request, _ struct{}) (GreetOut, error) {
 		rounds = append(rounds, req.Round)
-		ans, ok := req.Responses.Elicitation("name")
-		if !ok {
-			return typed.NeedInput[GreetOut](mrtr.Ask("name", &mrtr.ElicitRequest{Message: "Your name?", RequestedSchema: &mrtr.ElicitSchema{
-				Type: "object", Properties: map[string]json.RawMessage{"name": json.RawMessage(`{"type":"string"}`)},
-			}})), nil
+		form, _, err := askName.Ask(ctx, req)
+		if err != nil {
+			return GreetOut{}, err
 		}
-		var form struct {
-			Name string `json:"name"`
-		}
-		if err := json.Unmarshal(ans.ContentJSON(), &form); err != nil {
-			return typed.Outcome[GreetOut]{}, err
-		}
-		return typed.Done(GreetOut{Greeting: "Hi " + form.Name, Words: 2}), nil
-	})
-	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "ask"}, h))
+		return GreetOut{Greeting: "Hi " + form.Name, Words: 2}, nil
+	}
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "ask"}, greet))
 
 	r, e := callTool(t, srv, "ask", nil, nil)
 	require.Nil(t, e)
@@ -275,7 +272,7 @@ func TestNeedInputOutcome(t *testing.T) {
 	require.Contains(t, r.InputRequests, "name")
 	assert.Equal(t, wire.MethodElicit, r.InputRequests["name"].Method)
 	assert.NotEmpty(t, r.RequestState)
-	assert.Nil(t, r.StructuredContent, "an Outcome asking for input carries no output")
+	assert.Nil(t, r.StructuredContent, "a run that asks carries no output")
 
 	var messages []string
 	c := mrtrtest.NewClient(srv, mrtrtest.OnElicitation(func(_ context.Context, req *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
@@ -290,38 +287,6 @@ func TestNeedInputOutcome(t *testing.T) {
 	assert.Equal(t, []string{"Your name?"}, messages)
 	assert.JSONEq(t, `{"greeting":"Hi Ada","words":2}`, string(res.StructuredContent))
 	assert.Equal(t, []int{0, 0, 1}, rounds, "the raw call, then the client's first call and its retry")
-}
-
-// budgeted is a Handler with a round budget, as flows have.
-type budgeted struct {
-	typed.HandlerFunc[struct{}, GreetOut]
-	n int
-}
-
-func (b budgeted) Budget() int { return b.n }
-
-func TestAddToolRefusesBudgetAboveServerLimit(t *testing.T) {
-	h := func(n int) budgeted {
-		return budgeted{n: n, HandlerFunc: func(context.Context, *mrtr.Request, struct{}) (typed.Outcome[GreetOut], error) {
-			return typed.Done(GreetOut{Greeting: "hi", Words: 1}), nil
-		}}
-	}
-	srv, _ := testkit.LoggedServer(t, testkit.Desc("typed-test", "1.0.0"), nil, slog.LevelInfo, mrtr.WithMaxRounds(3))
-	err := typed.AddTool(srv, mrtr.Tool{Name: "greedy"}, h(4))
-	require.Error(t, err)
-	assert.Equal(t, `typed: tool "greedy": the handler's round budget (4) exceeds the server's round limit (3)`, err.Error())
-	_, e := callTool(t, srv, "greedy", nil, nil)
-	require.NotNil(t, e, "a refused tool is not registered")
-
-	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greedy"}, h(3)), "a budget equal to the limit fits")
-	r, e := callTool(t, srv, "greedy", nil, nil)
-	require.Nil(t, e)
-	assert.JSONEq(t, `{"greeting":"hi","words":1}`, string(r.StructuredContent))
-
-	def, _ := newServer(t)
-	require.Equal(t, defaultRounds, def.MaxRounds())
-	assert.NoError(t, typed.AddTool(def, mrtr.Tool{Name: "a"}, h(defaultRounds)))
-	assert.ErrorContains(t, typed.AddTool(def, mrtr.Tool{Name: "b"}, h(defaultRounds+1)), "exceeds the server's round limit")
 }
 
 // Level encodes itself as text although the schema generated for it says
@@ -354,12 +319,12 @@ func (t Temp) MarshalJSON() ([]byte, error) {
 func TestGeneratedOutputSchemaEnforcedWhenOutEncodesItself(t *testing.T) {
 	srv, logs := newServer(t)
 	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "status"},
-		typed.Func(func(context.Context, *mrtr.Request, struct{}) (Status, error) { return Status{Level: 3}, nil })))
+		func(context.Context, *mrtr.Request, struct{}) (Status, error) { return Status{Level: 3}, nil }))
 	var right atomic.Bool
 	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "temp"},
-		typed.Func(func(context.Context, *mrtr.Request, struct{}) (Temp, error) {
+		func(context.Context, *mrtr.Request, struct{}) (Temp, error) {
 			return Temp{C: 21.5, Right: right.Load()}, nil
-		})))
+		}))
 
 	tl := listedTool(t, srv, "status")
 	assert.Equal(t, "integer", tl["outputSchema"].(map[string]any)["properties"].(map[string]any)["level"].(map[string]any)["type"],
@@ -388,10 +353,10 @@ func TestGeneratedOutputSchemaEnforcedWhenOutEncodesItself(t *testing.T) {
 func TestStrictDoorBeforeBinder(t *testing.T) {
 	srv, _ := newServer(t)
 	var called atomic.Int32
-	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greet"}, typed.Func(func(ctx context.Context, req *mrtr.Request, in GreetIn) (GreetOut, error) {
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greet"}, func(ctx context.Context, req *mrtr.Request, in GreetIn) (GreetOut, error) {
 		called.Add(1)
 		return greet(ctx, req, in)
-	})))
+	}))
 	for args, want := range map[string]string{
 		`{"audience":"World","AUDIENCE":"x"}`:                              "arguments.AUDIENCE repeats a member name",
 		`{"audience":"World","options":{"depth":1},"optionſ":{"depth":9}}`: "repeats a member name",
@@ -437,9 +402,9 @@ func TestNewToolRefuses(t *testing.T) {
 func TestNoArgumentTool(t *testing.T) {
 	srv, _ := newServer(t)
 	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "now"},
-		typed.Func(func(context.Context, *mrtr.Request, struct{}) (GreetOut, error) {
+		func(context.Context, *mrtr.Request, struct{}) (GreetOut, error) {
 			return GreetOut{Greeting: "hi", Words: 1}, nil
-		})))
+		}))
 	in := listedTool(t, srv, "now")["inputSchema"]
 	assert.Equal(t, map[string]any{"type": "object", "additionalProperties": false}, in)
 	r, e := callTool(t, srv, "now", nil, nil)

@@ -77,7 +77,7 @@ func newTestServer(tb testing.TB, f *fixture) *mrtr.Server {
 	})
 	tool("confirm", `{"type":"object","properties":{"item":{"type":"string"}}}`, func(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
 		if ans, ok := req.Responses.Elicitation("ok"); ok {
-			return text("confirmed=" + ans.Action), nil
+			return text("confirmed=" + string(ans.Action)), nil
 		}
 		return mrtr.Ask("ok", &mrtr.ElicitRequest{
 			Message:         "Proceed?",

@@ -134,7 +134,7 @@ func newLegacyServer(t testing.TB, f *lgFixture, opts ...mrtr.Option) *mrtr.Serv
 			if !ok {
 				return mrtr.ErrorResult("go unanswered"), nil
 			}
-			return lgText(string(req.State) + " " + g.Action), nil
+			return lgText(string(req.State) + " " + string(g.Action)), nil
 		}
 	}, mrtr.StaticAsks(map[string]mrtr.InputRequest{"name": lgForm("Name?", "name")}))
 	tool("deep", func(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
@@ -162,7 +162,7 @@ func newLegacyServer(t testing.TB, f *lgFixture, opts ...mrtr.Option) *mrtr.Serv
 	})
 	tool("url", func(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
 		if e, ok := req.Responses.Elicitation("u"); ok {
-			return lgText("url " + e.Action), nil
+			return lgText("url " + string(e.Action)), nil
 		}
 		return mrtr.Ask("u", &mrtr.ElicitRequest{Mode: "url", Message: "Sign in", URL: "https://example.com/sign-in"}), nil
 	})

@@ -192,7 +192,7 @@ func TestThreeRoundToolThroughClient(t *testing.T) {
 
 	// A client that cannot answer is told so, and the server is not
 	// asked again.
-	_, err = mrtrtest.NewClient(f.srv, mrtrtest.WithCapabilities(`{"elicitation":{},"sampling":{}}`)).CallTool(context.Background(), "wizard", nil)
+	_, err = mrtrtest.NewClient(f.srv, mrtrtest.WithCapabilities(mrtr.ClientCapabilities{Elicitation: &mrtr.ElicitCapability{}, Sampling: &mrtr.SamplingCapability{}})).CallTool(context.Background(), "wizard", nil)
 	assert.ErrorIs(t, err, mrtrtest.ErrUnanswered)
 	assert.EqualValues(t, 4, w.calls.Load())
 

@@ -108,7 +108,7 @@ func TestInputResponsesToKeysNotAskedAreIgnored(t *testing.T) {
 	}}).complete(t)
 	assert.Equal(t, []string{"f"}, a.last.Responses.Keys())
 	form, _ := a.last.Responses.Elicitation("f")
-	assert.Equal(t, "decline", form.Action)
+	assert.Equal(t, mrtr.Declined, form.Action)
 	assert.Nil(t, form.Content)
 	assert.Nil(t, form.ContentJSON())
 	assert.True(t, f.logHas("ignored input responses", "count=3"))

@@ -151,6 +151,10 @@ func NewServer(desc discover.Description, opts ...Option) (*Server, error) {
 	return s, nil
 }
 
+// warnKeysOnce makes the warning about missing keys once per process,
+// however many Servers it builds.
+var warnKeysOnce sync.Once
+
 func defaultCodec(log *slog.Logger, require bool) (state.Codec, bool, error) {
 	ring, ok, err := state.KeyRingFromEnv()
 	if err != nil {
@@ -164,8 +168,10 @@ func defaultCodec(log *slog.Logger, require bool) (state.Codec, bool, error) {
 		if err != nil {
 			return nil, false, fmt.Errorf("mrtr: %w", err)
 		}
-		log.Warn("no requestState keys configured: using a random key made at start-up; replicas will not share it and restarts invalidate open calls",
-			"env", state.EnvKeys)
+		warnKeysOnce.Do(func() {
+			log.Warn("no requestState keys configured: using a random key made at start-up; replicas will not share it and restarts invalidate open calls",
+				"env", state.EnvKeys)
+		})
 	}
 	c, err := state.NewAEAD(ring)
 	return c, !ok, err

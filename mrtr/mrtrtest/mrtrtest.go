@@ -153,11 +153,22 @@ type Option func(*Client)
 // authenticated principal (default: anonymous, "").
 func WithPrincipal(principal string) Option { return func(c *Client) { c.principal = principal } }
 
-// WithCapabilities sets the client capabilities every request declares,
-// as JSON. By default the Client declares what its functions can answer:
-// sampling with OnSampling, elicitation (form and url) with
-// OnElicitation, roots with OnRoots.
-func WithCapabilities(caps string) Option { return func(c *Client) { c.caps = caps } }
+// WithCapabilities sets the client capabilities every request declares.
+// By default the Client declares what its functions can answer: sampling
+// with OnSampling, elicitation (form and url) with OnElicitation, roots
+// with OnRoots. Declaring less than the functions answer tests a
+// handler's fallback when a question cannot be asked (-32021):
+//
+//	mrtrtest.WithCapabilities(mrtr.ClientCapabilities{}) // declares nothing
+func WithCapabilities(caps mrtr.ClientCapabilities) Option {
+	return func(c *Client) {
+		b, err := json.Marshal(caps)
+		if err != nil {
+			panic(err) // not reached: the type encodes
+		}
+		c.caps = string(b)
+	}
+}
 
 // WithMaxRounds sets how many input-required rounds one call may take
 // (default DefaultMaxRounds).

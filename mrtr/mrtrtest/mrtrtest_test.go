@@ -93,7 +93,7 @@ func TestClientDeclaresWhatItCanAnswer(t *testing.T) {
 
 	// Declaring a capability it has no function for ends the call with
 	// ErrUnanswered.
-	c = mrtrtest.NewClient(srv, mrtrtest.WithCapabilities(`{"elicitation":{}}`))
+	c = mrtrtest.NewClient(srv, mrtrtest.WithCapabilities(mrtr.ClientCapabilities{Elicitation: &mrtr.ElicitCapability{}}))
 	_, err = c.CallTool(context.Background(), "three", nil)
 	assert.True(t, errors.Is(err, mrtrtest.ErrUnanswered), "%v", err)
 }

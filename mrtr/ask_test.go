@@ -68,3 +68,21 @@ func TestStraightLineThreeRounds(t *testing.T) {
 	require.Equal(t, [][]string{{"who"}, {"poem"}, {"roots"}}, res.Asked)
 	require.EqualValues(t, 4, runs.Load())
 }
+
+// An unknown tool or prompt names the nearest ones the caller sees, and
+// never one hidden from it.
+func TestUnknownNamesSuggestNearest(t *testing.T) {
+	f := newFixture(t, mrtr.WithVisibility(func(principal string, _ *mrtr.TokenInfo, kind, name string) bool {
+		return name != "admin_add"
+	}))
+	for _, n := range []string{"add", "adder", "admin_add", "greet"} {
+		f.addTool(n, func(context.Context, *mrtr.Request) (mrtr.Result, error) { return mrtr.TextResult("ok"), nil })
+	}
+	_, err := mrtrtest.NewClient(f.srv).CallTool(context.Background(), "ad", nil)
+	var me *mrtr.Error
+	require.ErrorAs(t, err, &me)
+	require.Equal(t, `Unknown tool: ad (did you mean add?)`, me.Message)
+	_, err = mrtrtest.NewClient(f.srv).CallTool(context.Background(), "admin_ad", nil)
+	require.ErrorAs(t, err, &me)
+	require.NotContains(t, me.Message, "admin_add", "a hidden tool is never suggested")
+}

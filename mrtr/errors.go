@@ -190,12 +190,14 @@ func headerMismatch(detail string) *Error {
 	return &Error{Code: CodeHeaderMismatch, Message: "Header mismatch: " + detail}
 }
 
-func unknownTool(name string) *Error {
-	return InvalidParamsError("Unknown tool: " + quoted(name))
+// unknownTool names the tool asked for and the nearest the caller sees.
+func unknownTool(name string, near []string) *Error {
+	return InvalidParamsError("Unknown tool: " + quoted(name) + didYouMean(near))
 }
 
-func unknownPrompt(name string) *Error {
-	return InvalidParamsError("Unknown prompt: " + quoted(name))
+// unknownPrompt names the prompt asked for and the nearest the caller sees.
+func unknownPrompt(name string, near []string) *Error {
+	return InvalidParamsError("Unknown prompt: " + quoted(name) + didYouMean(near))
 }
 
 // ReasonRoundLimit is the data.reason of the -32603 that ends a call

@@ -26,8 +26,8 @@ func TestLadderErrorsEnvelope(t *testing.T) {
 		{"header mismatch", headerMismatch("x"), CodeHeaderMismatch, true},
 		{"missing capability", missingCapability(ClientCapabilities{Roots: &Object{}}), CodeMissingCapability, true},
 		{"unsupported version", unsupportedVersion([]string{"2026-07-28"}, "x"), CodeUnsupportedVersion, true},
-		{"unknown tool", unknownTool("t"), CodeInvalidParams, false},
-		{"unknown prompt", unknownPrompt("p"), CodeInvalidParams, false},
+		{"unknown tool", unknownTool("t", nil), CodeInvalidParams, false},
+		{"unknown prompt", unknownPrompt("p", nil), CodeInvalidParams, false},
 		{"internal error", internalError(), CodeInternalError, false},
 		{"in-band -32602", InvalidParamsError("x"), CodeInvalidParams, false},
 		{"resource not found", ResourceNotFoundError("file:///x"), CodeInvalidParams, false},
@@ -59,7 +59,7 @@ func TestLadderErrorBodies(t *testing.T) {
 
 	assert.Equal(t, "mcp error -32603: Internal error", internalError().Error())
 	assert.Equal(t, "Method not found: tools/x", methodNotFound("tools/x").Message)
-	assert.Equal(t, `Unknown tool: "a b"`, unknownTool("a b").Message)
+	assert.Equal(t, `Unknown tool: "a b"`, unknownTool("a b", nil).Message)
 }
 
 func TestQuotedAndClip(t *testing.T) {

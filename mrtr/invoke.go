@@ -88,7 +88,7 @@ func (s *Server) callTool(ctx context.Context, c *call) (json.RawMessage, *Error
 		return nil, InvalidParamsError("tools/call needs params.name, a non-empty string")
 	}
 	if c.ep.entry == nil {
-		return nil, unknownTool(c.target)
+		return nil, unknownTool(c.target, nearest(c.target, s.visibleNames(c.in, KindTool)))
 	}
 	c.stage = "arguments"
 	args := c.p.Arguments
@@ -113,7 +113,7 @@ func (s *Server) getPrompt(ctx context.Context, c *call) (json.RawMessage, *Erro
 		return nil, InvalidParamsError("prompts/get needs params.name, a non-empty string")
 	}
 	if c.ep.entry == nil {
-		return nil, unknownPrompt(c.target)
+		return nil, unknownPrompt(c.target, nearest(c.target, s.visibleNames(c.in, KindPrompt)))
 	}
 	c.stage = "arguments"
 	req := c.request()
@@ -147,7 +147,9 @@ func (s *Server) readResource(ctx context.Context, c *call) (json.RawMessage, *E
 		return nil, InvalidParamsError("resources/read needs params.uri, a non-empty string")
 	}
 	if c.ep.entry == nil {
-		return nil, ResourceNotFoundError(clip(c.target))
+		e := ResourceNotFoundError(clip(c.target))
+		e.Message += didYouMean(nearest(c.target, s.visibleNames(c.in, KindResource)))
+		return nil, e
 	}
 	req := c.request()
 	req.URI, req.Vars, req.Arguments = c.target, c.ep.vars, varsJSON(c.ep.vars)

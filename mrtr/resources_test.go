@@ -65,11 +65,12 @@ func TestReadTemplate(t *testing.T) {
 
 func TestReadNotFound(t *testing.T) {
 	f, got := readFixture(t, discover.CachePolicy{})
-	for _, uri := range []string{"file:///nope", "db://sales", "db://sales/orders/2024", "db:///orders", "file:///readme/", "FILE:///readme"} {
+	for uri, near := range map[string]string{"file:///nope": "", "db://sales": "", "db://sales/orders/2024": "", "db:///orders": "",
+		"file:///readme/": " (did you mean file:///readme?)", "FILE:///readme": " (did you mean file:///readme?)"} {
 		r := f.call("resources/read", obj{"uri": uri})
 		e := r.fail(t, mrtr.CodeInvalidParams)
 		assert.False(t, r.Envelope)
-		assert.Equal(t, "Resource not found", e.Message)
+		assert.Equal(t, "Resource not found"+near, e.Message, "the nearest resource the caller sees, if any")
 		assert.Equal(t, obj{"uri": uri}, e.dataJSON(t))
 	}
 	assert.Empty(t, *got)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
@@ -107,7 +108,7 @@ const codeResourceNotFound mrtr.Code = -32002
 func legacyError(e *mrtr.Error) *mrtr.Error {
 	switch e.Code {
 	case mrtr.CodeInvalidParams:
-		if m, ok := e.Data.(map[string]string); ok && m["uri"] != "" && e.Message == "Resource not found" {
+		if m, ok := e.Data.(map[string]string); ok && m["uri"] != "" && strings.HasPrefix(e.Message, "Resource not found") {
 			return mrtr.NewError(codeResourceNotFound, e.Message, e.Data)
 		}
 	case mrtr.CodeHeaderMismatch, mrtr.CodeMissingCapability, mrtr.CodeUnsupportedVersion:

@@ -3,7 +3,9 @@ package mrtr_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -85,4 +87,294 @@ func TestUnknownNamesSuggestNearest(t *testing.T) {
 	_, err = mrtrtest.NewClient(f.srv).CallTool(context.Background(), "admin_ad", nil)
 	require.ErrorAs(t, err, &me)
 	require.NotContains(t, me.Message, "admin_add", "a hidden tool is never suggested")
+}
+
+// toolCall is the params of a tools/call of name with the given
+// capabilities, state and answers.
+func toolCall(name string, caps obj, state string, answers obj) obj {
+	p := obj{"name": name, "arguments": obj{}, "_meta": meta(caps)}
+	if state != "" {
+		p["requestState"] = state
+	}
+	if answers != nil {
+		p["inputResponses"] = answers
+	}
+	return p
+}
+
+func accepted(name string) obj { return obj{"action": "accept", "content": obj{"name": name}} }
+
+var sampled = obj{"role": "assistant", "model": "m", "content": obj{"type": "text", "text": "roses"}}
+
+// Independent questions asked together go out in one round, and a run
+// that has every answer completes.
+func TestStraightLineSeveralQuestionsInOneRound(t *testing.T) {
+	f := newFixture(t)
+	var runs atomic.Int32
+	f.addTool("both", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		runs.Add(1)
+		who, err1 := mrtr.Elicit(ctx, req, "who", whoForm("Who?"))
+		roots, err2 := mrtr.ListRoots(ctx, req, "roots")
+		if err := mrtr.Check(err1, err2); err != nil {
+			return nil, err
+		}
+		return mrtr.TextResult(fmt.Sprintf("%v %d", who.Content["name"], len(roots.Roots))), nil
+	})
+	res, err := answeringClient(f.srv).CallTool(context.Background(), "both", nil)
+	require.NoError(t, err)
+	require.Equal(t, "Ada 2", res.Text())
+	require.Equal(t, [][]string{{"roots", "who"}}, res.Asked)
+	require.EqualValues(t, 2, runs.Load(), "one run per round")
+}
+
+func TestCheck(t *testing.T) {
+	boom := errors.New("boom")
+	require.NoError(t, mrtr.Check(nil, nil))
+	require.ErrorIs(t, mrtr.Check(nil, mrtr.ErrInputRequired), mrtr.ErrInputRequired)
+	require.Equal(t, boom, mrtr.Check(mrtr.ErrInputRequired, boom, nil), "a real error wins over a pending question")
+	require.ErrorIs(t, mrtr.Check(fmt.Errorf("asking: %w", mrtr.ErrInputRequired)), mrtr.ErrInputRequired)
+	require.Equal(t, "file/3/a", mrtr.Key("file", 3, "a"))
+}
+
+// A memo is computed once per call, whatever the number of rounds, and
+// its value is the same on every run; a memo that asks runs until its
+// questions are answered, and after that the answers it used are not
+// needed again.
+func TestStraightLineMemo(t *testing.T) {
+	f := newFixture(t)
+	var computed, picked atomic.Int32
+	f.addTool("memo", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		n, err := mrtr.Memo(ctx, req, "n", func(context.Context) (int32, error) { return computed.Add(1) * 100, nil })
+		if err != nil {
+			return nil, err
+		}
+		name, err := mrtr.Memo(ctx, req, "name", func(ctx context.Context) (string, error) {
+			who, err := mrtr.Elicit(ctx, req, "who", whoForm("Who?"))
+			if err != nil {
+				return "", err
+			}
+			picked.Add(1)
+			return strings.ToUpper(who.Content["name"].(string)), nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		poem, err := mrtr.Sample(ctx, req, "poem", &mrtr.SamplingRequest{Messages: []mrtr.SamplingMessage{mrtr.UserText("for " + name)}, MaxTokens: 9})
+		if err != nil {
+			return nil, err
+		}
+		if _, err := mrtr.ListRoots(ctx, req, "roots"); err != nil {
+			return nil, err
+		}
+		return mrtr.TextResult(fmt.Sprintf("%d %s %s", n, name, poem.Text())), nil
+	})
+	res, err := answeringClient(f.srv).CallTool(context.Background(), "memo", nil)
+	require.NoError(t, err)
+	require.Equal(t, "100 ADA roses", res.Text())
+	require.Equal(t, [][]string{{"who"}, {"poem"}, {"roots"}}, res.Asked)
+	require.EqualValues(t, 1, computed.Load(), "computed on the first run only")
+	require.EqualValues(t, 1, picked.Load(), "the memo's body completed once")
+}
+
+// The sealed state cannot be altered: a changed byte is refused before
+// the handler runs, as any requestState.
+func TestStraightLineStateIsSealed(t *testing.T) {
+	f := newFixture(t)
+	var runs atomic.Int32
+	f.addTool("three", threeRounds(&runs))
+	_, st := f.call("tools/call", toolCall("three", capsEverything, "", nil)).inputRequired(t)
+	_, st = f.call("tools/call", toolCall("three", capsEverything, st, obj{"who": accepted("Ada")})).inputRequired(t)
+	before := runs.Load()
+	for i := 0; i < len(st); i += 7 {
+		b := []byte(st)
+		b[i] ^= 0x01
+		if b[i] == '=' || b[i] > 'z' {
+			continue
+		}
+		e := f.call("tools/call", toolCall("three", capsEverything, string(b), obj{"poem": sampled})).fail(t, mrtr.CodeInvalidParams)
+		require.Contains(t, e.Message, "requestState")
+	}
+	require.Equal(t, before, runs.Load(), "the handler never ran on an altered state")
+}
+
+// A memo or an answer that makes the state exceed the size cap ends the
+// call with a clear reason; the log names the largest entries.
+func TestStraightLineStateTooLarge(t *testing.T) {
+	f := newFixture(t)
+	f.addTool("big", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		blob, err := mrtr.Memo(ctx, req, "blob", func(context.Context) (string, error) { return strings.Repeat("x", 20000), nil })
+		if err != nil {
+			return nil, err
+		}
+		if _, err := mrtr.ListRoots(ctx, req, "roots"); err != nil {
+			return nil, err
+		}
+		return mrtr.TextResult(fmt.Sprint(len(blob))), nil
+	})
+	e := f.call("tools/call", toolCall("big", capsRoots, "", nil)).fail(t, mrtr.CodeInternalError)
+	require.JSONEq(t, `{"reason":"state_too_large"}`, string(e.Data))
+	require.True(t, f.logHas("sealed state is too large", `memo \"blob\" 20002 bytes`), f.logs.String())
+}
+
+// A retry that does not fit the path the handler now takes is refused
+// with the requestState error, never answered with a wrong answer.
+func TestStraightLineDivergenceIsRefused(t *testing.T) {
+	f := newFixture(t)
+	var askOther atomic.Bool
+	f.addTool("fork", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		key := "a"
+		if askOther.Load() {
+			key = "b" // as if decided by the clock or a read
+		}
+		who, err := mrtr.Elicit(ctx, req, key, whoForm("Who?"))
+		if err != nil {
+			return nil, err
+		}
+		if _, err := mrtr.ListRoots(ctx, req, "roots"); err != nil {
+			return nil, err
+		}
+		return mrtr.TextResult(fmt.Sprint(who.Content["name"])), nil
+	})
+	_, st := f.call("tools/call", toolCall("fork", capsEverything, "", nil)).inputRequired(t)
+	_, st = f.call("tools/call", toolCall("fork", capsEverything, st, obj{"a": accepted("Ada")})).inputRequired(t)
+	askOther.Store(true)
+	e := f.call("tools/call", toolCall("fork", capsEverything, st, obj{"roots": obj{"roots": []obj{}}})).fail(t, mrtr.CodeInvalidParams)
+	require.Contains(t, e.Message, "the tool's questions changed since this call began")
+	require.JSONEq(t, `{"reason":"invalid_request_state"}`, string(e.Data))
+	require.True(t, f.logHas("replay diverged", "reason=diverged", `\"a\" (answered in round 2) was not asked`), f.logs.String())
+
+	// The same key asked as another kind.
+	g := newFixture(t)
+	var asRoots atomic.Bool
+	g.addTool("kind", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		if asRoots.Load() {
+			if _, err := mrtr.ListRoots(ctx, req, "q"); err != nil {
+				return nil, err
+			}
+		} else if _, err := mrtr.Elicit(ctx, req, "q", whoForm("Who?")); err != nil {
+			return nil, err
+		}
+		return mrtr.TextResult("done"), nil
+	})
+	_, st = g.call("tools/call", toolCall("kind", capsEverything, "", nil)).inputRequired(t)
+	asRoots.Store(true)
+	g.call("tools/call", toolCall("kind", capsEverything, st, obj{"q": accepted("Ada")})).fail(t, mrtr.CodeInvalidParams)
+	require.True(t, g.logHas("replay diverged", "was asked as form elicitation and is now asked as roots"), g.logs.String())
+}
+
+// A question that changes between rounds is asked again once (the user
+// answered another question); one that changes on every round is
+// refused as unstable.
+func TestStraightLineChangingQuestion(t *testing.T) {
+	f := newFixture(t)
+	var version atomic.Int32
+	f.addTool("clock", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		who, err := mrtr.Elicit(ctx, req, "who", whoForm(fmt.Sprintf("Who? (v%d)", version.Load())))
+		if err != nil {
+			return nil, err
+		}
+		return mrtr.TextResult(fmt.Sprint(who.Content["name"])), nil
+	})
+	res, st := f.call("tools/call", toolCall("clock", capsEverything, "", nil)).inputRequired(t)
+	require.Contains(t, fmt.Sprint(res["inputRequests"]), "Who? (v0)")
+	version.Store(1)
+	res, st = f.call("tools/call", toolCall("clock", capsEverything, st, obj{"who": accepted("Ada")})).inputRequired(t)
+	require.Contains(t, fmt.Sprint(res["inputRequests"]), "Who? (v1)", "asked again: the answer was to another question")
+	// Answered against the question now shown: accepted.
+	out := f.call("tools/call", toolCall("clock", capsEverything, st, obj{"who": accepted("Bob")})).complete(t)
+	require.Contains(t, fmt.Sprint(out["content"]), "Bob")
+	// Changing again on the next round as well: unstable.
+	version.Store(2)
+	f.call("tools/call", toolCall("clock", capsEverything, st, obj{"who": accepted("Eve")})).fail(t, mrtr.CodeInvalidParams)
+	require.True(t, f.logHas("replay diverged", "question_unstable"), f.logs.String())
+}
+
+// The mistakes a handler can make with asks are server bugs: -32603 and
+// a log line saying what went wrong.
+func TestStraightLineMisuse(t *testing.T) {
+	f := newFixture(t)
+	f.addTool("dropped", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		_, _ = mrtr.Elicit(ctx, req, "who", whoForm("Who?")) // the error is dropped
+		return mrtr.TextResult("done"), nil
+	})
+	f.addTool("mixed", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		if _, err := mrtr.Elicit(ctx, req, "who", whoForm("Who?")); err != nil {
+			return mrtr.Ask("other", &mrtr.RootsRequest{}), nil
+		}
+		return mrtr.TextResult("done"), nil
+	})
+	f.addTool("twice", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		_, err1 := mrtr.Elicit(ctx, req, "who", whoForm("Who?"))
+		_, err2 := mrtr.Elicit(ctx, req, "who", whoForm("Who else?"))
+		return nil, mrtr.Check(err1, err2)
+	})
+	f.addTool("reserved", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		_, err := mrtr.Elicit(ctx, req, "mrtr.journal", whoForm("Who?"))
+		return nil, err
+	})
+	f.call("tools/call", toolCall("dropped", capsEverything, "", nil)).fail(t, mrtr.CodeInternalError)
+	require.True(t, f.logHas("handler completed while a question was unanswered"), f.logs.String())
+	f.call("tools/call", toolCall("mixed", capsEverything, "", nil)).fail(t, mrtr.CodeInternalError)
+	require.True(t, f.logHas("use one style"), f.logs.String())
+	f.call("tools/call", toolCall("twice", capsEverything, "", nil)).fail(t, mrtr.CodeInvalidParams)
+	require.True(t, f.logHas("duplicate_key", `asked twice in one run with different questions`), f.logs.String())
+	f.call("tools/call", toolCall("reserved", capsEverything, "", nil)).fail(t, mrtr.CodeInternalError)
+}
+
+// An ask the client cannot answer returns -32021 at once, so that the
+// handler may go on without it.
+func TestStraightLineMissingCapability(t *testing.T) {
+	f := newFixture(t)
+	f.addTool("fallback", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		poem, err := mrtr.Sample(ctx, req, "poem", &mrtr.SamplingRequest{Messages: []mrtr.SamplingMessage{mrtr.UserText("x")}, MaxTokens: 9})
+		var me *mrtr.Error
+		if errors.As(err, &me) && me.Code == mrtr.CodeMissingCapability {
+			return mrtr.TextResult("no model: plain text"), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return mrtr.TextResult(poem.Text()), nil
+	})
+	f.addTool("strict", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		_, err := mrtr.ListRoots(ctx, req, "roots")
+		return nil, err
+	})
+	out := f.call("tools/call", toolCall("fallback", capsNone, "", nil)).complete(t)
+	require.Contains(t, fmt.Sprint(out["content"]), "no model")
+	f.call("tools/call", toolCall("strict", capsNone, "", nil)).fail(t, mrtr.CodeMissingCapability)
+}
+
+// A server-side model answers inline: a call whose questions it answers
+// completes in one round, and its answer is recorded so that a later
+// round neither calls it again nor gets another answer.
+func TestStraightLineInlineModel(t *testing.T) {
+	f := newFixture(t)
+	var calls atomic.Int32
+	serverModel := func(_ context.Context, q *mrtr.SamplingRequest) (*mrtr.SamplingResult, error) {
+		n := calls.Add(1)
+		return &mrtr.SamplingResult{Role: mrtr.RoleAssistant, Model: "server", Content: []mrtr.SamplingContent{{Type: "text", Text: fmt.Sprintf("answer %d", n)}}}, nil
+	}
+	f.addTool("inline", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		a, err := mrtr.Sample(ctx, req, "plan", &mrtr.SamplingRequest{Messages: []mrtr.SamplingMessage{mrtr.UserText("plan")}, MaxTokens: 9}, mrtr.AnswerWith(serverModel))
+		if err != nil {
+			return nil, err
+		}
+		if req.Principal != "" { // a caller that must also confirm
+			if _, err := mrtr.Elicit(ctx, req, "ok", whoForm("OK? "+a.Text())); err != nil {
+				return nil, err
+			}
+		}
+		return mrtr.TextResult(a.Text()), nil
+	})
+	out := f.call("tools/call", toolCall("inline", capsNone, "", nil)).complete(t)
+	require.Contains(t, fmt.Sprint(out["content"]), "answer 1")
+	require.EqualValues(t, 1, calls.Load())
+
+	asAda := func(in *mrtr.Inbound) { in.Principal = "ada" }
+	_, st := f.call("tools/call", toolCall("inline", capsEverything, "", nil), asAda).inputRequired(t)
+	require.EqualValues(t, 2, calls.Load())
+	out = f.call("tools/call", toolCall("inline", capsEverything, st, obj{"ok": accepted("yes")}), asAda).complete(t)
+	require.Contains(t, fmt.Sprint(out["content"]), "answer 2", "the recorded answer, not a new one")
+	require.EqualValues(t, 2, calls.Load(), "the model is not called again on the retry")
 }

@@ -323,12 +323,11 @@ func (s *Server) settleRun(c *call, req *Request, res Result, herr error, args j
 		return nil, nil, false // the caller reports herr as usual
 	case pendingErr && len(ru.pending) == 0:
 		return nil, s.internal("handler returned ErrInputRequired with no question pending", herr, c), true
+	case herr == nil && isInputRequired(res):
+		return nil, s.internal("handler both asked in straight-line code and returned an *InputRequired; use one style", errors.New("mixed styles"), c), true
 	case herr == nil && len(ru.pending) > 0:
 		return nil, s.internal("handler completed while a question was unanswered: an ask's error was dropped; return it", fmt.Errorf("question %q", ru.pending[0]), c), true
 	case herr == nil:
-		if _, ok := res.(*InputRequired); ok {
-			return nil, s.internal("handler both asked in straight-line code and returned an *InputRequired; use one style", errors.New("mixed styles"), c), true
-		}
 		return nil, nil, false // a complete result
 	}
 	// Another round: every pending question, and the journal.
@@ -379,4 +378,9 @@ func (s *Server) journalTooLarge(c *call, j *journal, err error) *Error {
 	s.log.Error("mrtr: the call's sealed state is too large; memo a parsed value instead of a long answer, bind model answers, or raise state.WithMaxTokenSize",
 		"method", c.method, "target", clip(c.target), "err", errText(err), "largest", strings.Join(parts, ", "))
 	return &Error{Code: CodeInternalError, Message: "Internal error: the call's state exceeds the requestState size limit", Data: map[string]string{"reason": ReasonStateTooLarge}}
+}
+
+func isInputRequired(r Result) bool {
+	ir, ok := r.(*InputRequired)
+	return ok && ir != nil
 }

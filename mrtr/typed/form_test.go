@@ -324,3 +324,61 @@ func TestFormWithMessage(t *testing.T) {
 	assert.Equal(t, "Hello, Ada!", res.Text())
 	assert.Equal(t, []string{"other", "other\n\nYour last answer could not be used: Your name must be at most 10 characters long."}, messages)
 }
+
+// Form.Ask in straight-line code: an invalid answer is asked again with
+// what was wrong, counted against WithMaxInvalid; past it the call is
+// refused with -32602 naming each problem; decline is a value, and the
+// form is not asked again.
+func TestFormAskReasksInvalidAnswers(t *testing.T) {
+	f := typed.MustForm[nameForm]("who", "Who are you?")
+	srv, _ := newServer(t)
+	var runs int
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greet"}, func(ctx context.Context, req *mrtr.Request, _ struct{}) (*mrtr.CallToolResult, error) {
+		runs++
+		v, act, err := f.Ask(ctx, req)
+		switch {
+		case err != nil:
+			return nil, err
+		case act != mrtr.Accepted:
+			return mrtr.TextResult("no name: " + string(act)), nil
+		}
+		return mrtr.TextResult("Hello, " + v.Name + "!"), nil
+	}))
+	bad := map[string]any{"name": "Adalovelace!", "agree": true}
+	good := map[string]any{"name": "Ada", "agree": true, "level": "high"}
+	client := func(answers ...*mrtr.ElicitResult) (*mrtrtest.ToolResult, []string, error) {
+		var asked []string
+		c := mrtrtest.NewClient(srv, mrtrtest.OnElicitation(func(_ context.Context, r *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
+			asked = append(asked, r.Message)
+			a := answers[0]
+			if len(answers) > 1 {
+				answers = answers[1:]
+			}
+			return a, nil
+		}))
+		res, err := c.CallTool(context.Background(), "greet", nil)
+		return res, asked, err
+	}
+	accept := func(c map[string]any) *mrtr.ElicitResult { return &mrtr.ElicitResult{Action: mrtr.Accepted, Content: c} }
+
+	res, asked, err := client(accept(bad), accept(good))
+	require.NoError(t, err)
+	assert.Equal(t, "Hello, Ada!", res.Text())
+	assert.Equal(t, 2, res.Rounds)
+	require.Len(t, asked, 2)
+	assert.Equal(t, "Who are you?\n\nYour last answer could not be used: Your name must be at most 10 characters long.", asked[1])
+
+	_, asked, err = client(accept(bad))
+	var me *mrtr.Error
+	require.ErrorAs(t, err, &me)
+	assert.Equal(t, mrtr.CodeInvalidParams, me.Code)
+	assert.Contains(t, me.Message, `Invalid input response "who": name must be at most 10 characters long`)
+	assert.Len(t, asked, 1+typed.DefaultMaxInvalid, "asked once, then again DefaultMaxInvalid times")
+
+	runs = 0
+	res, asked, err = client(&mrtr.ElicitResult{Action: mrtr.Declined})
+	require.NoError(t, err)
+	assert.Equal(t, "no name: decline", res.Text())
+	assert.Len(t, asked, 1, "a declined form is not asked again")
+	assert.Equal(t, 2, runs)
+}

@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sort"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -214,37 +216,128 @@ func typeFingerprint(t reflect.Type) [digestLen]byte {
 	return d
 }
 
+// digestBufs holds the buffers questions are serialised into before
+// hashing, so that a digest costs no allocation in the steady state.
+var digestBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
 // questionDigest identifies a question by what it asks: its kind and its
 // fields, each length-prefixed, hashed with SHA-256 and cut to 16 bytes.
 // bind, when set, stands for the question's contents.
 func questionDigest(q InputRequest, bind []byte) [digestLen]byte {
-	h := sha256.New()
-	var n [binary.MaxVarintLen64 + 1]byte
-	field := func(b []byte) {
-		h.Write(binary.AppendUvarint(n[:0], uint64(len(b))))
-		h.Write(b)
-	}
-	h.Write([]byte{byte(q.inputKind())})
-	switch {
-	case bind != nil:
-		field([]byte("bind"))
-		field(bind)
-	default:
-		switch v := q.(type) {
-		case *ElicitRequest:
-			field([]byte(v.Mode))
-			field([]byte(v.Message))
-			field([]byte(v.URL))
-			if v.RequestedSchema != nil {
-				b, _ := json.Marshal(v.RequestedSchema)
-				field(b)
+	bp := digestBufs.Get().(*[]byte)
+	b := append((*bp)[:0], byte(q.inputKind()))
+	field := func(v []byte) { b = append(binary.AppendUvarint(b, uint64(len(v))), v...) }
+	str := func(v string) { b = append(binary.AppendUvarint(b, uint64(len(v))), v...) }
+	num := func(v uint64) { b = binary.AppendUvarint(b, v) }
+	switch v := q.(type) {
+	case *ElicitRequest:
+		if bind != nil {
+			str("bind")
+			field(bind)
+			break
+		}
+		str(v.Mode)
+		str(v.Message)
+		str(v.URL)
+		if rs := v.RequestedSchema; rs != nil {
+			str(rs.Schema)
+			str(rs.Type)
+			names := make([]string, 0, len(rs.Properties))
+			for k := range rs.Properties {
+				names = append(names, k)
 			}
-		case *SamplingRequest:
-			b, _ := json.Marshal(v)
-			field(b)
+			sort.Strings(names)
+			num(uint64(len(names)))
+			for _, k := range names {
+				str(k)
+				field(rs.Properties[k])
+			}
+			num(uint64(len(rs.Required)))
+			for _, r := range rs.Required {
+				str(r)
+			}
+		}
+	case *SamplingRequest:
+		if bind != nil {
+			str("bind")
+			field(bind)
+			break
+		}
+		num(uint64(len(v.Messages)))
+		for _, m := range v.Messages {
+			str(string(m.Role))
+			num(uint64(len(m.Content)))
+			for i := range m.Content {
+				c := &m.Content[i]
+				str(c.Type)
+				str(c.Text)
+				str(c.Data)
+				str(c.MIMEType)
+				str(c.ID)
+				str(c.Name)
+				field(c.Input)
+				str(c.ToolUseID)
+				num(uint64(len(c.Content)))
+				for _, r := range c.Content {
+					field(r)
+				}
+				field(c.StructuredContent)
+				b = strconv.AppendBool(b, c.IsError)
+				field(jsonOrNil(c.Annotations))
+				field(jsonOrNil(c.Meta))
+			}
+			field(jsonOrNil(m.Meta))
+		}
+		str(v.SystemPrompt)
+		str(v.IncludeContext)
+		if v.Temperature != nil {
+			b = strconv.AppendFloat(append(b, 't'), *v.Temperature, 'g', -1, 64)
+		}
+		num(uint64(v.MaxTokens))
+		num(uint64(len(v.StopSequences)))
+		for _, s := range v.StopSequences {
+			str(s)
+		}
+		field(jsonOrNil(v.ModelPreferences))
+		field(jsonOrNil(v.Metadata))
+		field(jsonOrNil(v.Tools))
+		field(jsonOrNil(v.ToolChoice))
+	}
+	sum := sha256.Sum256(b)
+	*bp = b
+	digestBufs.Put(bp)
+	var d [digestLen]byte
+	copy(d[:], sum[:])
+	return d
+}
+
+// jsonOrNil encodes the rarer parts of a question for its digest; nil
+// values cost nothing.
+func jsonOrNil(v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case *Annotations:
+		if x == nil {
+			return nil
+		}
+	case Object:
+		if x == nil {
+			return nil
+		}
+	case *ModelPreferences:
+		if x == nil {
+			return nil
+		}
+	case []Tool:
+		if x == nil {
+			return nil
+		}
+	case *ToolChoice:
+		if x == nil {
+			return nil
 		}
 	}
-	var d [digestLen]byte
-	copy(d[:], h.Sum(nil))
-	return d
+	b, _ := json.Marshal(v)
+	return b
 }

@@ -6,43 +6,118 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
 
 // run records what one run of a straight-line handler asked and learned.
 // It is made on the first ask, memo, CallID or CallStart, so a handler
-// that does none of these pays nothing for it.
+// that does none of these pays nothing for it; a run of a few questions
+// costs one allocation for its bookkeeping.
 type run struct {
 	mu  sync.Mutex
 	req *Request
-	j   journal // header, and the entries of earlier runs
+	j   journal // header; entries are the journal's, sorted (entryLess)
 
-	prev    map[string]*jentry // answers and pending questions of earlier runs, by key
-	memos   map[string]*jentry // memo values of earlier runs, by key
-	reached map[string]*reach  // what this run asked, by key
-	newMemo map[string]*jentry // memo values kept for the next round
-	pending []string           // keys asked and not answered, in ask order
-	active  []string           // memos whose f is running
+	reached  []reachEntry  // what this run asked, in ask order
+	index    map[string]int // key → position in reached, once it is long
+	newMemo  []jentry       // memo values kept for the next round
+	pending  []string       // keys asked and not answered, in ask order
+	active   []string       // memos whose f is running
+	diverged string         // the reason a run does not fit the journal
+	detail   string         // what diverged, for the log
 
-	diverged string // the reason a run does not fit the journal
-	detail   string // what diverged, for the log
+	reachBuf   [4]reachEntry
+	pendingBuf [4]string
 }
 
-// reach is one question as this run asked it.
-type reach struct {
+// reachEntry is one question as this run asked it.
+type reachEntry struct {
+	key      string
 	kind     kind
 	digest   [digestLen]byte
 	flags    byte
 	attempts uint8
+	consumed bool   // its memo completed: it leaves the journal
 	answer   any    // the decoded answer; nil while pending
-	value    []byte // the answer as JSON, for the journal
+	value    []byte // the answer as JSON, for the journal; made when sealed
 	question InputRequest
 	memo     string // the memo whose f asked it, if any
-	consumed bool   // its memo completed: it leaves the journal
+}
+
+// indexFrom is the length of reached past which it is indexed by a map,
+// so that a run of many questions stays linear.
+const indexFrom = 8
+
+// reach returns what this run asked under key, or nil.
+func (ru *run) reach(key string) *reachEntry {
+	if ru.index != nil {
+		if i, ok := ru.index[key]; ok {
+			return &ru.reached[i]
+		}
+		return nil
+	}
+	for i := range ru.reached {
+		if ru.reached[i].key == key {
+			return &ru.reached[i]
+		}
+	}
+	return nil
+}
+
+// add records a question of this run and returns it.
+func (ru *run) add(e reachEntry) *reachEntry {
+	ru.reached = append(ru.reached, e)
+	n := len(ru.reached)
+	switch {
+	case ru.index != nil:
+		ru.index[e.key] = n - 1
+	case n > indexFrom:
+		ru.index = make(map[string]int, 2*n)
+		for i := range ru.reached {
+			ru.index[ru.reached[i].key] = i
+		}
+	}
+	return &ru.reached[n-1]
+}
+
+// remove forgets the last question added (one the client cannot answer).
+func (ru *run) removeLast() {
+	n := len(ru.reached) - 1
+	if ru.index != nil {
+		delete(ru.index, ru.reached[n].key)
+	}
+	ru.reached = ru.reached[:n]
+}
+
+// recorded returns the journal's entry with tag under key, or nil.
+func (ru *run) recorded(tag byte, key string) *jentry {
+	es := ru.j.entries
+	i := sort.Search(len(es), func(i int) bool {
+		return es[i].tag > tag || es[i].tag == tag && es[i].key >= key
+	})
+	if i < len(es) && es[i].tag == tag && es[i].key == key {
+		return &es[i]
+	}
+	return nil
+}
+
+// previous returns what earlier runs recorded of the question under key:
+// its answer, or its being asked.
+func (ru *run) previous(key string) *jentry {
+	if len(ru.j.entries) == 0 {
+		return nil
+	}
+	if e := ru.recorded(tagAnswer, key); e != nil {
+		return e
+	}
+	return ru.recorded(tagPending, key)
 }
 
 // runner returns the request's run, made on first use.
@@ -50,23 +125,10 @@ func (r *Request) runner() *run {
 	if r.run != nil {
 		return r.run
 	}
-	ru := &run{req: r, reached: map[string]*reach{}}
+	ru := &run{req: r}
+	ru.reached, ru.pending = ru.reachBuf[:0], ru.pendingBuf[:0]
 	if r.journal != nil {
-		ru.j.callID, ru.j.start = r.journal.callID, r.journal.start
-		for i := range r.journal.entries {
-			e := &r.journal.entries[i]
-			if e.tag == tagMemo {
-				if ru.memos == nil {
-					ru.memos = map[string]*jentry{}
-				}
-				ru.memos[e.key] = e
-				continue
-			}
-			if ru.prev == nil {
-				ru.prev = map[string]*jentry{}
-			}
-			ru.prev[e.key] = e
-		}
+		ru.j = *r.journal
 	} else {
 		_, _ = rand.Read(ru.j.callID[:])
 		ru.j.start = time.Now().UnixMilli()
@@ -96,25 +158,32 @@ func (ru *run) memoOf(ctx context.Context) string {
 // ask is every straight-line question: it returns the answer when the
 // call has one, asks otherwise, and notes what it did for the journal.
 func (r *Request) ask(ctx context.Context, key string, q InputRequest, opts []AskOption) (any, error) {
-	var cfg askConfig
-	for _, o := range opts {
-		o.applyAsk(&cfg)
+	var cfg *askConfig
+	if len(opts) > 0 {
+		cfg = new(askConfig)
+		for _, o := range opts {
+			o.applyAsk(cfg)
+		}
 	}
 	if key == "" || len(key) > maxKeyLen || strings.HasPrefix(key, reservedKeyPrefix) {
 		return nil, fmt.Errorf("mrtr: question key %q: keys are 1 to %d bytes and do not begin with %q", clip(key), maxKeyLen, reservedKeyPrefix)
 	}
-	if err := validateInputRequest(q); err != nil {
-		return nil, fmt.Errorf("mrtr: question %q: %w", key, err)
+	if q == nil || reflect.ValueOf(q).IsNil() {
+		return nil, fmt.Errorf("mrtr: question %q: nil request", key)
 	}
 	k := q.inputKind()
-	d := questionDigest(q, cfg.bind)
+	var bind []byte
+	if cfg != nil {
+		bind = cfg.bind
+	}
+	d := questionDigest(q, bind)
 	ru := r.runner()
 	ru.mu.Lock()
 	defer ru.mu.Unlock()
 	if ru.diverged != "" {
 		return nil, errReplayDiverged
 	}
-	if got := ru.reached[key]; got != nil {
+	if got := ru.reach(key); got != nil {
 		if got.kind != k || got.digest != d {
 			ru.diverge("duplicate_key", fmt.Sprintf("%q asked twice in one run with different questions; give each its own key, e.g. mrtr.Key(%q, i)", key, key))
 			return nil, errReplayDiverged
@@ -124,16 +193,15 @@ func (r *Request) ask(ctx context.Context, key string, q InputRequest, opts []As
 		}
 		return got.answer, nil
 	}
-	re := &reach{kind: k, digest: d, question: q, memo: ru.memoOf(ctx)}
-	ru.reached[key] = re
-	prev := ru.prev[key]
+	prev := ru.previous(key)
 	if prev != nil && prev.kind != k {
 		ru.diverge("diverged", fmt.Sprintf("%q was asked as %s and is now asked as %s", key, prev.kind, k))
 		return nil, errReplayDiverged
 	}
+	re := ru.add(reachEntry{key: key, kind: k, digest: d, question: q, memo: ru.memoOf(ctx)})
 	switch {
 	case prev != nil && prev.tag == tagAnswer && prev.digest == d:
-		a, err := decodeAnswer(k, prev.value)
+		a, err := decodeRecorded(k, prev.value)
 		if err != nil {
 			ru.diverge("diverged", fmt.Sprintf("the recorded answer to %q no longer decodes: %v", key, err))
 			return nil, errReplayDiverged
@@ -142,7 +210,6 @@ func (r *Request) ask(ctx context.Context, key string, q InputRequest, opts []As
 		return a, nil
 	case prev != nil && prev.tag == tagPending:
 		re.attempts = prev.attempts
-		a, answered := r.Responses.get(key)
 		if prev.digest != d {
 			if prev.flags&flagChanged != 0 {
 				ru.diverge("question_unstable", fmt.Sprintf("question %q changed on two rounds in a row; build questions from arguments, answers and memo values only", key))
@@ -152,15 +219,14 @@ func (r *Request) ask(ctx context.Context, key string, q InputRequest, opts []As
 			break
 		}
 		re.flags = prev.flags & flagChanged
-		if !answered {
-			break
+		if a, answered := r.Responses.get(key); answered {
+			return ru.accept(re, a, cfg)
 		}
-		return ru.accept(re, key, a, &cfg)
 	case prev != nil: // answered, but the question changed since: ask again
 		re.flags = flagChanged
 	}
 	// No usable answer: a server model answers inline, or the client is asked.
-	if cfg.model != nil {
+	if cfg != nil && cfg.model != nil {
 		if sq, ok := q.(*SamplingRequest); ok {
 			res, err := cfg.model(ctx, sq)
 			switch {
@@ -172,18 +238,19 @@ func (r *Request) ask(ctx context.Context, key string, q InputRequest, opts []As
 			if err := res.Validate(); err != nil {
 				return nil, fmt.Errorf("mrtr: the server's model answered %q badly: %w", key, err)
 			}
-			b, err := json.Marshal(res)
-			if err != nil {
-				return nil, err
-			}
-			re.answer, re.value, re.flags = res, b, re.flags|flagInline
+			re.answer, re.flags = res, re.flags|flagInline
 			return res, nil
 		}
 	}
 client:
+	// Only a question that goes to the client is checked: one answered
+	// was checked when it was first asked.
+	if err := validateInputRequest(q); err != nil {
+		ru.removeLast()
+		return nil, fmt.Errorf("mrtr: question %q: %w", key, err)
+	}
 	if err := gateCapabilities(map[string]InputRequest{key: q}, r.Meta.ClientCapabilities); err != nil {
-		re.question = nil // not asked: the handler may go on without it
-		delete(ru.reached, key)
+		ru.removeLast() // not asked: the handler may go on without it
 		return nil, err
 	}
 	ru.pending = append(ru.pending, key)
@@ -192,8 +259,8 @@ client:
 
 // accept takes the client's answer to a pending question, checking it
 // first when the ask has a check. The caller holds ru.mu.
-func (ru *run) accept(re *reach, key string, a any, cfg *askConfig) (any, error) {
-	if er, ok := a.(*ElicitResult); ok && cfg.check != nil && er.Accepted() {
+func (ru *run) accept(re *reachEntry, a any, cfg *askConfig) (any, error) {
+	if er, ok := a.(*ElicitResult); ok && cfg != nil && cfg.check != nil && er.Accepted() {
 		if problem := cfg.check(er); problem != nil {
 			if int(re.attempts) >= cfg.max {
 				return nil, problem
@@ -202,15 +269,11 @@ func (ru *run) accept(re *reach, key string, a any, cfg *askConfig) (any, error)
 			if cfg.reword != nil {
 				re.question = cfg.reword(re.question.(*ElicitRequest), problem)
 			}
-			ru.pending = append(ru.pending, key)
+			ru.pending = append(ru.pending, re.key)
 			return nil, ErrInputRequired
 		}
 	}
-	b, err := encodeAnswer(a)
-	if err != nil {
-		return nil, err
-	}
-	re.answer, re.value = a, b
+	re.answer = a // encoded only if sealed (settleRun)
 	return a, nil
 }
 
@@ -236,41 +299,36 @@ func (ru *run) memoLookup(key string, fp [digestLen]byte) ([]byte, bool, error) 
 	if ru.diverged != "" {
 		return nil, false, errReplayDiverged
 	}
-	if e := ru.newMemo[key]; e != nil {
-		if e.digest != fp {
-			ru.diverge("diverged", fmt.Sprintf("memo %q computed twice in one run with different types", key))
-			return nil, false, errReplayDiverged
+	for i := range ru.newMemo {
+		if e := &ru.newMemo[i]; e.key == key {
+			if e.digest != fp {
+				ru.diverge("diverged", fmt.Sprintf("memo %q computed twice in one run with different types", key))
+				return nil, false, errReplayDiverged
+			}
+			return e.value, true, nil
 		}
-		return e.value, true, nil
 	}
-	if e := ru.memos[key]; e != nil {
+	if e := ru.recorded(tagMemo, key); e != nil {
 		if e.digest != fp {
 			ru.diverge("diverged", fmt.Sprintf("memo %q was recorded with another type", key))
 			return nil, false, errReplayDiverged
 		}
-		ru.keepMemo(e)
+		ru.newMemo = append(ru.newMemo, *e)
 		return e.value, true, nil
 	}
 	ru.active = append(ru.active, key)
 	return nil, false, nil
 }
 
-func (ru *run) keepMemo(e *jentry) {
-	if ru.newMemo == nil {
-		ru.newMemo = map[string]*jentry{}
-	}
-	ru.newMemo[e.key] = e
-}
-
 func (ru *run) memoStore(key string, fp [digestLen]byte, value []byte) {
 	ru.mu.Lock()
 	defer ru.mu.Unlock()
-	ru.keepMemo(&jentry{tag: tagMemo, key: key, digest: fp, value: value})
+	ru.newMemo = append(ru.newMemo, jentry{tag: tagMemo, key: key, digest: fp, value: value})
 	if i := slices.Index(ru.active, key); i >= 0 {
 		ru.active = slices.Delete(ru.active, i, i+1)
 	}
-	for _, re := range ru.reached {
-		if re.memo == key && re.answer != nil {
+	for i := range ru.reached {
+		if re := &ru.reached[i]; re.memo == key && re.answer != nil {
 			re.consumed = true
 		}
 	}
@@ -281,14 +339,15 @@ func (ru *run) memoStore(key string, fp [digestLen]byte, value []byte) {
 // it did not ask: the path through the handler changed.
 func (ru *run) orphans() []string {
 	var out []string
-	for k, e := range ru.prev {
-		if ru.reached[k] != nil {
+	for i := range ru.j.entries {
+		e := &ru.j.entries[i]
+		if e.tag == tagMemo || ru.reach(e.key) != nil {
 			continue
 		}
 		if e.tag == tagAnswer {
-			out = append(out, k)
-		} else if _, ok := ru.req.Responses.get(k); ok {
-			out = append(out, k)
+			out = append(out, e.key)
+		} else if _, ok := ru.req.Responses.get(e.key); ok {
+			out = append(out, e.key)
 		}
 	}
 	sort.Strings(out)
@@ -332,20 +391,26 @@ func (s *Server) settleRun(c *call, req *Request, res Result, herr error, args j
 	}
 	// Another round: every pending question, and the journal.
 	ir := &InputRequired{Requests: make(map[string]InputRequest, len(ru.pending))}
-	j := journal{callID: ru.j.callID, start: ru.j.start}
-	for k, re := range ru.reached {
+	j := journal{callID: ru.j.callID, start: ru.j.start, entries: make([]jentry, 0, len(ru.reached)+len(ru.newMemo))}
+	for i := range ru.reached {
+		re := &ru.reached[i]
 		switch {
 		case re.consumed:
 		case re.answer != nil:
-			j.entries = append(j.entries, jentry{tag: tagAnswer, flags: re.flags & flagInline, kind: re.kind, attempts: re.attempts, key: k, digest: re.digest, value: re.value})
-		case re.question != nil && slices.Contains(ru.pending, k):
-			ir.Requests[k] = re.question
-			j.entries = append(j.entries, jentry{tag: tagPending, flags: re.flags & flagChanged, kind: re.kind, attempts: re.attempts, key: k, digest: re.digest})
+			if re.value == nil {
+				b, err := encodeAnswer(re.answer)
+				if err != nil {
+					return nil, s.internal("encoding an answer for the state failed", err, c), true
+				}
+				re.value = b
+			}
+			j.entries = append(j.entries, jentry{tag: tagAnswer, flags: re.flags & flagInline, kind: re.kind, attempts: re.attempts, key: re.key, digest: re.digest, value: re.value})
+		case re.question != nil && slices.Contains(ru.pending, re.key):
+			ir.Requests[re.key] = re.question
+			j.entries = append(j.entries, jentry{tag: tagPending, flags: re.flags & flagChanged, kind: re.kind, attempts: re.attempts, key: re.key, digest: re.digest})
 		}
 	}
-	for _, e := range ru.newMemo {
-		j.entries = append(j.entries, *e)
-	}
+	j.entries = append(j.entries, ru.newMemo...)
 	slices.SortFunc(j.entries, func(a, b jentry) int {
 		if entryLess(&a, &b) {
 			return -1
@@ -383,4 +448,39 @@ func (s *Server) journalTooLarge(c *call, j *journal, err error) *Error {
 func isInputRequired(r Result) bool {
 	ir, ok := r.(*InputRequired)
 	return ok && ir != nil
+}
+
+// decodeRecorded decodes an answer the journal recorded. It was checked
+// when the client sent it and is authenticated since, so only its shape
+// is read again.
+func decodeRecorded(k kind, raw []byte) (any, error) {
+	switch k {
+	case kindElicitForm, kindElicitURL:
+		// encodeAnswer wrote {"action":...,"content":{...}}.
+		r := &ElicitResult{}
+		err := wire.EachMember(raw, func(name string, v json.RawMessage) error {
+			switch name {
+			case "action":
+				a, ok := wire.String(v)
+				if !ok {
+					return errBadJournal
+				}
+				r.Action = Action(a)
+			case "content":
+				r.raw = v
+				return json.Unmarshal(v, &r.Content)
+			}
+			return nil
+		})
+		return r, err
+	case kindSampling:
+		var r SamplingResult
+		err := json.Unmarshal(raw, &r)
+		return &r, err
+	case kindRoots:
+		var r RootsResult
+		err := json.Unmarshal(raw, &r)
+		return &r, err
+	}
+	return nil, fmt.Errorf("unknown kind %d", k)
 }

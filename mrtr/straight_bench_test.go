@@ -1,0 +1,179 @@
+package mrtr_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"testing"
+
+	"github.com/mrtrkit/mrtrkit/mrtr"
+)
+
+// Pairs of benchmarks: the same tool written against mrtr.Result (Raw)
+// and in straight-line code (Straight), served in process, round by
+// round. Compare them with benchstat:
+//
+//	go test -run '^$' -bench 'Raw|Straight' -benchmem -count 10 ./mrtr/ > b.txt
+//
+// BenchmarkStraightReplay measures a final round that replays n answered
+// questions, for n = 1, 4, 16, 64: its cost grows linearly in n.
+
+// rawThree is the idiomatic state machine: it carries the earlier answers
+// in its State as JSON and decodes them each round.
+func rawThree(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
+	var st struct {
+		Name, Draft string
+	}
+	if req.State != nil {
+		if err := json.Unmarshal(req.State, &st); err != nil {
+			return nil, err
+		}
+	}
+	if e, ok := req.Responses.Elicitation("name"); ok {
+		st.Name, _ = e.Content["name"].(string)
+	}
+	if d, ok := req.Responses.Sampling("draft"); ok {
+		st.Draft = d.Text()
+	}
+	var ir *mrtr.InputRequired
+	switch {
+	case st.Name == "":
+		ir = mrtr.Ask("name", nameForm("What is your name?"))
+	case st.Draft == "":
+		ir = mrtr.Ask("draft", &mrtr.SamplingRequest{Messages: []mrtr.SamplingMessage{mrtr.UserText("for " + st.Name)}, MaxTokens: 50})
+	default:
+		return mrtr.TextResult(st.Name + ": " + st.Draft), nil
+	}
+	b, err := json.Marshal(st)
+	if err != nil {
+		return nil, err
+	}
+	ir.State = b
+	return ir, nil
+}
+
+// straightThree is rawThree in straight-line code.
+func straightThree(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+	who, err := mrtr.Elicit(ctx, req, "name", nameForm("What is your name?"))
+	if err != nil {
+		return nil, err
+	}
+	name, _ := who.Content["name"].(string)
+	draft, err := mrtr.Sample(ctx, req, "draft", &mrtr.SamplingRequest{Messages: []mrtr.SamplingMessage{mrtr.UserText("for " + name)}, MaxTokens: 50})
+	if err != nil {
+		return nil, err
+	}
+	return mrtr.TextResult(name + ": " + draft.Text()), nil
+}
+
+var (
+	benchName  = obj{"action": "accept", "content": obj{"name": "Ada"}}
+	benchDraft = obj{"role": "assistant", "model": "m", "content": obj{"type": "text", "text": "a short poem"}}
+)
+
+// benchRounds returns the bodies of the three requests of one call of the
+// tool: the first, the retry answering the name, the retry answering the
+// draft.
+func benchRounds(b *testing.B, fx *fixture, tool string) [3][]byte {
+	params := func(st string, ans obj) obj {
+		p := obj{"_meta": meta(capsElicitSampl), "name": tool, "arguments": obj{"lang": "en"}}
+		if st != "" {
+			p["requestState"], p["inputResponses"] = st, ans
+		}
+		return p
+	}
+	var out [3][]byte
+	out[0] = []byte(request("tools/call", params("", nil)))
+	_, s1 := fx.call("tools/call", params("", nil)).inputRequired(b)
+	out[1] = []byte(request("tools/call", params(s1, obj{"name": benchName})))
+	_, s2 := fx.call("tools/call", params(s1, obj{"name": benchName})).inputRequired(b)
+	out[2] = []byte(request("tools/call", params(s2, obj{"draft": benchDraft})))
+	fx.call("tools/call", params(s2, obj{"draft": benchDraft})).complete(b)
+	return out
+}
+
+func benchPair(b *testing.B, h mrtr.HandlerFunc) {
+	fx := newFixture(b, mrtr.WithLogger(discardLogger))
+	fx.addTool("three", h)
+	bodies := benchRounds(b, fx, "three")
+	for i, name := range []string{"First", "Middle", "Final"} {
+		b.Run(name, func(b *testing.B) {
+			buf := make([]byte, 0, 2048)
+			b.ReportAllocs()
+			for b.Loop() {
+				buf = benchServe(b, fx.srv, bodies[i], buf, false)
+			}
+		})
+	}
+}
+
+func BenchmarkRawThree(b *testing.B)      { benchPair(b, rawThree) }
+func BenchmarkStraightThree(b *testing.B) { benchPair(b, straightThree) }
+
+// BenchmarkRawNoAsk and BenchmarkStraightNoAsk: a tool that never asks
+// pays nothing for the straight-line machinery.
+func BenchmarkRawNoAsk(b *testing.B) {
+	benchOne(b, func(context.Context, *mrtr.Request) (mrtr.Result, error) { return mrtr.TextResult("hi"), nil })
+}
+
+func BenchmarkStraightNoAsk(b *testing.B) {
+	benchOne(b, func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		if req.Round > 0 { // never: the branch a straight-line tool takes when it asks
+			if _, err := mrtr.ListRoots(ctx, req, "roots"); err != nil {
+				return nil, err
+			}
+		}
+		return mrtr.TextResult("hi"), nil
+	})
+}
+
+func benchOne(b *testing.B, h mrtr.HandlerFunc) {
+	fx := newFixture(b, mrtr.WithLogger(discardLogger))
+	fx.addTool("one", h)
+	body := []byte(request("tools/call", obj{"_meta": meta(capsNone), "name": "one", "arguments": obj{}}))
+	buf := make([]byte, 0, 1024)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = benchServe(b, fx.srv, body, buf, false)
+	}
+}
+
+// BenchmarkStraightReplay: the final round of a call that asked n
+// questions, one per round; n-1 answers replay from the sealed journal.
+func BenchmarkStraightReplay(b *testing.B) {
+	for _, n := range []int{1, 4, 16, 64} {
+		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
+			fx := newFixture(b, mrtr.WithLogger(discardLogger), mrtr.WithMaxRounds(n+1))
+			fx.addTool("many", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+				total := 0
+				for i := range n {
+					e, err := mrtr.Elicit(ctx, req, mrtr.Key("q", i), nameForm("Question "+strconv.Itoa(i)))
+					if err != nil {
+						return nil, err
+					}
+					total += len(e.Content["name"].(string))
+				}
+				return mrtr.TextResult(fmt.Sprint(total)), nil
+			})
+			p := obj{"_meta": meta(capsElicit), "name": "many", "arguments": obj{}}
+			_, st := fx.call("tools/call", p).inputRequired(b)
+			var last []byte
+			for i := range n {
+				p["requestState"], p["inputResponses"] = st, obj{mrtr.Key("q", i): benchName}
+				if i == n-1 {
+					last = []byte(request("tools/call", p))
+					fx.call("tools/call", p).complete(b)
+					break
+				}
+				_, st = fx.call("tools/call", p).inputRequired(b)
+			}
+			buf := make([]byte, 0, 1024)
+			b.ReportAllocs()
+			b.ReportMetric(float64(len(st)), "state-bytes")
+			for b.Loop() {
+				buf = benchServe(b, fx.srv, last, buf, false)
+			}
+		})
+	}
+}

@@ -119,6 +119,9 @@ func (g *modelGate) consent(key string, r *mrtr.SamplingRequest, name string, ma
 		fmt.Fprintf(w, "  max tokens: %d (at most %d with --max-tokens)\n", maxTokens, g.maxTokens)
 	}
 	fmt.Fprintf(w, "  content:    %s\n", samplingContentSummary(r))
+	if r.SystemPrompt != "" {
+		fmt.Fprintf(w, "  system: %s\n", clip(r.SystemPrompt))
+	}
 	for i, m := range r.Messages {
 		if i == 3 {
 			fmt.Fprintf(w, "  … and %d more messages\n", len(r.Messages)-3)

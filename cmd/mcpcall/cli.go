@@ -122,8 +122,11 @@ Flags may come before or after the command. Answers to a server's questions:
   sampling      from --sampling-answers FILE: {"KEY" or "*": CreateMessageResult | "text" | [...]}
                 or [CreateMessageResult | "text", ...] used in order; and/or forwarded to
                 --model-url (OpenAI-compatible chat completions; key in $` + EnvModelAPIKey + `)
+                with --model NAME[,NAME…], asking before each completion (or --model-yes),
+                within --max-tokens and --max-model-calls
   roots         from --root file:///PATH (repeatable; a plain path is turned into a file URI)
 The client capabilities declared on each request are those the flags can answer.
+A bearer token goes only over https, or plain http to localhost, 127.0.0.0/8 or ::1.
 
 Exit status: 0 complete result, 1 JSON-RPC error or isError result, 2 usage or transport error.
 

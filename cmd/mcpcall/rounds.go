@@ -215,7 +215,7 @@ func (s *session) callRounds(ctx context.Context, cmd command) int {
 			}
 			warns := answerWarnings(req, a.value)
 			for _, w := range warns {
-				fmt.Fprintf(s.env.stderr, "mcpcall: warning: [%s] %s; sent anyway\n", key, w)
+				fmt.Fprintf(s.env.stderr, "mcpcall: warning: [%s] %s; sent anyway\n", termLine(key), termLine(w))
 			}
 			rec.answered(key, a)
 			s.out.answered(key, req, a)

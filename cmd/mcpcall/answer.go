@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
-	"github.com/mrtrkit/mrtrkit/mrtr/model"
 )
 
 // answerer answers the requests a server embeds in input_required results.
@@ -21,9 +21,8 @@ type answerer struct {
 	elicit    map[string]elicitAnswer // from --elicit-answers, by key or "*"
 	elicitSrc string
 	sampling  *samplingAnswers // from --sampling-answers
-	model     model.Model      // --model-url
-	modelName string
-	roots     []mrtr.Root // --root
+	model     *modelGate       // --model-url
+	roots     []mrtr.Root      // --root
 }
 
 // capabilities are the client capabilities the answerer can serve.
@@ -152,6 +151,12 @@ func (a *answerer) answerElicit(key string, params json.RawMessage) (answer, err
 			return answer{}, &unansweredError{fmt.Sprintf("the elicitation request %q does not decode: %v", key, err)}
 		}
 	}
+	if p.Mode == "url" {
+		if _, problem := checkElicitURL(p.URL); problem != "" {
+			fmt.Fprintf(a.prompt, "mcpcall: warning: elicitation %q asks the user to open a URL that %s: declined\n", key, problem)
+			return answer{mustJSON(map[string]string{"action": "decline"}), "mcpcall (URL refused)"}, nil
+		}
+	}
 	if ea, ok := a.elicit[key]; ok {
 		return ea.answer(key, p, a.elicitSrc)
 	}
@@ -194,7 +199,11 @@ func (a *answerer) answerSampling(ctx context.Context, key string, params json.R
 		if err := json.Unmarshal(params, &r); err != nil {
 			return answer{}, &unansweredError{fmt.Sprintf("the sampling request %q does not decode: %v", key, err)}
 		}
-		res, err := a.model.CreateMessage(ctx, &r)
+		res, err := a.model.complete(ctx, key, &r)
+		var ue *unansweredError
+		if errors.As(err, &ue) {
+			return answer{}, err
+		}
 		if err != nil {
 			return answer{}, &unansweredError{fmt.Sprintf("sampling request %q: the model at --model-url failed: %v", key, err)}
 		}
@@ -452,12 +461,13 @@ func checkValue(s fieldSchema, v json.RawMessage) string {
 	return ""
 }
 
-// oneLine shortens s to one line of at most n characters.
+// oneLine shortens s to one line of at most n characters, white space
+// folded and unsafe characters escaped (termLine).
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	r := []rune(s)
 	if len(r) > n {
-		return string(r[:n]) + "…"
+		return termLine(string(r[:n])) + "…"
 	}
-	return s
+	return termLine(s)
 }

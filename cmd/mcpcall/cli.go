@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/mrtrkit/mrtrkit/mrtr/model"
 	"github.com/mrtrkit/mrtrkit/mrtr/model/openai"
 )
 
@@ -50,6 +52,23 @@ type env struct {
 	// terminal reports that stdin is a terminal, so that elicitations may
 	// be answered by typing.
 	terminal bool
+	// transport carries the requests to the MCP server; nil means
+	// http.DefaultTransport. Tests point it at loopback.
+	transport http.RoundTripper
+}
+
+// safe returns a copy of e whose stdout and stderr escape every control
+// and invisible format character written to them (newlines and tabs
+// pass), as JSON escapes with -json so that its lines stay valid JSON.
+func (e *env) safe(jsonOut bool) *env {
+	c := *e
+	fl := flavourText
+	if jsonOut {
+		fl = flavourJSON
+	}
+	c.stdout = safeWriter{e.stdout, fl}
+	c.stderr = safeWriter{e.stderr, fl}
+	return &c
 }
 
 // stringList is a repeatable flag.
@@ -69,6 +88,9 @@ type options struct {
 	samplingAnswers string
 	modelURL        string
 	model           string
+	maxTokens       int
+	maxModelCalls   int
+	modelYes        bool
 	roots           stringList
 	logLevel        string
 	capabilities    string
@@ -100,8 +122,11 @@ Flags may come before or after the command. Answers to a server's questions:
   sampling      from --sampling-answers FILE: {"KEY" or "*": CreateMessageResult | "text" | [...]}
                 or [CreateMessageResult | "text", ...] used in order; and/or forwarded to
                 --model-url (OpenAI-compatible chat completions; key in $` + EnvModelAPIKey + `)
+                with --model NAME[,NAME…], asking before each completion (or --model-yes),
+                within --max-tokens and --max-model-calls
   roots         from --root file:///PATH (repeatable; a plain path is turned into a file URI)
 The client capabilities declared on each request are those the flags can answer.
+A bearer token goes only over https, or plain http to localhost, 127.0.0.0/8 or ::1.
 
 Exit status: 0 complete result, 1 JSON-RPC error or isError result, 2 usage or transport error.
 
@@ -123,7 +148,10 @@ func newFlagSet(o *options, e *env) *flag.FlagSet {
 	fs.StringVar(&o.elicitAnswers, "elicit-answers", "", "JSON `file` answering elicitation requests by key (\"*\": any key)")
 	fs.StringVar(&o.samplingAnswers, "sampling-answers", "", "JSON `file` answering sampling requests by key, or a list used in order")
 	fs.StringVar(&o.modelURL, "model-url", "", "base `URL` of an OpenAI-compatible API that answers sampling requests (…/v1)")
-	fs.StringVar(&o.model, "model", "", "model `name` for -model-url (default: the request's first model hint)")
+	fs.StringVar(&o.model, "model", "", "model `names` for --model-url, comma-separated (required with it): the first is used, unless a model hint of the server names part of another one of them")
+	fs.IntVar(&o.maxTokens, "max-tokens", DefaultMaxTokens, "most tokens one completion from --model-url may produce, whatever the server asks")
+	fs.IntVar(&o.maxModelCalls, "max-model-calls", DefaultMaxModelCalls, "most completions one run asks of --model-url; the call stops when the server asks for more")
+	fs.BoolVar(&o.modelYes, "model-yes", false, "send sampling requests to --model-url without asking each time (within --max-tokens and --max-model-calls); needed when stdin is not a terminal")
 	fs.Var(&o.roots, "root", "a root to answer roots/list with: a file:// `URI` or a path (repeatable)")
 	fs.StringVar(&o.logLevel, "log-level", "", "ask the server for log notifications at this `level` and above (debug, info, …)")
 	fs.StringVar(&o.capabilities, "capabilities", "", "declare these client capabilities (`JSON`) instead of those the flags can answer")
@@ -260,6 +288,7 @@ func run(ctx context.Context, args []string, e *env) int {
 	}
 	o.set = map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
+	e = e.safe(o.jsonOut)
 	cmd, err := parseCommand(words)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "mcpcall: %v\n\n", err)
@@ -352,8 +381,10 @@ func setup(o *options, cmd command, e *env) (*session, error) {
 	if !o.set["token"] {
 		token = e.getenv(EnvToken)
 	}
-	if token != "" && u.Scheme == "http" && !loopbackHost(u.Hostname()) {
-		fmt.Fprintf(e.stderr, "mcpcall: warning: sending the bearer token over plain http to %s\n", u.Host)
+	if token != "" {
+		if err := tokenURLAllowed(u); err != nil {
+			return nil, err
+		}
 	}
 
 	a, err := newAnswerer(o, e)
@@ -371,14 +402,15 @@ func setup(o *options, cmd command, e *env) (*session, error) {
 		caps = c
 	}
 	s.client = &client{
-		url:      o.url,
-		token:    token,
-		timeout:  o.timeout,
-		caps:     caps,
-		logLevel: o.logLevel,
-		verbose:  o.verbose,
-		stderr:   e.stderr,
-		onNote:   s.out.notification,
+		url:       o.url,
+		token:     token,
+		timeout:   o.timeout,
+		caps:      caps,
+		logLevel:  o.logLevel,
+		verbose:   o.verbose,
+		stderr:    e.stderr,
+		onNote:    s.out.notification,
+		transport: e.transport,
 	}
 	s.client.init()
 	return s, nil
@@ -403,6 +435,17 @@ func newAnswerer(o *options, e *env) (*answerer, error) {
 		a.sampling = sa
 	}
 	if o.modelURL != "" {
+		models := parseModels(o.model)
+		switch {
+		case len(models) == 0:
+			return nil, &usageError{"--model-url needs --model NAME: the server does not choose the model on your account"}
+		case o.maxTokens < 1:
+			return nil, &usageError{"--max-tokens must be at least 1"}
+		case o.maxModelCalls < 1:
+			return nil, &usageError{"--max-model-calls must be at least 1"}
+		case !e.terminal && !o.modelYes:
+			return nil, &usageError{"--model-url: stdin is not a terminal, so mcpcall cannot ask you before each model completion; give --model-yes to allow them (at most --max-model-calls per run, --max-tokens each)"}
+		}
 		key := e.getenv(EnvModelAPIKey)
 		u, err := url.Parse(o.modelURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -414,14 +457,31 @@ func newAnswerer(o *options, e *env) (*answerer, error) {
 		if key != "" && u.Scheme == "http" && !loopbackHost(u.Hostname()) {
 			return nil, &usageError{fmt.Sprintf("$%s is set: --model-url must be https unless its host is loopback, so that the key is not sent in clear", EnvModelAPIKey)}
 		}
-		m, err := openai.New(openai.Config{BaseURL: o.modelURL, APIKey: key, Model: o.model})
-		if err != nil {
-			return nil, err
+		g := &modelGate{
+			endpoint:  u.Redacted(),
+			models:    models,
+			clients:   map[string]model.Model{},
+			maxTokens: o.maxTokens,
+			maxCalls:  o.maxModelCalls,
+			ask:       !o.modelYes,
+			in:        a.in,
+			prompt:    e.stderr,
 		}
-		a.model = m
-		a.modelName = o.model
+		if su, err := url.Parse(o.url); err == nil {
+			g.server = su.Host
+		}
+		for _, name := range models {
+			m, err := openai.New(openai.Config{BaseURL: o.modelURL, APIKey: key, Model: name})
+			if err != nil {
+				return nil, err
+			}
+			g.clients[name] = m
+		}
+		a.model = g
 	} else if o.model != "" {
 		return nil, &usageError{"--model needs --model-url"}
+	} else if o.set["max-tokens"] || o.set["max-model-calls"] || o.set["model-yes"] {
+		return nil, &usageError{"--max-tokens, --max-model-calls and --model-yes apply only with --model-url"}
 	}
 	for _, r := range o.roots {
 		uri, err := rootURI(r)
@@ -431,6 +491,17 @@ func newAnswerer(o *options, e *env) (*answerer, error) {
 		a.roots = append(a.roots, mrtr.Root{URI: uri})
 	}
 	return a, nil
+}
+
+// tokenURLAllowed says whether a bearer token may be sent to u: over
+// https, or over plain http only to this machine (localhost, 127.0.0.0/8,
+// ::1), where nobody on the network can read it. There is no way round
+// it: a token sent in clear can be replayed by whoever sees it.
+func tokenURLAllowed(u *url.URL) error {
+	if strings.EqualFold(u.Scheme, "https") || loopbackHost(u.Hostname()) {
+		return nil
+	}
+	return fmt.Errorf("a bearer token (-token or $%s) is given, and -url %s is plain http to a host that is not this machine: the token would cross the network in clear. Use an https URL (or http on localhost, 127.0.0.1 or [::1]), or unset the token", EnvToken, termLine(u.Redacted()))
 }
 
 // rootURI turns a --root value into a file:// URI.

@@ -36,12 +36,16 @@ type client struct {
 	// stream, as it arrives.
 	onNote func(method string, params json.RawMessage)
 
+	// transport sends the requests; nil means http.DefaultTransport.
+	transport http.RoundTripper
+
 	http   *http.Client
 	nextID int64
 }
 
 func (c *client) init() {
 	c.http = &http.Client{
+		Transport: c.transport,
 		// A redirect is reported, not followed: the body and the token
 		// would go to a place the user did not name.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -192,6 +196,11 @@ func (c *client) call(ctx context.Context, method, target string, params []membe
 		h.Set("Mcp-Param-"+name, streamablehttp.EncodeHeaderValue(v))
 	}
 	if c.token != "" {
+		// setup refuses such a run already; this keeps the rule where the
+		// header is set.
+		if err := tokenURLAllowed(req.URL); err != nil {
+			return nil, err
+		}
 		h.Set("Authorization", "Bearer "+c.token)
 	}
 	if c.verbose {
@@ -235,7 +244,7 @@ func (c *client) read(method string, id int64, resp *http.Response, touch func()
 			return nil, transportErr("%s: response larger than %d bytes", method, maxBody)
 		}
 		if c.verbose {
-			fmt.Fprintf(c.stderr, "< %s\n\n", body)
+			fmt.Fprintf(c.stderr, "< %s\n\n", termText(string(body)))
 		}
 		r, err := decodeResponse(body, id)
 		if err != nil {
@@ -265,18 +274,18 @@ func (c *client) read(method string, id int64, resp *http.Response, touch func()
 // httpError describes an HTTP answer that holds no JSON-RPC response.
 func httpError(method string, resp *http.Response, body []byte) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: HTTP %s", method, resp.Status)
+	fmt.Fprintf(&b, "%s: HTTP %s", method, termLine(resp.Status))
 	if ct := resp.Header.Get("Content-Type"); ct != "" {
-		fmt.Fprintf(&b, " (%s)", ct)
+		fmt.Fprintf(&b, " (%s)", termLine(ct))
 	}
 	if ch := resp.Header.Values("WWW-Authenticate"); len(ch) > 0 {
-		fmt.Fprintf(&b, "\n  WWW-Authenticate: %s", strings.Join(ch, ", "))
+		fmt.Fprintf(&b, "\n  WWW-Authenticate: %s", termLine(strings.Join(ch, ", ")))
 	}
 	if s := strings.TrimSpace(string(body)); s != "" {
 		if len(s) > 512 {
 			s = s[:512] + "…"
 		}
-		fmt.Fprintf(&b, "\n  %s", s)
+		fmt.Fprintf(&b, "\n  %s", termLine(s))
 	}
 	if resp.StatusCode == http.StatusUnauthorized {
 		b.WriteString("\n  (give a bearer token with -token or $" + EnvToken + ")")
@@ -339,7 +348,7 @@ func (c *client) readStream(method string, id int64, resp *http.Response, touch 
 		}
 		raw := data.Bytes()
 		if c.verbose {
-			fmt.Fprintf(c.stderr, "< event: %s\n", raw)
+			fmt.Fprintf(c.stderr, "< event: %s\n", termText(string(raw)))
 		}
 		var m wireMessage
 		if err := json.Unmarshal(raw, &m); err != nil {
@@ -352,7 +361,7 @@ func (c *client) readStream(method string, id int64, resp *http.Response, touch 
 			}
 			return nil, nil
 		case m.Method != "":
-			fmt.Fprintf(c.stderr, "mcpcall: warning: the server sent a %s request on the response stream; servers of 2026-07-28 must not send requests, ignored\n", m.Method)
+			fmt.Fprintf(c.stderr, "mcpcall: warning: the server sent a %s request on the response stream; servers of 2026-07-28 must not send requests, ignored\n", termLine(m.Method))
 			return nil, nil
 		}
 		r, err := m.asResponse(id)
@@ -360,7 +369,7 @@ func (c *client) readStream(method string, id int64, resp *http.Response, touch 
 			return nil, transportErr("%s: %v", method, err)
 		}
 		if r == nil {
-			fmt.Fprintf(c.stderr, "mcpcall: warning: the stream carried a response to another request (id %s), ignored\n", m.ID)
+			fmt.Fprintf(c.stderr, "mcpcall: warning: the stream carried a response to another request (id %s), ignored\n", termLine(string(m.ID)))
 			return nil, nil
 		}
 		r.HTTPStatus = resp.StatusCode
@@ -406,11 +415,11 @@ func (c *client) readStream(method string, id int64, resp *http.Response, touch 
 func (c *client) dumpRequest(req *http.Request, body []byte) {
 	fmt.Fprintf(c.stderr, "> POST %s\n", req.URL)
 	c.dumpHeader(">", req.Header)
-	fmt.Fprintf(c.stderr, "> %s\n\n", body)
+	fmt.Fprintf(c.stderr, "> %s\n\n", termText(string(body)))
 }
 
 func (c *client) dumpResponse(resp *http.Response) {
-	fmt.Fprintf(c.stderr, "< HTTP %s\n", resp.Status)
+	fmt.Fprintf(c.stderr, "< HTTP %s\n", termLine(resp.Status))
 	c.dumpHeader("<", resp.Header)
 }
 
@@ -425,7 +434,7 @@ func (c *client) dumpHeader(dir string, h http.Header) {
 			if strings.EqualFold(k, "Authorization") {
 				v = "[redacted]"
 			}
-			fmt.Fprintf(c.stderr, "%s %s: %s\n", dir, k, v)
+			fmt.Fprintf(c.stderr, "%s %s: %s\n", dir, termLine(k), termLine(v))
 		}
 	}
 }

@@ -33,18 +33,32 @@
 //
 // Or forwarded to an OpenAI-compatible chat-completions API (the key, if
 // any, comes from $MCPCALL_MODEL_API_KEY; plain http is refused with a key
-// unless the host is loopback; redirects are not followed):
+// unless the host is loopback; redirects are not followed). The server
+// spends the user's model account here, so the user decides: --model is
+// required (a comma-separated list; the first is used, and a model hint
+// of the server can only pick another of the listed ones); maxTokens is
+// capped by --max-tokens (default 4096); a run sends at most
+// --max-model-calls completions (default 10) and stops the call when the
+// server asks for more; and before each completion mcpcall shows, at the
+// terminal, the server, the model, the tokens and what the request holds,
+// and asks. --model-yes says yes to all of them beforehand (within the
+// caps); without it, --model-url is refused when stdin is not a terminal:
 //
 //	MCPCALL_MODEL_API_KEY=sk-... mcpcall tools call summarize_repo --args '{"audience":"developer"}' \
 //		--model-url https://api.openai.com/v1 --model gpt-4o-mini
-//	mcpcall tools call summarize_repo --args-file args.json --model-url http://127.0.0.1:11434/v1 --model llama3.2
+//	mcpcall tools call summarize_repo --args-file args.json --model-url http://127.0.0.1:11434/v1 --model llama3.2 \
+//		--model-yes --max-model-calls 3 --max-tokens 1000
 //
 // Questions to the user (elicitation) are asked at the terminal, field by
 // field, with each field's title, description, type, choices and default,
 // and the typed value is checked before it is sent; or they are answered
 // from a file mapping input key (or "*") to an ElicitResult, to the form's
 // content (sent with action accept), or to "accept", "decline" or
-// "cancel". Roots come from --root, repeatable:
+// "cancel". A url-mode elicitation whose URL does not parse, is not https
+// (http only to loopback), names a user before the host, or holds spaces,
+// control or invisible characters is declined, with a warning; for the
+// others the prompt always shows the host the URL goes to. Roots come
+// from --root, repeatable:
 //
 //	echo '{"user_name": {"name": "Ada"}, "*": "decline"}' > elicit.json
 //	mcpcall tools call test_input_required_result_multiple_inputs \
@@ -59,7 +73,9 @@
 //	mcpcall -json tools call summarize_repo --args '{"audience":"developer"}' --sampling-answers answers.json | jq .
 //
 // Other flags: -token (or $MCPCALL_TOKEN) sends a bearer token, never
-// printed; --log-level asks for log notifications; --max-rounds (default
+// printed, and only over https or to loopback (localhost, 127.0.0.0/8,
+// ::1): a run with a token and a plain http URL to any other host is
+// refused; --log-level asks for log notifications; --max-rounds (default
 // 10) bounds the rounds of one call; --capabilities declares given client
 // capabilities instead of those the flags can answer; -timeout bounds each
 // HTTP exchange; -v prints every HTTP exchange on stderr, the token
@@ -82,6 +98,17 @@
 // requestState exactly as received, byte for byte. Responses may be JSON
 // or an event stream; progress and log notifications are printed on
 // stderr as they arrive.
+//
+// # What it prints
+//
+// Text from the server (names, descriptions, messages, URLs, results,
+// errors, notifications, the -v dumps) never reaches the terminal raw:
+// escape sequences, C0 and C1 controls, bidi overrides and isolates and
+// other invisible format characters are shown as escapes (ESC as \x1b,
+// U+202E as \u202e); newlines are kept in multi-line text such as
+// results and descriptions, and escaped in one-line fields such as names.
+// With -json the same characters are written as JSON escapes, so each
+// line is still JSON with the same values.
 //
 // # Exit status
 //

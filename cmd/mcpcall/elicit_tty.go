@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -171,10 +172,16 @@ func (a *answerer) askUser(key string, p elicitParams) (json.RawMessage, error) 
 		return &unansweredError{fmt.Sprintf("stdin ended while answering elicitation %q", key)}
 	}
 	if p.Mode == "url" {
+		// answerElicit declined the URLs checkElicitURL refuses, so this
+		// one parses, has a host, and holds no space, control or
+		// invisible character: the host line below always prints, and
+		// is the CLI's own.
+		host, _ := checkElicitURL(p.URL)
 		fmt.Fprintf(w, "\n? The server asks you to open a URL (elicitation %q):\n", key)
-		fmt.Fprintf(w, "  %s\n  URL: %s\n", p.Message, p.URL)
-		if u, err := url.Parse(p.URL); err == nil && u.Host != "" {
-			fmt.Fprintf(w, "  (it goes to %s; mcpcall does not open it — check the address, then open it yourself)\n", u.Host)
+		fmt.Fprintf(w, "  %s\n  URL: %s\n", oneLine(p.Message, 1000), termLine(p.URL))
+		fmt.Fprintf(w, "  (it goes to %s; mcpcall does not open it — check the address, then open it yourself)\n", termLine(host))
+		if !isASCII(host) {
+			fmt.Fprintln(w, "  (the host name is not plain ASCII, and such letters can imitate others: check it letter by letter)")
 		}
 		act, err := a.askAction("  [a]ccept (I will open it) / [d]ecline / [c]ancel: ")
 		if err != nil {
@@ -186,7 +193,11 @@ func (a *answerer) askUser(key string, p elicitParams) (json.RawMessage, error) 
 	if err != nil {
 		return nil, &unansweredError{fmt.Sprintf("elicitation %q: %v", key, err)}
 	}
-	fmt.Fprintf(w, "\n? The server asks (elicitation %q): %s\n", key, p.Message)
+	if msg := strings.TrimSpace(p.Message); strings.Contains(msg, "\n") {
+		fmt.Fprintf(w, "\n? The server asks (elicitation %q):\n%s\n", key, indentText(msg, "  "))
+	} else {
+		fmt.Fprintf(w, "\n? The server asks (elicitation %q): %s\n", key, termLine(msg))
+	}
 	act, err := a.askAction("  Answer? [a]ccept and fill in the form / [d]ecline / [c]ancel (default a): ")
 	if err != nil {
 		return nil, eof()
@@ -236,12 +247,12 @@ func describe(f field) string {
 	s := f.schema
 	b.WriteString("  ")
 	if s.Title != "" {
-		fmt.Fprintf(&b, "%s (%s)", s.Title, f.name)
+		fmt.Fprintf(&b, "%s (%s)", termLine(s.Title), termLine(f.name))
 	} else {
-		b.WriteString(f.name)
+		b.WriteString(termLine(f.name))
 	}
 	var facts []string
-	typ := s.Type
+	typ := termLine(s.Type)
 	if typ == "" {
 		typ = "JSON value"
 	}
@@ -255,7 +266,7 @@ func describe(f field) string {
 		facts = append(facts, "optional")
 	}
 	if s.Format != "" {
-		facts = append(facts, "format "+s.Format)
+		facts = append(facts, "format "+termLine(s.Format))
 	}
 	if s.MinLength != nil {
 		facts = append(facts, fmt.Sprintf("at least %d characters", *s.MinLength))
@@ -277,20 +288,20 @@ func describe(f field) string {
 	}
 	fmt.Fprintf(&b, " [%s]", strings.Join(facts, ", "))
 	if s.Description != "" {
-		fmt.Fprintf(&b, "\n    %s", s.Description)
+		fmt.Fprintf(&b, "\n%s", indentText(s.Description, "    "))
 	}
 	cs := s.choices()
 	if s.Type == "array" && s.Items != nil {
 		cs = s.Items.choices()
 	}
 	for i, c := range cs {
-		fmt.Fprintf(&b, "\n    %d) %s", i+1, c.value)
+		fmt.Fprintf(&b, "\n    %d) %s", i+1, termLine(c.value))
 		if c.title != "" && c.title != c.value {
-			fmt.Fprintf(&b, " — %s", c.title)
+			fmt.Fprintf(&b, " — %s", termLine(c.title))
 		}
 	}
 	if len(s.Default) > 0 {
-		fmt.Fprintf(&b, "\n    default: %s (press Enter)", s.Default)
+		fmt.Fprintf(&b, "\n    default: %s (press Enter)", termLine(string(s.Default)))
 	} else if !f.required {
 		b.WriteString("\n    (press Enter to leave it out)")
 	}
@@ -460,8 +471,52 @@ func checkString(s fieldSchema, v string) error {
 	}
 	if s.Pattern != "" {
 		if re, err := regexp.Compile(s.Pattern); err == nil && !re.MatchString(v) {
-			return fmt.Errorf("does not match the pattern %s", s.Pattern)
+			return fmt.Errorf("does not match the pattern %s", termLine(s.Pattern))
 		}
 	}
 	return nil
+}
+
+// checkElicitURL checks the URL of a url-mode elicitation before the
+// user sees it. It returns the host (with its port, if any), or a reason
+// to refuse the URL: one that does not parse, is not https (http only to
+// this machine), has no host, names a user before the host (a classic
+// disguise: https://bank.example@evil.example/), or holds spaces,
+// control or invisible characters (which could hide or fake part of it
+// on a terminal).
+func checkElicitURL(raw string) (host, problem string) {
+	if raw == "" {
+		return "", "is empty"
+	}
+	for _, r := range raw {
+		if unsafeRune(r) || unicode.IsSpace(r) || r == utf8.RuneError {
+			return "", "holds spaces, control or invisible characters"
+		}
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return "", "does not parse"
+	case u.Host == "" || u.Hostname() == "":
+		return "", "has no host"
+	case u.User != nil:
+		return "", "names a user before the host (user@host)"
+	case strings.ContainsFunc(u.Host, func(r rune) bool { return unsafeRune(r) || unicode.IsSpace(r) }):
+		// %-escapes in the host are decoded by url.Parse.
+		return "", "holds spaces, control or invisible characters in its host"
+	case strings.EqualFold(u.Scheme, "https"):
+	case strings.EqualFold(u.Scheme, "http") && loopbackHost(u.Hostname()):
+	default:
+		return "", "is not https"
+	}
+	return u.Host, ""
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

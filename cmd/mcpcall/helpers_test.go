@@ -33,9 +33,10 @@ type cliResult struct {
 
 // cli runs mcpcall with args, stdin and an environment (nil: empty).
 type cli struct {
-	stdin    string
-	terminal bool
-	env      map[string]string
+	stdin     string
+	terminal  bool
+	env       map[string]string
+	transport http.RoundTripper // nil: http.DefaultTransport
 }
 
 func (c cli) run(t *testing.T, args ...string) cliResult {
@@ -44,11 +45,12 @@ func (c cli) run(t *testing.T, args ...string) cliResult {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	code := run(ctx, args, &env{
-		stdin:    strings.NewReader(c.stdin),
-		stdout:   &out,
-		stderr:   &errb,
-		getenv:   func(k string) string { return c.env[k] },
-		terminal: c.terminal,
+		stdin:     strings.NewReader(c.stdin),
+		stdout:    &out,
+		stderr:    &errb,
+		getenv:    func(k string) string { return c.env[k] },
+		terminal:  c.terminal,
+		transport: c.transport,
 	})
 	return cliResult{code, out.String(), errb.String()}
 }

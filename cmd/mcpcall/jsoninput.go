@@ -142,9 +142,10 @@ func readJSONFile(path, flagName string) (json.RawMessage, error) {
 	return parseJSON(data, flagName+" "+path)
 }
 
-// loopbackHost reports whether host (without port) names this machine.
+// loopbackHost reports whether host (without port, as url.Hostname
+// returns it) names this machine: localhost, 127.0.0.0/8 or ::1.
 func loopbackHost(host string) bool {
-	if host == "localhost" {
+	if strings.EqualFold(strings.TrimSuffix(host, "."), "localhost") {
 		return true
 	}
 	ip := net.ParseIP(host)

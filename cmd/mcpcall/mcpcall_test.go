@@ -515,7 +515,7 @@ func TestSamplingByModelURL(t *testing.T) {
 	ts := newTestServer(t)
 	r := cli{env: map[string]string{EnvModelAPIKey: key}}.run(t, "-url", ts.url, "tools", "call", "greet",
 		"--elicit-answers", writeFile(t, "e.json", `{"*":{"name":"Bo"}}`), "--root", "/tmp",
-		"--model-url", model.URL+"/v1", "--model", "tiny")
+		"--model-url", model.URL+"/v1", "--model", "tiny", "--model-yes")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "→ answered from --model-url (tiny-1): assistant (model tiny-1, endTurn): Servers keep no state")
 	assert.Contains(t, r.stdout, "Hello, Bo!\nServers keep no state")
@@ -528,7 +528,7 @@ func TestSamplingByModelURL(t *testing.T) {
 	// With a key, plain http to a host that is not loopback is refused
 	// before anything is sent.
 	r = cli{env: map[string]string{EnvModelAPIKey: key}}.run(t, "-url", ts.url, "tools", "call", "greet",
-		"--model-url", "http://models.example.com/v1")
+		"--model-url", "http://models.example.com/v1", "--model", "m", "--model-yes")
 	assert.Equal(t, 2, r.code)
 	assert.Contains(t, r.stderr, "--model-url must be https unless its host is loopback")
 	assert.NotContains(t, r.stderr, key)
@@ -537,7 +537,7 @@ func TestSamplingByModelURL(t *testing.T) {
 	redirect := httptest.NewServer(http.RedirectHandler("http://models.example.com/steal", http.StatusTemporaryRedirect))
 	defer redirect.Close()
 	r = cli{env: map[string]string{EnvModelAPIKey: key}}.run(t, "-url", ts.url, "tools", "call", "greet",
-		"--elicit-answers", writeFile(t, "e.json", `{"*":{"name":"Bo"}}`), "--root", "/tmp", "--model-url", redirect.URL, "--model", "m")
+		"--elicit-answers", writeFile(t, "e.json", `{"*":{"name":"Bo"}}`), "--root", "/tmp", "--model-url", redirect.URL, "--model", "m", "--model-yes")
 	assert.Equal(t, 2, r.code)
 	assert.Contains(t, r.stderr, "the model at --model-url failed: openai: HTTP 307")
 	assert.NotContains(t, r.stderr, key)

@@ -63,7 +63,7 @@ func (p *printer) notification(method string, params json.RawMessage) {
 			s += fmt.Sprintf("/%g", *n.Total)
 		}
 		if n.Message != "" {
-			s += " " + n.Message
+			s += " " + termLine(n.Message)
 		}
 		fmt.Fprintf(p.errw, "progress: %s\n", s)
 	case "notifications/message":
@@ -79,12 +79,12 @@ func (p *printer) notification(method string, params json.RawMessage) {
 			data = s
 		}
 		if n.Logger != "" {
-			fmt.Fprintf(p.errw, "log [%s] %s: %s\n", n.Level, n.Logger, data)
+			fmt.Fprintf(p.errw, "log [%s] %s: %s\n", termLine(n.Level), termLine(n.Logger), termLine(data))
 		} else {
-			fmt.Fprintf(p.errw, "log [%s] %s\n", n.Level, data)
+			fmt.Fprintf(p.errw, "log [%s] %s\n", termLine(n.Level), termLine(data))
 		}
 	default:
-		fmt.Fprintf(p.errw, "notification %s %s\n", method, params)
+		fmt.Fprintf(p.errw, "notification %s %s\n", termLine(method), termLine(string(params)))
 	}
 }
 
@@ -123,6 +123,7 @@ func (p *printer) asked(key string, req inputRequest) {
 		return
 	}
 	w := p.w
+	key = termLine(key)
 	switch req.Method {
 	case wire.MethodCreateMessage:
 		var r struct {
@@ -137,26 +138,26 @@ func (p *printer) asked(key string, req inputRequest) {
 		_ = json.Unmarshal(req.Params, &r)
 		fmt.Fprintf(w, "[%s] sampling/createMessage (maxTokens %d)\n", key, r.MaxTokens)
 		if len(r.ModelPreferences) > 0 {
-			fmt.Fprintf(w, "  modelPreferences: %s\n", r.ModelPreferences)
+			fmt.Fprintf(w, "  modelPreferences: %s\n", termLine(string(r.ModelPreferences)))
 		}
 		if r.SystemPrompt != "" {
 			fmt.Fprintf(w, "  system: %s\n", clip(r.SystemPrompt))
 		}
 		for _, m := range r.Messages {
-			fmt.Fprintf(w, "  %s: %s\n", m.Role, clip(textOf(m.Content)))
+			fmt.Fprintf(w, "  %s: %s\n", termLine(m.Role), clip(textOf(m.Content)))
 		}
 	case wire.MethodElicit:
 		var e elicitParams
 		_ = json.Unmarshal(req.Params, &e)
 		if e.Mode == "url" {
-			fmt.Fprintf(w, "[%s] elicitation/create (url): %s\n  url: %s\n", key, oneLine(e.Message, 200), e.URL)
+			fmt.Fprintf(w, "[%s] elicitation/create (url): %s\n  url: %s\n", key, oneLine(e.Message, 200), termLine(e.URL))
 			return
 		}
 		fmt.Fprintf(w, "[%s] elicitation/create (form): %s\n", key, oneLine(e.Message, 200))
 		if fields, err := formFields(e.RequestedSchema); err == nil {
 			var fs []string
 			for _, f := range fields {
-				s := f.name + " (" + f.schema.Type
+				s := termLine(f.name) + " (" + termLine(f.schema.Type)
 				if f.required {
 					s += ", required"
 				}
@@ -167,7 +168,7 @@ func (p *printer) asked(key string, req inputRequest) {
 	case wire.MethodListRoots:
 		fmt.Fprintf(w, "[%s] roots/list\n", key)
 	default:
-		fmt.Fprintf(w, "[%s] %s %s\n", key, req.Method, req.Params)
+		fmt.Fprintf(w, "[%s] %s %s\n", key, termLine(req.Method), termLine(string(req.Params)))
 	}
 }
 
@@ -196,9 +197,9 @@ func (p *printer) answered(key string, req inputRequest, a answer) {
 			Content    json.RawMessage `json:"content"`
 		}
 		_ = json.Unmarshal(a.value, &r)
-		what = fmt.Sprintf("%s (model %s", r.Role, r.Model)
+		what = fmt.Sprintf("%s (model %s", termLine(r.Role), termLine(r.Model))
 		if r.StopReason != "" {
-			what += ", " + r.StopReason
+			what += ", " + termLine(r.StopReason)
 		}
 		what += "): " + clip(textOf(r.Content))
 	case wire.MethodElicit:
@@ -207,7 +208,7 @@ func (p *printer) answered(key string, req inputRequest, a answer) {
 			Content json.RawMessage `json:"content"`
 		}
 		_ = json.Unmarshal(a.value, &r)
-		what = r.Action
+		what = termLine(r.Action)
 		if len(r.Content) > 0 {
 			what += " " + oneLine(string(r.Content), 200)
 		}
@@ -218,11 +219,11 @@ func (p *printer) answered(key string, req inputRequest, a answer) {
 		for _, root := range r.Roots {
 			uris = append(uris, root.URI)
 		}
-		what = strings.Join(uris, ", ")
+		what = termLine(strings.Join(uris, ", "))
 	default:
-		what = string(a.value)
+		what = termLine(string(a.value))
 	}
-	fmt.Fprintf(p.w, "  → answered from %s: %s\n", a.source, what)
+	fmt.Fprintf(p.w, "  → answered from %s: %s\n", termLine(a.source), what)
 }
 
 // roundEnd closes the report of a round.
@@ -254,7 +255,7 @@ func (p *printer) roundLimit(cmd command, round int, keys []string, values []jso
 		}{"round_limit", round, cmd.method, cmd.target, obj})
 		return
 	}
-	fmt.Fprintf(p.w, "── round %d: the server needs input again: %s; not answered (round limit) ──\n", round, strings.Join(keys, ", "))
+	fmt.Fprintf(p.w, "── round %d: the server needs input again: %s; not answered (round limit) ──\n", round, termLine(strings.Join(keys, ", ")))
 }
 
 // failure reports a failure that is not a JSON-RPC error (-json only; the
@@ -325,7 +326,7 @@ func (p *printer) final(cmd command, result json.RawMessage, rounds, page int) {
 	case wire.MethodResourcesRead:
 		p.resourceResult(result)
 	default:
-		fmt.Fprintln(p.w, pretty(result, ""))
+		fmt.Fprintln(p.w, termText(pretty(result, "")))
 	}
 }
 
@@ -349,15 +350,15 @@ func (p *printer) discover(result json.RawMessage) {
 	_ = json.Unmarshal(result, &r)
 	w := p.w
 	if si := r.Meta.ServerInfo; si != nil {
-		fmt.Fprintf(w, "server:       %s %s", si.Name, si.Version)
+		fmt.Fprintf(w, "server:       %s %s", termLine(si.Name), termLine(si.Version))
 		if si.Title != "" {
-			fmt.Fprintf(w, " (%s)", si.Title)
+			fmt.Fprintf(w, " (%s)", termLine(si.Title))
 		}
 		fmt.Fprintln(w)
 	} else {
 		fmt.Fprintln(w, "server:       (no serverInfo in _meta)")
 	}
-	fmt.Fprintf(w, "versions:     %s\n", strings.Join(r.SupportedVersions, ", "))
+	fmt.Fprintf(w, "versions:     %s\n", termLine(strings.Join(r.SupportedVersions, ", ")))
 	var caps map[string]json.RawMessage
 	_ = json.Unmarshal(r.Capabilities, &caps)
 	var cs []string
@@ -368,7 +369,7 @@ func (p *printer) discover(result json.RawMessage) {
 			cs = append(cs, k)
 		}
 	}
-	fmt.Fprintf(w, "capabilities: %s\n", strings.Join(cs, ", "))
+	fmt.Fprintf(w, "capabilities: %s\n", termLine(strings.Join(cs, ", ")))
 	p.cache(r.TTLMs, r.CacheScope)
 	if r.Instructions != "" {
 		fmt.Fprintf(w, "instructions:\n%s\n", indentText(r.Instructions, "  "))
@@ -383,11 +384,13 @@ func (p *printer) cache(ttl *int64, scope string) {
 	if ttl != nil {
 		t = fmt.Sprintf("%d ms", *ttl)
 	}
-	fmt.Fprintf(p.w, "cache:        ttl %s, scope %s\n", t, scope)
+	fmt.Fprintf(p.w, "cache:        ttl %s, scope %s\n", t, termLine(scope))
 }
 
+// indentText renders multi-line server text (termText), each line
+// indented.
 func indentText(s, indent string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	lines := strings.Split(strings.TrimRight(termText(s), "\n"), "\n")
 	for i, l := range lines {
 		lines[i] = indent + l
 	}
@@ -420,9 +423,9 @@ func (p *printer) toolsList(result json.RawMessage) {
 		if title == "" && t.Annotations != nil {
 			title = t.Annotations.Title
 		}
-		fmt.Fprint(w, t.Name)
+		fmt.Fprint(w, termLine(t.Name))
 		if title != "" {
-			fmt.Fprintf(w, " — %s", title)
+			fmt.Fprintf(w, " — %s", termLine(title))
 		}
 		fmt.Fprintln(w)
 		if t.Description != "" {
@@ -433,10 +436,10 @@ func (p *printer) toolsList(result json.RawMessage) {
 		}
 		decls, problems := headerDecls(t.InputSchema)
 		for _, d := range decls {
-			fmt.Fprintf(w, "    header Mcp-Param-%s ← %s\n", d.Name, strings.Join(d.Path, "."))
+			fmt.Fprintf(w, "    header Mcp-Param-%s ← %s\n", termLine(d.Name), termLine(strings.Join(d.Path, ".")))
 		}
 		for _, pr := range problems {
-			fmt.Fprintf(w, "    warning: %s (a conforming client would not offer this tool)\n", pr)
+			fmt.Fprintf(w, "    warning: %s (a conforming client would not offer this tool)\n", termLine(pr))
 		}
 		if a := t.Annotations; a != nil {
 			var hints []string
@@ -521,7 +524,7 @@ func schemaArgs(schema json.RawMessage) []string {
 		if f.Description != "" {
 			d += ": " + oneLine(f.Description, 120)
 		}
-		out = append(out, d)
+		out = append(out, termLine(d))
 	}
 	return out
 }
@@ -543,16 +546,16 @@ func (p *printer) promptsList(result json.RawMessage) {
 	}
 	_ = json.Unmarshal(result, &r)
 	for _, pr := range r.Prompts {
-		fmt.Fprint(p.w, pr.Name)
+		fmt.Fprint(p.w, termLine(pr.Name))
 		if pr.Title != "" {
-			fmt.Fprintf(p.w, " — %s", pr.Title)
+			fmt.Fprintf(p.w, " — %s", termLine(pr.Title))
 		}
 		fmt.Fprintln(p.w)
 		if pr.Description != "" {
 			fmt.Fprintf(p.w, "%s\n", indentText(pr.Description, "    "))
 		}
 		for _, a := range pr.Arguments {
-			s := a.Name
+			s := termLine(a.Name)
 			if a.Required {
 				s += " (required)"
 			}
@@ -583,12 +586,12 @@ func (p *printer) resourcesList(result json.RawMessage) {
 	}
 	_ = json.Unmarshal(result, &r)
 	for _, res := range r.Resources {
-		fmt.Fprintf(p.w, "%s  %s", res.URI, res.Name)
+		fmt.Fprintf(p.w, "%s  %s", termLine(res.URI), termLine(res.Name))
 		if res.Title != "" {
-			fmt.Fprintf(p.w, " — %s", res.Title)
+			fmt.Fprintf(p.w, " — %s", termLine(res.Title))
 		}
 		if res.MIMEType != "" {
-			fmt.Fprintf(p.w, " (%s)", res.MIMEType)
+			fmt.Fprintf(p.w, " (%s)", termLine(res.MIMEType))
 		}
 		if res.Size != nil {
 			fmt.Fprintf(p.w, " %d bytes", *res.Size)
@@ -618,12 +621,12 @@ func (p *printer) templatesList(result json.RawMessage) {
 	}
 	_ = json.Unmarshal(result, &r)
 	for _, t := range r.Templates {
-		fmt.Fprintf(p.w, "%s  %s", t.URITemplate, t.Name)
+		fmt.Fprintf(p.w, "%s  %s", termLine(t.URITemplate), termLine(t.Name))
 		if t.Title != "" {
-			fmt.Fprintf(p.w, " — %s", t.Title)
+			fmt.Fprintf(p.w, " — %s", termLine(t.Title))
 		}
 		if t.MIMEType != "" {
-			fmt.Fprintf(p.w, " (%s)", t.MIMEType)
+			fmt.Fprintf(p.w, " (%s)", termLine(t.MIMEType))
 		}
 		fmt.Fprintln(p.w)
 		if t.Description != "" {
@@ -661,14 +664,14 @@ func (p *printer) printBlock(b block, indent string) {
 	case "text":
 		fmt.Fprintln(w, indentText(b.Text, indent))
 	case "image", "audio":
-		fmt.Fprintf(w, "%s[%s %s, %d bytes of base64]\n", indent, b.Type, b.MIMEType, len(b.Data))
+		fmt.Fprintf(w, "%s[%s %s, %d bytes of base64]\n", indent, b.Type, termLine(b.MIMEType), len(b.Data))
 	case "resource_link":
-		fmt.Fprintf(w, "%s[resource link %s", indent, b.URI)
+		fmt.Fprintf(w, "%s[resource link %s", indent, termLine(b.URI))
 		if b.Name != "" {
 			fmt.Fprintf(w, " %q", b.Name)
 		}
 		if b.MIMEType != "" {
-			fmt.Fprintf(w, " (%s)", b.MIMEType)
+			fmt.Fprintf(w, " (%s)", termLine(b.MIMEType))
 		}
 		fmt.Fprintln(w, "]")
 	case "resource":
@@ -676,15 +679,15 @@ func (p *printer) printBlock(b block, indent string) {
 		_ = json.Unmarshal(b.Resource, &rc)
 		p.printContents(rc, indent)
 	default:
-		fmt.Fprintf(w, "%s[%s block]\n", indent, b.Type)
+		fmt.Fprintf(w, "%s[%s block]\n", indent, termLine(b.Type))
 	}
 }
 
 func (p *printer) printContents(rc resourceContents, indent string) {
 	w := p.w
-	fmt.Fprintf(w, "%s[resource %s", indent, rc.URI)
+	fmt.Fprintf(w, "%s[resource %s", indent, termLine(rc.URI))
 	if rc.MIMEType != "" {
-		fmt.Fprintf(w, " (%s)", rc.MIMEType)
+		fmt.Fprintf(w, " (%s)", termLine(rc.MIMEType))
 	}
 	switch {
 	case rc.Text != nil:
@@ -711,7 +714,7 @@ func (p *printer) toolResult(result json.RawMessage) {
 		p.printBlock(b, "")
 	}
 	if len(r.StructuredContent) > 0 && string(r.StructuredContent) != "null" {
-		fmt.Fprintf(p.w, "structuredContent:\n%s\n", pretty(r.StructuredContent, ""))
+		fmt.Fprintf(p.w, "structuredContent:\n%s\n", termText(pretty(r.StructuredContent, "")))
 	}
 }
 
@@ -725,10 +728,10 @@ func (p *printer) promptResult(result json.RawMessage) {
 	}
 	_ = json.Unmarshal(result, &r)
 	if r.Description != "" {
-		fmt.Fprintf(p.w, "description: %s\n", r.Description)
+		fmt.Fprintf(p.w, "description: %s\n", termLine(r.Description))
 	}
 	for _, m := range r.Messages {
-		fmt.Fprintf(p.w, "[%s]\n", m.Role)
+		fmt.Fprintf(p.w, "[%s]\n", termLine(m.Role))
 		p.printBlock(m.Content, "  ")
 	}
 }

@@ -58,7 +58,7 @@ func (s *session) execute(ctx context.Context, cmd command) int {
 		s.out.final(cmd, resp.Result, 0, 0)
 		if !slices.Contains(d.SupportedVersions, ProtocolVersion) {
 			fmt.Fprintf(s.env.stderr, "mcpcall: warning: the server answered a %s request but does not list %s among its supportedVersions (%s); other requests may be refused with -32022\n",
-				ProtocolVersion, ProtocolVersion, strings.Join(d.SupportedVersions, ", "))
+				ProtocolVersion, ProtocolVersion, termLine(strings.Join(d.SupportedVersions, ", ")))
 		}
 		return exitOK
 	case wire.MethodToolsList, wire.MethodPromptsList, wire.MethodResourcesList, wire.MethodTemplatesList:
@@ -159,7 +159,7 @@ func (s *session) callRounds(ctx context.Context, cmd command) int {
 				refreshed = true
 				fresh := s.findTool(ctx, cmd.target, true)
 				if h := s.paramHeaders(fresh); !sameHeaders(h, headers) {
-					fmt.Fprintf(s.env.stderr, "mcpcall: %s; the tool's x-mcp-header declarations changed, retrying\n", resp.Error.Message)
+					fmt.Fprintf(s.env.stderr, "mcpcall: %s; the tool's x-mcp-header declarations changed, retrying\n", termLine(resp.Error.Message))
 					headers = h
 					continue
 				}
@@ -215,7 +215,7 @@ func (s *session) callRounds(ctx context.Context, cmd command) int {
 			}
 			warns := answerWarnings(req, a.value)
 			for _, w := range warns {
-				fmt.Fprintf(s.env.stderr, "mcpcall: warning: [%s] %s; sent anyway\n", key, w)
+				fmt.Fprintf(s.env.stderr, "mcpcall: warning: [%s] %s; sent anyway\n", termLine(key), termLine(w))
 			}
 			rec.answered(key, a)
 			s.out.answered(key, req, a)
@@ -260,13 +260,13 @@ func (s *session) fail(err error) int {
 	switch {
 	case errors.As(err, &te):
 		s.out.failure("transport_error", te.msg)
-		fmt.Fprintf(s.env.stderr, "mcpcall: transport error: %s\n", te.msg)
+		fmt.Fprintf(s.env.stderr, "mcpcall: transport error: %s\n", termText(te.msg))
 	case errors.As(err, &ue):
 		s.out.failure("unanswered", ue.msg)
-		fmt.Fprintf(s.env.stderr, "mcpcall: cannot answer: %s\n", ue.msg)
+		fmt.Fprintf(s.env.stderr, "mcpcall: cannot answer: %s\n", termText(ue.msg))
 	default:
 		s.out.failure("error", err.Error())
-		fmt.Fprintf(s.env.stderr, "mcpcall: %v\n", err)
+		fmt.Fprintf(s.env.stderr, "mcpcall: %s\n", termText(err.Error()))
 	}
 	return exitUsage
 }
@@ -276,13 +276,13 @@ func (s *session) rpcError(cmd command, resp *response, rounds int) int {
 	s.out.rpcError(cmd, resp, rounds)
 	e := resp.Error
 	w := s.env.stderr
-	fmt.Fprintf(w, "mcpcall: JSON-RPC error %d: %s", e.Code, e.Message)
+	fmt.Fprintf(w, "mcpcall: JSON-RPC error %d: %s", e.Code, termLine(e.Message))
 	if resp.HTTPStatus != 0 && resp.HTTPStatus != 200 {
 		fmt.Fprintf(w, " (HTTP %d)", resp.HTTPStatus)
 	}
 	fmt.Fprintln(w)
 	if len(e.Data) > 0 && !s.opts.jsonOut {
-		fmt.Fprintf(w, "  data: %s\n", e.Data)
+		fmt.Fprintf(w, "  data: %s\n", termLine(string(e.Data)))
 	}
 	if hint := errorHint(e); hint != "" {
 		fmt.Fprintf(w, "  %s\n", hint)
@@ -308,7 +308,7 @@ func errorHint(e *rpcError) string {
 			case "roots":
 				how = append(how, "roots: give --root file:///PATH")
 			default:
-				how = append(how, c+": mcpcall cannot answer it (try --capabilities to declare it anyway)")
+				how = append(how, termLine(c)+": mcpcall cannot answer it (try --capabilities to declare it anyway)")
 			}
 		}
 		if len(how) == 0 {
@@ -320,7 +320,7 @@ func errorHint(e *rpcError) string {
 			Supported []string `json:"supported"`
 		}
 		_ = json.Unmarshal(e.Data, &d)
-		return fmt.Sprintf("mcpcall speaks %s only; the server supports %s", ProtocolVersion, strings.Join(d.Supported, ", "))
+		return fmt.Sprintf("mcpcall speaks %s only; the server supports %s", ProtocolVersion, termLine(strings.Join(d.Supported, ", ")))
 	case int(mrtr.CodeHeaderMismatch):
 		return "a request header disagrees with the body (SEP-2243 header mirroring)"
 	}

@@ -140,7 +140,7 @@ func (s *session) findTool(ctx context.Context, name string, refresh bool) *tool
 			} else {
 				why = fmt.Sprintf("JSON-RPC error %d: %s", resp.Error.Code, resp.Error.Message)
 			}
-			fmt.Fprintf(s.env.stderr, "mcpcall: warning: tools/list failed, so no Mcp-Param-* headers are sent: %s\n", why)
+			fmt.Fprintf(s.env.stderr, "mcpcall: warning: tools/list failed, so no Mcp-Param-* headers are sent: %s\n", termText(why))
 			return nil
 		}
 		var r struct {
@@ -160,7 +160,7 @@ func (s *session) findTool(ctx context.Context, name string, refresh bool) *tool
 		}
 		if t, ok := s.tools[name]; ok {
 			for _, p := range t.problems {
-				fmt.Fprintf(s.env.stderr, "mcpcall: warning: tool %q: %s (a conforming client would not offer this tool)\n", name, p)
+				fmt.Fprintf(s.env.stderr, "mcpcall: warning: tool %q: %s (a conforming client would not offer this tool)\n", name, termLine(p))
 			}
 			return t
 		}
@@ -189,7 +189,7 @@ func (s *session) paramHeaders(t *toolInfo) map[string]string {
 		v, ok := headerValue(d.Type, raw)
 		if !ok {
 			fmt.Fprintf(s.env.stderr, "mcpcall: warning: argument %s is %s but x-mcp-header %q declares %s; Mcp-Param-%s not sent\n",
-				strings.Join(d.Path, "."), jsonKind(raw), d.Name, d.Type, d.Name)
+				termLine(strings.Join(d.Path, ".")), jsonKind(raw), d.Name, d.Type, termLine(d.Name))
 			continue
 		}
 		out[d.Name] = v

@@ -118,8 +118,8 @@ type Config struct {
 	// jwks_uri of its metadata. It must be https (http is accepted on
 	// loopback hosts), and it must be the final address: a fetch
 	// answered with a redirect (30x) fails, as a redirect could lead to
-	// plain http or to another host. The set is fetched when first needed, kept as
-	// long as its Cache-Control max-age says (within
+	// plain http or to another host. The set is fetched when first
+	// needed, kept as long as its Cache-Control max-age says (within
 	// JWKSRefreshInterval and JWKSMaxAge; an hour when it says
 	// nothing), and fetched again early when a token names a kid it
 	// lacks, but never twice within JWKSRefreshInterval. When a fetch
@@ -313,15 +313,16 @@ func normalType(t string) string {
 
 // Verify checks a JWT access token: its typ header (at+jwt unless
 // Config.Types or Config.AllowAnyType says otherwise), its signature
-// (with an accepted algorithm and a known key), its issuer, that its audience contains this
-// resource, that it has an expiry and is within its validity period
-// (exp, and nbf and iat when present, with the leeway), and that it
-// names a subject. It returns what the token says: the subject, the
-// scopes of its scope claim and scp claim (each a scope list separated
-// by single spaces, or an array of scope tokens; RFC 6749 section 3.3
-// syntax, or the token is refused), the audience, the expiry, and in Extra every
-// claim but sub, aud, exp, scope and scp (iss, iat, jti, client_id and
-// the like). Its signature fits streamablehttp.BearerAuthenticator.
+// (with an accepted algorithm and a known key), its issuer, that its
+// audience contains this resource, that it has an expiry and is within
+// its validity period (exp, and nbf and iat when present, with the
+// leeway), and that it names a subject. It returns what the token says:
+// the subject, the scopes of its scope claim and scp claim (each a scope
+// list separated by single spaces, or an array of scope tokens; RFC 6749
+// section 3.3 syntax, or the token is refused), the audience, the expiry,
+// and in Extra every claim but sub, aud, exp, scope and scp (iss, iat,
+// jti, client_id and the like). Its signature fits
+// streamablehttp.BearerAuthenticator.
 func (v *Verifier) Verify(ctx context.Context, token string) (*mrtr.TokenInfo, error) {
 	if token == "" {
 		return nil, invalid("empty token")

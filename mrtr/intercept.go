@@ -2,8 +2,6 @@ package mrtr
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"log/slog"
 	"time"
 
@@ -116,22 +114,12 @@ func (s *Server) intercepted(ctx context.Context, in *Inbound, rec *Call) *Respo
 	return run(0, ctx)
 }
 
-// PrincipalDigest returns a short digest of a principal, for logs and
-// metrics that must tell callers apart without naming them. The
-// anonymous principal is "anonymous".
-func PrincipalDigest(principal string) string {
-	if principal == "" {
-		return "anonymous"
-	}
-	sum := sha256.Sum256([]byte("mrtrkit principal\x00" + principal))
-	return hex.EncodeToString(sum[:8])
-}
-
 // AuditLog returns an Interceptor that writes one record to l for every
 // multi-round request (tools/call, prompts/get, resources/read) and for
-// every refusal: the method, the target, a digest of the principal, the
-// round, the keys asked and, for a refusal, the step and reason. It never
-// logs argument values, prompts or answers.
+// every refusal: the method, the target, the principal's keyed digest
+// (PrincipalDigest, a pseudonym), the round, the keys asked and, for a
+// refusal, the step and reason. It never logs argument values, prompts or
+// answers.
 func AuditLog(l *slog.Logger) Interceptor {
 	return func(ctx context.Context, c *Call, next func(context.Context) *Response) *Response {
 		resp := next(ctx)

@@ -12,14 +12,27 @@
 //   - Challenge builds the WWW-Authenticate value of a 401, which points
 //     clients to that document.
 //   - Verifier checks JWT access tokens (RFC 9068) with go-jose: the
-//     signature, with an accepted algorithm and a key given in code or
-//     fetched from the issuer's JWK set (cached, refreshed when the
-//     issuer rotates its keys, and never fetched more often than a set
-//     interval); the issuer; the audience, which must contain this
-//     resource's identifier (RFC 8707), so that a token issued for
+//     typ header, which must say at+jwt (or application/at+jwt, in any
+//     case) as RFC 9068 section 4 requires; the signature, with an
+//     accepted algorithm and a key given in code or fetched from the
+//     issuer's JWK set (cached, refreshed when the issuer rotates its
+//     keys, never fetched more often than a set interval, and never
+//     through a redirect); the issuer; the audience, which must contain
+//     this resource's identifier (RFC 8707), so that a token issued for
 //     another server is refused; the expiry and validity period; the
-//     subject. Its Verify method fits
-//     streamablehttp.BearerAuthenticator.
+//     subject; and the syntax of the scope and scp claims (RFC 6749
+//     section 3.3: tokens of printable ASCII but '"' and '\', separated
+//     by single spaces; each scp array element one token). Its Verify
+//     method fits streamablehttp.BearerAuthenticator.
+//
+// The typ check keeps other JWTs the issuer signs from passing as access
+// tokens: an OpenID Connect ID token whose aud is a client ID equal to
+// this resource's URL, for instance, carries a sub, an aud and an exp
+// too. For an authorization server that sends typ "JWT" or none on its
+// access tokens, name its type in Config.Types (which narrows the check
+// to that type), or, as a last resort, set Config.AllowAnyType, which
+// turns the check off and accepts every JWT the issuer signs for this
+// audience.
 //
 // Wired together on one http.ServeMux:
 //

@@ -98,12 +98,20 @@ func newRemoteKeys(cfg Config, now func() time.Time) (*remoteKeys, error) {
 		return nil, fmt.Errorf("oauth: Config.JWKSURL: %w", err)
 	}
 	r := &remoteKeys{
-		url: cfg.JWKSURL, client: cfg.HTTPClient, now: now,
+		url: cfg.JWKSURL, now: now,
 		every: cfg.JWKSRefreshInterval, maxAge: cfg.JWKSMaxAge, maxBytes: cfg.JWKSMaxBytes,
 	}
-	if r.client == nil {
+	// The client is a copy, so that the caller's own is left as it is,
+	// with redirects refused: the https-or-loopback rule on JWKSURL holds
+	// for the only address keys are fetched from, and a 30x to plain http
+	// or to another host cannot hand the verifier someone else's keys.
+	if cfg.HTTPClient != nil {
+		c := *cfg.HTTPClient
+		r.client = &c
+	} else {
 		r.client = &http.Client{Timeout: DefaultJWKSTimeout}
 	}
+	r.client.CheckRedirect = refuseRedirect
 	if r.every <= 0 {
 		r.every = DefaultJWKSRefreshInterval
 	}
@@ -117,6 +125,16 @@ func newRemoteKeys(cfg Config, now func() time.Time) (*remoteKeys, error) {
 		r.maxBytes = DefaultJWKSMaxBytes
 	}
 	return r, nil
+}
+
+// errJWKSRedirect is the error of a JWK set fetch answered with a
+// redirect.
+var errJWKSRedirect = errors.New("the JWK set request was redirected, and redirects are not followed: set Config.JWKSURL to the final address")
+
+// refuseRedirect is the CheckRedirect of the JWK set client: every
+// redirect is refused, naming where it pointed.
+func refuseRedirect(req *http.Request, _ []*http.Request) error {
+	return fmt.Errorf("%w (redirect to %s)", errJWKSRedirect, short(req.URL.Redacted()))
 }
 
 // keys returns the current key set, fetching it first when none was

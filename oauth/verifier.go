@@ -56,7 +56,9 @@ const MaxTokenBytes = 16 << 10
 var DefaultAlgorithms = []string{"RS256", "ES256", "EdDSA"}
 
 // TypeAccessToken is the typ header of a JWT access token (RFC 9068
-// section 2.1), for Config.Types.
+// section 2.1), the only one accepted unless Config.Types or
+// Config.AllowAnyType says otherwise; "application/at+jwt" is the same
+// type.
 const TypeAccessToken = "at+jwt"
 
 // Key is one key that may have signed tokens: an asymmetric public key,
@@ -95,26 +97,38 @@ type Config struct {
 	// Leeway is the clock skew allowed when checking exp, nbf and iat:
 	// 0 means DefaultLeeway, a negative value none.
 	Leeway time.Duration
-	// Types, when not empty, are the typ header values accepted,
-	// compared without case and without an "application/" prefix; for
-	// the strict RFC 9068 check give []string{TypeAccessToken}. When
-	// empty the header is not checked, as many authorization servers
-	// send "JWT" or nothing.
+	// Types are the typ header values accepted, compared without case
+	// and without an "application/" prefix. When empty, only
+	// TypeAccessToken is: "at+jwt" or "application/at+jwt", as RFC 9068
+	// section 4 requires, so that another JWT of the issuer (an ID token
+	// whose aud is a client ID equal to this resource, say) is not taken
+	// for an access token.
 	Types []string
+	// AllowAnyType turns the typ check off, for authorization servers
+	// that send "JWT" or no typ on access tokens. Any JWT the issuer
+	// signs with this resource in aud, a sub and an exp is then accepted
+	// as an access token, ID tokens and other issuer-signed JWTs
+	// included; prefer naming the issuer's typ in Types. It cannot be
+	// combined with Types.
+	AllowAnyType bool
 	// Keys are keys given in code (see ParseJWKS for a JWK set). They
 	// are tried before those of JWKSURL.
 	Keys []Key
 	// JWKSURL is where the issuer publishes its JWK set, usually the
 	// jwks_uri of its metadata. It must be https (http is accepted on
-	// loopback hosts). The set is fetched when first needed, kept as
-	// long as its Cache-Control max-age says (within
+	// loopback hosts), and it must be the final address: a fetch
+	// answered with a redirect (30x) fails, as a redirect could lead to
+	// plain http or to another host. The set is fetched when first
+	// needed, kept as long as its Cache-Control max-age says (within
 	// JWKSRefreshInterval and JWKSMaxAge; an hour when it says
 	// nothing), and fetched again early when a token names a kid it
 	// lacks, but never twice within JWKSRefreshInterval. When a fetch
 	// fails, the keys fetched last are kept.
 	JWKSURL string
 	// HTTPClient fetches the JWK set (default: one with a timeout of
-	// DefaultJWKSTimeout).
+	// DefaultJWKSTimeout). The Verifier uses a copy of it whose
+	// CheckRedirect refuses every redirect, so that keys come only from
+	// JWKSURL itself; the client given is not changed.
 	HTTPClient *http.Client
 	// JWKSRefreshInterval is the shortest time between two fetches
 	// (default DefaultJWKSRefreshInterval), so that tokens naming
@@ -202,8 +216,16 @@ func NewVerifier(cfg Config) (*Verifier, error) {
 	if secret && !hmac {
 		return nil, errors.New("oauth: a Key with a Secret needs an HS algorithm in Config.Algorithms")
 	}
-	for _, t := range cfg.Types {
-		v.types = append(v.types, normalType(t))
+	switch {
+	case cfg.AllowAnyType && len(cfg.Types) > 0:
+		return nil, errors.New("oauth: set Config.Types or Config.AllowAnyType, not both")
+	case cfg.AllowAnyType:
+	case len(cfg.Types) == 0:
+		v.types = []string{TypeAccessToken}
+	default:
+		for _, t := range cfg.Types {
+			v.types = append(v.types, normalType(t))
+		}
 	}
 	if cfg.JWKSURL != "" {
 		r, err := newRemoteKeys(cfg, v.now)
@@ -289,15 +311,18 @@ func normalType(t string) string {
 	return strings.TrimPrefix(t, "application/")
 }
 
-// Verify checks a JWT access token: its signature (with an accepted
-// algorithm and a known key), its issuer, that its audience contains this
-// resource, that it has an expiry and is within its validity period
-// (exp, and nbf and iat when present, with the leeway), and that it
-// names a subject. It returns what the token says: the subject, the
-// scopes of its scope claim (a space-separated string) and scp claim
-// (an array or a string), the audience, the expiry, and in Extra every
-// claim but sub, aud, exp, scope and scp (iss, iat, jti, client_id and
-// the like). Its signature fits streamablehttp.BearerAuthenticator.
+// Verify checks a JWT access token: its typ header (at+jwt unless
+// Config.Types or Config.AllowAnyType says otherwise), its signature
+// (with an accepted algorithm and a known key), its issuer, that its
+// audience contains this resource, that it has an expiry and is within
+// its validity period (exp, and nbf and iat when present, with the
+// leeway), and that it names a subject. It returns what the token says:
+// the subject, the scopes of its scope claim and scp claim (each a scope
+// list separated by single spaces, or an array of scope tokens; RFC 6749
+// section 3.3 syntax, or the token is refused), the audience, the expiry,
+// and in Extra every claim but sub, aud, exp, scope and scp (iss, iat,
+// jti, client_id and the like). Its signature fits
+// streamablehttp.BearerAuthenticator.
 func (v *Verifier) Verify(ctx context.Context, token string) (*mrtr.TokenInfo, error) {
 	if token == "" {
 		return nil, invalid("empty token")
@@ -447,31 +472,63 @@ func (v *Verifier) claims(payload []byte) (*mrtr.TokenInfo, error) {
 }
 
 // scopeList appends the scopes of a scope or scp claim to list, leaving
-// out duplicates: a space-separated string or an array of strings.
+// out duplicates. A string is a scope list in the syntax of RFC 6749
+// section 3.3: scope tokens separated by single spaces (U+0020), each
+// token 1*( %x21 / %x23-5B / %x5D-7E ); "" is no scope. Each element of
+// an array is one scope token, never split. A claim that breaks this
+// syntax is an error: splitting it any other way (on any Unicode space,
+// say) would grant scopes hidden inside another, such as "admin" in a
+// user-named "note:x\u00a0admin".
 func scopeList(list []string, claim any) ([]string, error) {
-	add := func(s string) {
-		for _, f := range strings.Fields(s) {
-			if !slices.Contains(list, f) {
-				list = append(list, f)
-			}
+	add := func(tok string) error {
+		if !isScopeToken(tok) {
+			return fmt.Errorf("scope %s is not a scope token (RFC 6749 section 3.3)", short(tok))
 		}
+		if !slices.Contains(list, tok) {
+			list = append(list, tok)
+		}
+		return nil
 	}
 	switch c := claim.(type) {
 	case nil:
 	case string:
-		add(c)
+		if c == "" {
+			break
+		}
+		for tok := range strings.SplitSeq(c, " ") {
+			if err := add(tok); err != nil {
+				return nil, err
+			}
+		}
 	case []any:
 		for _, e := range c {
 			s, ok := e.(string)
 			if !ok {
 				return nil, errors.New("a scope is not a string")
 			}
-			add(s)
+			if err := add(s); err != nil {
+				return nil, err
+			}
 		}
 	default:
 		return nil, errors.New("the scope claim is neither a string nor an array")
 	}
 	return list, nil
+}
+
+// isScopeToken reports whether s is a scope-token of RFC 6749 section
+// 3.3: one or more of the printable ASCII characters but space, '"' and
+// '\'.
+func isScopeToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x21 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // invalid returns an error wrapping ErrInvalidToken.

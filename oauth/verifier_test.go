@@ -181,7 +181,7 @@ func TestVerifyAlgorithmConfusion(t *testing.T) {
 	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
 	hmacSign := func(secret []byte, kid string) string {
 		signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: secret},
-			(&jose.SignerOptions{}).WithHeader("kid", kid))
+			(&jose.SignerOptions{}).WithType("at+jwt").WithHeader("kid", kid))
 		require.NoError(t, err)
 		tok, err := jwt.Signed(signer).Claims(claimsAt(clk.Now())).Serialize()
 		require.NoError(t, err)
@@ -224,7 +224,7 @@ func TestVerifyScopes(t *testing.T) {
 		claims map[string]any
 		want   []string
 	}{
-		{"scope string", with(base, "scope", " files:read  files:write "), []string{"files:read", "files:write"}},
+		{"scope string", with(base, "scope", "files:read files:write"), []string{"files:read", "files:write"}},
 		{"scp array", with(base, "scp", []string{"files:read", "admin"}), []string{"files:read", "admin"}},
 		{"scp string", with(base, "scp", "files:read admin"), []string{"files:read", "admin"}},
 		{"both, merged", with(base, "scope", "a b", "scp", []string{"b", "c"}), []string{"a", "b", "c"}},

@@ -69,12 +69,19 @@
 //
 // Attributes of mrtrkit:
 //
-//	mrtr.principal.digest  mrtr.PrincipalDigest of the caller, never the principal
+//	mrtr.principal.digest  mrtr.PrincipalDigest of the caller (keyed, see below), never the principal
 //	mrtr.state.presented   whether a requestState came with the request (multi-round methods)
 //	mrtr.round             the round the accepted requestState recorded, 0 for none (multi-round methods)
 //	mrtr.result_type       "complete" or "input_required", for a result
 //	mrtr.refusal           Call.Refusal: the step of the Server that refused the request
 //	mrtr.state.reason      Call.StateReason: why a requestState was refused
+//
+// mrtr.principal.digest is an HMAC of the principal under a key the
+// telemetry backend never sees: random per process unless the deployment
+// calls mrtr.SetPrincipalDigestKey (with mrtr.DerivePrincipalDigestKey of
+// its key ring, say) so that replicas agree. Whoever reads the telemetry
+// cannot test guessed subjects against it; it is still a pseudonym that
+// links one caller's requests, not anonymisation.
 //
 // Events:
 //

@@ -53,11 +53,15 @@
 // dependency folders, resolved with filepath.EvalSymlinks to a regular
 // text file inside the directory, and opened through an os.Root; the file
 // opened must be the file checked (os.SameFile), so that one swapped in
-// between is refused. Unless -include-hidden is given, hidden files and
-// directories (names starting with ".") and files named like credentials
-// (id_rsa, *.pem, *.key, credentials*, secrets.* and the like) are
-// withheld: never listed, never read, and a chosen one is refused with
-// -32602 naming the rule. A summary is bounded by its size in the sealed
+// between is refused; a file with more than one hard link is refused, as
+// its other names may lie outside the directory. Unless -include-hidden
+// is given, hidden files and directories (names starting with "."),
+// files named like credentials (id_rsa, *.pem, *.key, *.ppk, deploy_key,
+// kubeconfig, *.tfvars, credentials*, secrets.*, service-account JSON and
+// the like) and files whose first bytes hold credentials (a PEM private
+// key, a PuTTY key, a service-account key, an AWS secret key, a
+// kubeconfig) are withheld: never listed, never read, and a chosen one is
+// refused with -32602 naming the rule. A summary is bounded by its size in the sealed
 // state, JSON escapes included.
 //
 // The server has no authenticator: anyone who can reach its port can call

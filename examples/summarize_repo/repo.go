@@ -90,13 +90,25 @@ var (
 // credentialNames are the names, in path.Match syntax and matched against
 // the lower-cased name of every element of a path, that the withholding
 // rule keeps from the model besides hidden names: private keys and key
-// stores, password databases and files that conventionally hold
-// credentials. Hidden names (starting with ".") already cover .env,
-// .npmrc, .netrc, .pgpass, .ssh/, .aws/, .gnupg/ and the like.
+// stores, password databases, cloud and cluster credentials, and files
+// that conventionally hold secrets. Hidden names (starting with ".")
+// already cover .env, .npmrc, .netrc, .pgpass, .ssh/, .aws/, .kube/,
+// .gnupg/ and the like. credentialContent catches, by content, what is
+// named otherwise.
 var credentialNames = []string{
-	"id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
-	"*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.kdbx",
-	"credentials*", "secrets.*", "_netrc", "*.tfstate", "*.tfstate.*",
+	// SSH, TLS and other private keys, and key stores.
+	"id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "*_rsa", "*_dsa", "*_ecdsa", "*_ed25519",
+	"*_key", "deploy_key*", "*.ppk",
+	"*.pem", "*.key", "*.p8", "*.p12", "*.pfx", "*.pkcs12", "*.jks", "*.jceks", "*.bks", "*.keystore",
+	"*.keytab", "*.asc", "*.gpg", "secring.*", "*.kdbx",
+	// Credentials and secrets by name.
+	"credentials*", "*credentials.json", "secrets.*", "*.secret", "*.secrets", "*.token", "token.json",
+	"_netrc", "htpasswd", "*.htpasswd", "shadow", "gshadow", "*.ovpn", "wp-config.php",
+	// Cloud service-account keys (also caught by content).
+	"*service-account*.json", "*service_account*.json", "*serviceaccount*.json",
+	"*-sa.json", "*_sa.json", "*-sa-key*.json",
+	// Terraform variables and state, cluster access.
+	"*.tfvars", "*.tfvars.json", "*.tfstate", "*.tfstate.*", "kubeconfig*", "*.kubeconfig",
 }
 
 // WithheldError refuses a path that the withholding rule keeps from the
@@ -106,9 +118,10 @@ type WithheldError struct{ Rule string }
 func (e *WithheldError) Error() string { return "withheld by rule " + e.Rule }
 
 // withheldBy returns the rule that keeps the slash-separated path p from
-// the model, or "" when none does: "dotfile" for an element whose name
-// starts with "." (a hidden file or directory), "credential-name" for an
-// element matching one of credentialNames. The "." and ".." elements of
+// the model by its name, or "" when none does: "dotfile" for an element
+// whose name starts with "." (a hidden file or directory),
+// "credential-name" for an element matching one of credentialNames.
+// check applies credentialContent besides. The "." and ".." elements of
 // an unclean path are not names and are left to validRel.
 func withheldBy(p string) string {
 	for _, part := range strings.Split(p, "/") {
@@ -151,9 +164,11 @@ type Repo struct {
 type RepoOption func(*Repo)
 
 // IncludeHidden turns off the withholding rule: hidden files and
-// directories (names starting with ".") and files with the names of
-// credentials (credentialNames) are then listed and read like any other.
-// Version-control and dependency folders stay skipped.
+// directories (names starting with "."), files with the names of
+// credentials (credentialNames) and files holding them
+// (credentialContent) are then listed and read like any other.
+// Version-control and dependency folders stay skipped, and files with
+// more than one hard link stay refused.
 func IncludeHidden() RepoOption { return func(r *Repo) { r.includeHidden = true } }
 
 // OpenRepo opens dir for listing and reading. Unless IncludeHidden is
@@ -394,7 +409,8 @@ func (r *Repo) ReadAll(paths []string) ([]File, error) {
 // check validates rel and opens the file it names, returning it positioned
 // anywhere. It refuses paths that are not clean and relative, that pass
 // through a skipped directory, that resolve outside the root, and files
-// that are not regular, too large, or not text.
+// that are not regular, have more than one hard link, are too large, are
+// not text, or are withheld by name or content.
 func (r *Repo) check(rel string) (*os.File, error) {
 	if err := validRel(rel); err != nil {
 		return nil, err
@@ -458,6 +474,13 @@ func (r *Repo) check(rel string) (*os.File, error) {
 	case !info.Mode().IsRegular():
 		f.Close()
 		return nil, fmt.Errorf("%w: %s is not a regular file", ErrNotEligible, rel)
+	case linkCount(info) > 1:
+		// A hard link is the file itself under another name: nothing in
+		// the path shows whether the file's other names lie outside the
+		// tree (../outside/secret.txt linked in) or under a withheld name,
+		// so a file with more than one is refused, whatever the rule.
+		f.Close()
+		return nil, fmt.Errorf("%w: %s has %d hard links, and a file with more than one is not served", ErrNotEligible, rel, linkCount(info))
 	case info.Size() > r.limits.MaxFileSize:
 		f.Close()
 		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrNotEligible, rel, r.limits.MaxFileSize)
@@ -475,6 +498,14 @@ func (r *Repo) check(rel string) (*os.File, error) {
 	if isBinary(head[:min(n, sniff)], n > sniff) {
 		f.Close()
 		return nil, fmt.Errorf("%w: %s is not text", ErrNotEligible, rel)
+	}
+	// What would reach the model is looked at: a private key, a
+	// service-account key or a kubeconfig is withheld whatever its name.
+	if !r.includeHidden {
+		if rule := credentialContent(head[:n]); rule != "" {
+			f.Close()
+			return nil, &WithheldError{Rule: rule}
+		}
 	}
 	return f, nil
 }

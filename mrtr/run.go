@@ -25,7 +25,7 @@ type run struct {
 	req *Request
 	j   journal // header; entries are the journal's, sorted (entryLess)
 
-	reached  []reachEntry  // what this run asked, in ask order
+	reached  []reachEntry   // what this run asked, in ask order
 	index    map[string]int // key → position in reached, once it is long
 	newMemo  []jentry       // memo values kept for the next round
 	pending  []string       // keys asked and not answered, in ask order

@@ -359,7 +359,9 @@ func TestFormAskReasksInvalidAnswers(t *testing.T) {
 		res, err := c.CallTool(context.Background(), "greet", nil)
 		return res, asked, err
 	}
-	accept := func(c map[string]any) *mrtr.ElicitResult { return &mrtr.ElicitResult{Action: mrtr.Accepted, Content: c} }
+	accept := func(c map[string]any) *mrtr.ElicitResult {
+		return &mrtr.ElicitResult{Action: mrtr.Accepted, Content: c}
+	}
 
 	res, asked, err := client(accept(bad), accept(good))
 	require.NoError(t, err)

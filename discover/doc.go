@@ -1,5 +1,7 @@
-// Package discover describes an MCP server once and renders that
-// description as the answer to a client's "what can you do?" question.
+// Package discover is the description layer beneath mrtr.Server: it
+// describes an MCP server once and renders that description as the answer
+// to a client's "what can you do?" question. Most servers need only
+// mrtr.New; a full Description goes to mrtr.NewServer.
 //
 // A server fills in a [Description] at start-up: who it is
 // ([Implementation]), which protocol versions it speaks, which

@@ -1,34 +1,98 @@
-// Package mrtr is the core of mrtrkit: it turns MCP 2026-07-28 requests
-// into calls of your handlers and their answers back into protocol results.
+// Package mrtr is the core of mrtrkit, the layer every server uses: the
+// Server, the protocol vocabulary, and the asks a handler makes of the
+// client. It turns MCP 2026-07-28 requests into calls of your handlers and
+// their answers back into protocol results. Write tools as typed functions
+// (package typed); this package's Handler, returning a Result, is the
+// low-level layer beneath them.
 //
 // # Writing handlers
 //
-// A Server holds tools, prompts, resources and resource templates, each
-// served by a Handler (AddTool, AddPrompt, AddResource,
-// AddResourceTemplate). A Handler returns either a complete result
-// (*CallToolResult, *GetPromptResult, *ReadResourceResult) or an
-// *InputRequired asking the client for input: a model completion
-// (SamplingRequest), a user answer (ElicitRequest) or the client's roots
-// (RootsRequest). The wire resultType follows from the Go type returned,
-// so a handler cannot return content and input requests at once.
+// A Server (New, NewServer) holds tools, prompts, resources and resource
+// templates, each served by a Handler (AddTool, AddPrompt, AddResource,
+// AddResourceTemplate; typed.AddTool for typed functions). Serve it with a
+// transport (transport/streamablehttp, transport/stdio) and test it with
+// package mrtrtest, an in-process client that answers the rounds from Go
+// functions.
 //
-//	srv, _ := mrtr.NewServer(discover.Description{Server: discover.Implementation{Name: "greeter", Version: "1.0.0"}})
-//	srv.AddTool(mrtr.Tool{Name: "greet"}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
-//		if ans, ok := req.Responses.Elicitation("name"); ok && ans.Accepted() {
-//			return mrtr.TextResult(fmt.Sprintf("Hello, %v!", ans.Content["name"])), nil
-//		}
-//		return mrtr.Ask("name", &mrtr.ElicitRequest{Message: "Your name?", RequestedSchema: nameSchema}), nil
+//	srv, _ := mrtr.New("hello", "1.0.0")
+//	srv.AddTool(mrtr.Tool{Name: "hello"}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+//		return mrtr.TextResult("Hello, world!"), nil
 //	}))
-//
-// Serve the Server with a transport (transport/streamablehttp,
-// transport/stdio) and test it with package mrtrtest, an in-process client
-// that answers the rounds from Go functions. Packages typed and flow build
-// handlers from typed Go functions and multi-round steps.
 //
 // A handler's errors: an *Error (NewError, InvalidParamsError,
 // ResourceNotFoundError) goes to the client as is; a problem the model
 // should see and fix is an ErrorResult; any other error becomes -32603
 // "Internal error", its detail logged but never sent.
+//
+// # Asking in straight-line code
+//
+// A handler that needs something from the client asks for it where it
+// needs it, and returns the ask's error as it would any error:
+//
+//	who, err := mrtr.Elicit(ctx, req, "who", question)   // a user's answer
+//	if err != nil {
+//		return nil, err
+//	}
+//	poem, err := mrtr.Sample(ctx, req, "poem", prompt)   // a model completion
+//	if err != nil {
+//		return nil, err
+//	}
+//	roots, err := mrtr.ListRoots(ctx, req, "roots")      // the client's roots
+//
+// Typed forms (typed.Form.Ask) and server-side models (model.Sample) ask
+// the same way. While a question has no answer, its ask returns an error
+// matching ErrInputRequired; the Server answers the call with
+// input_required carrying every question asked in that run, and seals what
+// the run learned (its journal: answers, memo values, the questions still
+// open) into the requestState. Independent questions asked before
+// returning go out together: collect their errors with Check. A question
+// the client did not declare the capability for makes its ask return
+// -32021 at once, so the handler may go on without it.
+//
+// The contract. A handler that asks runs again from the top on every round
+// of its call, possibly on another replica, until it returns a result.
+// Given the same arguments, answers and memo values, every run must ask
+// the same questions under the same keys, worded the same way. An answered
+// question returns its answer; an unanswered one returns ErrInputRequired.
+// Nothing that can differ between runs may decide which questions are
+// asked, what they say or what their answers lead to: not the clock, not
+// randomness, not the order of a map range or of goroutines, not
+// configuration that differs between replicas, files, databases, HTTP
+// calls or any read whose result can change, and not process-local state
+// such as caches and counters. Compute such a value once with Memo: its
+// first result is sealed into the requestState and returned on every later
+// run. CallStart is when the call began and CallID a stable identifier for
+// it. Effects outside the server (a payment, a message, a deployment)
+// belong after the last question and must be idempotent, keyed by CallID:
+// a memo does not make them happen once, since a client may present an
+// older requestState or the same one twice (see OnceOnly).
+//
+// Questions are identified by their keys: give each its own (Key builds
+// keys in loops from stable values), never built from user data or
+// secrets, as keys reach the client and the audit log. A question reworded
+// between rounds is asked again once (the user answered another
+// question); one that changes on two rounds in a row, an answered question
+// no longer asked, or a key asked as another kind ends the call with the
+// invalid-requestState error (-32602), and the log names the key and the
+// reason. A handler that completes while a question is unanswered (an
+// ask's error dropped), or that both asks and returns an *InputRequired,
+// has a bug: -32603. Answers and memo values count against the size of a
+// requestState (state.WithMaxTokenSize); past it the call ends with -32603
+// and data.reason "state_too_large", and the log names the largest
+// entries: memoise a parsed value rather than a long answer.
+//
+// The same handler serves 2026-07-28 clients over HTTP and stdio, and
+// 2025-11-25 clients through the bridge of package legacy, which sends
+// each round's questions to the client as requests and runs the handler
+// again with the answers, as a modern client would.
+//
+// # Returning input requests yourself
+//
+// Beneath the asks, a Handler may return an *InputRequired itself (Ask
+// builds one), carrying its own State, and read the answers of the
+// previous round in Request.Responses on the retry. The wire resultType
+// follows from the Go type returned, so a handler cannot return content
+// and input requests at once. One handler uses one style.
 //
 // # Multi round-trip requests
 //

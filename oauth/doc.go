@@ -1,5 +1,6 @@
-// Package oauth makes an MCP server an OAuth 2.0 protected resource, as
-// the MCP authorization specification asks.
+// Package oauth is for deployments that authenticate their callers: it
+// makes an MCP server an OAuth 2.0 protected resource, as the MCP
+// authorization specification asks.
 //
 // It has three parts:
 //

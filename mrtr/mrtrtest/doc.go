@@ -1,5 +1,6 @@
-// Package mrtrtest tests mrtr servers and handlers in process, as package
-// httptest does for HTTP handlers.
+// Package mrtrtest is for tests: it tests mrtr servers and handlers in
+// process, as package httptest does for HTTP handlers. NewServer gives a
+// test a Server with its own key and a quiet logger.
 //
 // A Client calls a tool, prompt or resource of an mrtr.Server the way an
 // MCP 2026-07-28 client does (the _meta envelope, a fresh id, the message

@@ -1,10 +1,11 @@
-// Package typed lets you write an MCP tool as a Go function from an input
-// struct to an output struct: it generates the tool's JSON Schemas, checks
-// the arguments before your function runs, and turns its output into the
-// tool result. It also builds the forms a handler asks the user to fill
-// in (Form) from Go structs.
+// Package typed is the recommended way to write tools: a Go function from
+// an input struct to an output struct, which may ask the client for input
+// in straight-line code. It generates the tool's JSON Schemas, checks the
+// arguments before your function runs, and turns its output into the tool
+// result. It also builds the forms a function asks the user to fill in
+// (Form) from Go structs.
 //
-// A one-shot tool is one call:
+// A tool is a function; the type arguments follow from it:
 //
 //	type In struct {
 //		City string `json:"city" jsonschema:"the city to report on" validate:"min=2"`
@@ -165,42 +166,46 @@
 // # Forms
 //
 // A Form asks the user to fill in a form generated from a struct, in the
-// restricted schema of MCP 2026-07-28 (flat, primitive properties), and
-// reads the answer typed and checked against the schema it asked and the
-// struct's validate tags. It works in a plain handler, in a typed Handler
-// and, through flow.Form, in a flow:
+// restricted schema of MCP 2026-07-28 (flat, primitive properties), under
+// the key it was built with. Ask returns the answer decoded and checked
+// against the schema asked and the struct's validate tags, or the error
+// that ends this run with the question (see "Asking in straight-line
+// code" in package mrtr):
 //
 //	type Name struct {
 //		Name string `json:"name" mcp:"title=Your name" validate:"required,max=100"`
 //	}
-//	var askName = typed.MustForm[Name]("What is your name?")
+//	var askName = typed.MustForm[Name]("name", "What is your name?")
 //
-//	name, action, err := askName.Read(req, "name")
-//	switch {
-//	case err != nil:
-//		return askName.Reask("name", err), nil // or return nil, err: -32602
-//	case action == mrtr.Accepted:
+//	func greet(ctx context.Context, req *mrtr.Request, _ struct{}) (*mrtr.CallToolResult, error) {
+//		name, action, err := askName.Ask(ctx, req)
+//		switch {
+//		case err != nil:
+//			return nil, err // the question, or -32602 after repeated bad answers
+//		case action != mrtr.Accepted:
+//			return mrtr.TextResult("No name, no greeting."), nil // declined or cancelled
+//		}
 //		return mrtr.TextResult("Hello, " + name.Name + "!"), nil
-//	case action == mrtr.Declined, action == mrtr.Cancelled:
-//		return mrtr.TextResult("No name, no greeting."), nil // do not ask again
 //	}
-//	return askName.Ask("name"), nil
 //
 // An answer that fails the checks (a wrong type, "yes" for a boolean, a
 // missing required field, a value out of bounds, a value not among the
-// choices) is never handed on: Read returns a *FormError naming each
-// problem. The handler either asks again (Reask: the same form, its
-// message followed by what was wrong) or refuses the call by returning
-// the error, which is -32602 "Invalid input response". Declined and
-// Cancelled are told apart; neither should be asked again in the same
-// call. See Form for the fields and keywords a form has.
+// choices) is never handed on: Ask asks again under the same key, the
+// message followed by what was wrong, up to WithMaxInvalid times
+// (DefaultMaxInvalid), each one more round; then it returns the
+// *FormError naming each problem, which refuses the call with -32602
+// "Invalid input response". Declined and Cancelled are values, told
+// apart, and the form is not asked again in the call. See Form for the
+// fields and keywords a form has.
 //
-// A message that depends on the call goes through WithMessage, which
-// returns a copy of the form asked with it; the copy shares the form's
-// schema and checks, and the form keeps its own message:
+// A message that depends on the call goes through WithMessage, and a form
+// asked once per item of a loop through WithKey; each returns a copy that
+// shares the form's schema and checks:
 //
 //	ask := askName.WithMessage("Who should " + in.Team + " invite?")
-//	// ... ask.Read, ask.Reask and ask.Ask, as above
+//
+// For handlers written against mrtr.Result, Read, Reask and InputRequired
+// do the same by hand.
 //
 // # Output and errors
 //
@@ -219,9 +224,8 @@
 //
 // # More than one round
 //
-// A Handler returns an Outcome: Done with the output, or NeedInput with an
-// *mrtr.InputRequired. Register one with AddTool, as any Handler. Most
-// multi-round tools are better written as flows (package mrtr/flow), which
-// are Handlers. Adapt serves a Handler for prompts/get and resources/read
-// too.
+// A function asks in straight-line code (Form.Ask, mrtr.Elicit,
+// mrtr.Sample, mrtr.ListRoots, model.Sample) and returns the ask's error
+// while an answer is missing; it then runs again from the top on the next
+// round. Adapt serves a function for prompts/get and resources/read too.
 package typed

@@ -1,7 +1,9 @@
-// Package stdio serves an mrtr.Server over standard input and output, the
-// stdio transport of MCP: the client starts the server as a child process,
-// writes JSON-RPC messages to its stdin and reads the server's from its
-// stdout, one message per line.
+// Package stdio is the transport layer for servers that a host launches
+// as a subprocess: it serves an mrtr.Server over standard input and
+// output, the stdio transport of MCP, to clients of both protocol eras.
+// The client starts the server as a child process, writes JSON-RPC
+// messages to its stdin and reads the server's from its stdout, one
+// message per line.
 //
 //	func main() {
 //		srv, _ := mrtr.NewServer(desc)

@@ -1,4 +1,4 @@
-// Package openai is a model.Model that calls an OpenAI-compatible
+// Package openai is for servers that own a model: a model.Model that calls an OpenAI-compatible
 // chat-completions API: OpenAI itself, or a server that speaks the same
 // protocol such as vLLM, Ollama or LiteLLM.
 //

@@ -14,18 +14,18 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
+	"github.com/mrtrkit/mrtrkit/mrtr/typed"
 )
 
 // TestGreet is the README's second block, as it stands there.
 func TestGreet(t *testing.T) {
-	srv, _ := mrtr.NewServer(discover.Description{Server: discover.Implementation{Name: "greeter", Version: "1.0.0"}})
-	srv.AddTool(mrtr.Tool{Name: "greet"}, mrtr.HandlerFunc(greet))
+	srv := mrtrtest.NewServer(t, "greeter")
+	typed.AddTool(srv, mrtr.Tool{Name: "greet"}, greet)
 	c := mrtrtest.NewClient(srv, mrtrtest.OnElicitation(
 		func(ctx context.Context, r *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
-			return &mrtr.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+			return &mrtr.ElicitResult{Action: mrtr.Accepted, Content: map[string]any{"name": "Ada"}}, nil
 		}))
 	res, err := c.CallTool(context.Background(), "greet", nil)
 	if err != nil || res.Text() != "Hello, Ada!" || res.Rounds != 1 {
@@ -38,9 +38,8 @@ func TestGreet(t *testing.T) {
 // the questions.
 func greeter(t *testing.T, answers ...*mrtr.ElicitResult) (*mrtrtest.ToolResult, []*mrtr.ElicitRequest, error) {
 	t.Helper()
-	srv, err := mrtr.NewServer(discover.Description{Server: discover.Implementation{Name: "greeter", Version: "1.0.0"}})
-	require.NoError(t, err)
-	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "greet", Description: "Greets the user by name"}, mrtr.HandlerFunc(greet)))
+	srv := mrtrtest.NewServer(t, "greeter")
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greet", Description: "Greets the user by name"}, greet))
 	var asked []*mrtr.ElicitRequest
 	c := mrtrtest.NewClient(srv, mrtrtest.OnElicitation(func(_ context.Context, r *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
 		asked = append(asked, r)

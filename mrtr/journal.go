@@ -111,12 +111,12 @@ func decodeJournal(b []byte) (*journal, error) {
 	j := &journal{}
 	copy(j.callID[:], b[1:17])
 	i := 17
-	start, n := binary.Varint(b[i:])
+	start, n := minVarint(b[i:])
 	if n <= 0 {
 		return nil, errBadJournal
 	}
 	j.start, i = start, i+n
-	count, n := binary.Uvarint(b[i:])
+	count, n := minUvarint(b[i:])
 	if n <= 0 || count > maxJournalEntries || count > uint64(len(b)-i-n)/(4+1+digestLen+1) {
 		return nil, errBadJournal
 	}
@@ -135,7 +135,7 @@ func decodeJournal(b []byte) (*journal, error) {
 		if (e.tag == tagMemo) != (e.kind == 0) || (e.tag != tagMemo && (e.kind < kindSampling || e.kind > kindRoots)) {
 			return nil, errBadJournal
 		}
-		kl, n := binary.Uvarint(b[i:])
+		kl, n := minUvarint(b[i:])
 		if n <= 0 || kl == 0 || kl > state.MaxAskedKeyLen || kl > uint64(len(b)-i-n) {
 			return nil, errBadJournal
 		}
@@ -147,7 +147,7 @@ func decodeJournal(b []byte) (*journal, error) {
 		}
 		copy(e.digest[:], b[i:])
 		i += digestLen
-		vl, n := binary.Uvarint(b[i:])
+		vl, n := minUvarint(b[i:])
 		if n <= 0 || vl > uint64(len(b)-i-n) {
 			return nil, errBadJournal
 		}
@@ -172,4 +172,32 @@ func decodeJournal(b []byte) (*journal, error) {
 // equalJournal reports whether two journals encode the same; for tests.
 func equalJournal(a, b *journal) bool {
 	return bytes.Equal(appendJournal(nil, a), appendJournal(nil, b))
+}
+
+// minUvarint is binary.Uvarint that also refuses a value not in its
+// shortest encoding, so that a journal has one encoding.
+func minUvarint(b []byte) (uint64, int) {
+	v, n := binary.Uvarint(b)
+	if n > 0 && n != uvarintSize(v) {
+		return 0, -1
+	}
+	return v, n
+}
+
+// minVarint is binary.Varint that also refuses a non-minimal encoding.
+func minVarint(b []byte) (int64, int) {
+	v, n := binary.Varint(b)
+	if n > 0 && n != uvarintSize(uint64(v<<1)^uint64(v>>63)) {
+		return 0, -1
+	}
+	return v, n
+}
+
+func uvarintSize(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
 }

@@ -139,7 +139,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) serveEndpoint(w http.ResponseWriter, r *http.Request) {
 	if what := h.guard.check(r); what != "" {
 		h.log.Debug("streamablehttp: request refused", "reason", what+" not allowed", "host", wire.Clip(r.Host), "origin", wire.Clip(r.Header.Get("Origin")))
-		h.refuse(w, mrtr.ID{}, refuseForbidden.with(what+" not allowed"))
+		h.refuse(w, mrtr.ID{}, refuseForbidden.with(h.guard.refusal(what, r)))
 		return
 	}
 	if h.cors != nil {

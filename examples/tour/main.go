@@ -93,7 +93,7 @@ func main() {
 		log.Fatal(err)
 	}
 	h, err := streamablehttp.New(srv)
-	if err := errors.Join(err, register(srv)); err != nil {
+	if err = errors.Join(err, register(srv)); err != nil {
 		log.Fatal(err)
 	}
 	if !*onStdio {

@@ -86,8 +86,16 @@
 //
 // Secrets are base64 (standard or URL-safe alphabet, padded or not) of at
 // least 32 bytes, ids are 1 to 32 characters of [A-Za-z0-9_.-], and
-// whitespace around entries is ignored. LoadKeyRingFile also accepts one
-// entry per line, blank lines and '#' comment lines. To rotate, deploy
+// whitespace around entries is ignored. LoadKeyRingFile (and KeyRingFile,
+// which reloads it) also accepts one entry per line, blank lines, and
+// comments from '#' to the end of a line, on a line of their own or after
+// an entry and a blank:
+//
+//	# one id:secret a line; the first seals, every one opens
+//	k2:RVhBTVBMRSBPTkxZLCBkbyBub3QgdXNlOiBrMiBrZXk=   # the new key: seals
+//	k1:RVhBTVBMRSBPTkxZLCBkbyBub3QgdXNlOiBrMSBrZXk=   # the previous key: still opens
+//
+// To rotate, deploy
 // "new,old" everywhere, wait one TTL plus the clock skew, then drop "old".
 // Error messages never contain secret material.
 //

@@ -128,9 +128,12 @@ func ParseKeyRing(s string) (*KeyRing, error) {
 
 // LoadKeyRingFile reads a key ring from a file. The syntax is that of
 // ParseKeyRing, except that entries may be separated by newlines as well as
-// commas, blank lines are ignored and lines whose first non-blank character
-// is '#' are comments. Errors name the file, the line and the entry id,
-// never the secret.
+// commas, blank lines are ignored, and '#' starts a comment that runs to
+// the end of the line, either at the start of a line or after a blank
+// (a space or a tab), as in "k2:BASE64   # the new key: seals". A '#'
+// that follows a secret with no blank before it is part of the entry, and
+// so an error. Errors name the file, the line and the entry id, never the
+// secret.
 func LoadKeyRingFile(path string) (*KeyRing, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -153,8 +156,8 @@ func parseKeyRingText(data []byte, name string) (*KeyRing, error) {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 4096), maxKeyFileSize+1)
 	for line := 1; sc.Scan(); line++ {
-		text := strings.TrimSpace(sc.Text())
-		if text == "" || strings.HasPrefix(text, "#") {
+		text := strings.TrimSpace(stripComment(sc.Text()))
+		if text == "" {
 			continue
 		}
 		for j, entry := range strings.Split(text, ",") {
@@ -177,6 +180,17 @@ func parseKeyRingText(data []byte, name string) (*KeyRing, error) {
 		return nil, fmt.Errorf("state: key ring file %s: no keys given", name)
 	}
 	return newParsedKeyRing(keys)
+}
+
+// stripComment returns line without its comment: from a '#' that starts
+// the line or follows a space or a tab, to the end.
+func stripComment(line string) string {
+	for i := 0; i < len(line); i++ {
+		if line[i] == '#' && (i == 0 || line[i-1] == ' ' || line[i-1] == '\t') {
+			return line[:i]
+		}
+	}
+	return line
 }
 
 // KeyRingFromEnv parses the EnvKeys environment variable with ParseKeyRing.

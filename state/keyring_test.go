@@ -181,3 +181,53 @@ func TestGenerateKeyRing(t *testing.T) {
 	_, err = cb.Open(token)
 	requireReason(t, err, ReasonIntegrity)
 }
+
+// The key file of docs/deployment.md ("Keys from a mounted secret"), read
+// from the guide itself, loads as shown: comments on lines of their own
+// and after keys, blank lines.
+func TestLoadKeyRingFileOfTheGuide(t *testing.T) {
+	guide, err := os.ReadFile(filepath.Join("..", "docs", "deployment.md"))
+	require.NoError(t, err)
+	_, after, found := strings.Cut(string(guide), "### Keys from a mounted secret")
+	require.True(t, found, "the guide's section on key files")
+	_, block, found := strings.Cut(after, "```\n")
+	require.True(t, found, "the key file block")
+	block, _, found = strings.Cut(block, "```")
+	require.True(t, found)
+	require.Contains(t, block, "# the new key: seals", "the example has trailing comments")
+
+	path := filepath.Join(t.TempDir(), "state-keys")
+	require.NoError(t, os.WriteFile(path, []byte(block), 0o600))
+	ring, err := LoadKeyRingFile(path)
+	require.NoError(t, err, "the guide's key file:\n%s", block)
+	assert.Equal(t, []string{"k2", "k1"}, ring.IDs())
+}
+
+// Comments run from a '#' at the start of a line or after a blank to the
+// end of the line; a '#' stuck to a secret is an error naming the line,
+// never the secret.
+func TestKeyRingFileComments(t *testing.T) {
+	a, b := base64.StdEncoding.EncodeToString(secretA), base64.RawURLEncoding.EncodeToString(secretB)
+	path := filepath.Join(t.TempDir(), "keys")
+	load := func(content string) (*KeyRing, error) {
+		t.Helper()
+		require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
+		return LoadKeyRingFile(path)
+	}
+	ring, err := load("#top\n\t# indented\nk2:" + a + "\t# tab before\nk1:" + b + " #no space after\n  # k0:" + a + "\n")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"k2", "k1"}, ring.IDs())
+	ring, err = load("k2:" + a + " , k1:" + b + "   # both on one line")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"k2", "k1"}, ring.IDs())
+
+	_, err = load("k2:" + a + "\nk1:" + b + "# stuck\n")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "line 2")
+	assert.Contains(t, err.Error(), `"k1"`)
+	assert.Contains(t, err.Error(), "not valid base64")
+	assert.NotContains(t, err.Error(), b)
+
+	_, err = load("# only comments # here\n   # and here\n")
+	require.ErrorContains(t, err, "no keys")
+}

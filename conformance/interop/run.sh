@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the client interop tests against the mrtrkit conformance fixture
-# server (and the summarize_repo example):
+# server (and the summarize_repo and tour examples):
 #
 #   - the official Go SDK client (go-sdk v1.8.0, go/): at 2026-07-28, and
 #     pinned to 2025-11-25 with and without its standalone GET stream;
@@ -9,7 +9,11 @@
 #     fixture and the summarize_repo example;
 #   - over stdio, each of these clients launching the fixture binary as a
 #     subprocess with -stdio (go-sdk CommandTransport at 2026-07-28 and
-#     2025-11-25, TS v2 and TS v1 StdioClientTransport).
+#     2025-11-25, TS v2 and TS v1 StdioClientTransport);
+#   - the tour example (examples/tour), with every tool, its resource and
+#     its prompt: the go-sdk client at 2026-07-28 and 2025-11-25 over HTTP
+#     and stdio (TestTour, TestStdioTour in go/), the TS v1 client at
+#     2025-11-25 over HTTP and stdio (ts1/test/tour.test.mjs).
 #
 # Needs Go, Node (20 or later) and npm; installs nothing globally (npm ci
 # into each folder's node_modules). Exits non-zero when a build or a suite
@@ -19,6 +23,7 @@
 #   INTEROP_TIMEOUT   seconds allowed for each step (default 600)
 #   FIXTURE_BIN       use this prebuilt fixture binary instead of building one
 #   EXAMPLE_BIN       use this prebuilt summarize_repo binary instead of building one
+#   TOUR_BIN          use this prebuilt tour binary instead of building one
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -87,6 +92,18 @@ else
 fi
 export EXAMPLE_BIN="$example"
 
+if [ -n "${TOUR_BIN:-}" ]; then
+	tour="$(cd "$(dirname "$TOUR_BIN")" && pwd)/$(basename "$TOUR_BIN")"
+	echo "==> using tour $tour"
+else
+	tour="$work/tour"
+	if ! run "build tour example" "$root" go build -o "$tour" ./examples/tour; then
+		summary
+		exit 1
+	fi
+fi
+export TOUR_BIN="$tour"
+
 # npm_install DIR installs DIR's locked dependencies (npm install when it has
 # no lock file yet).
 npm_install() {
@@ -109,9 +126,10 @@ if npm_install "$here/ts"; then
 	run "typescript-sdk v2 client over stdio, 2026-07-28 (node --test)" "$here/ts" node --test test/stdio.test.mjs
 fi
 
-# TypeScript SDK v1 client, 2025-11-25: the fixture, then summarize_repo.
+# TypeScript SDK v1 client, 2025-11-25: the fixture, then summarize_repo,
+# then the tour (over HTTP and stdio).
 if npm_install "$here/ts1"; then
-	run "typescript-sdk v1 client, 2025-11-25 (node --test)" "$here/ts1" node --test test/legacy.test.mjs test/summarize_repo.test.mjs
+	run "typescript-sdk v1 client, 2025-11-25 (node --test)" "$here/ts1" node --test test/legacy.test.mjs test/summarize_repo.test.mjs test/tour.test.mjs
 	run "typescript-sdk v1 client over stdio, 2025-11-25 (node --test)" "$here/ts1" node --test test/stdio.test.mjs
 fi
 

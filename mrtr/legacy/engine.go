@@ -126,7 +126,7 @@ func WithLegTimeout(d time.Duration) Option { return func(e *Engine) { e.leg = d
 // DefaultCallTimeout).
 func WithCallTimeout(d time.Duration) Option { return func(e *Engine) { e.callLimit = d } }
 
-// WithLogger sets the logger (default slog.Default()).
+// WithLogger sets the logger (default: the Server's, mrtr.Server.Logger).
 func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }
 
 // New returns an Engine serving srv. The description of srv must list the
@@ -170,7 +170,7 @@ func New(srv *mrtr.Server, opts ...Option) (*Engine, error) {
 		return nil, errors.New("legacy: timeouts must be positive")
 	}
 	if e.log == nil {
-		e.log = slog.Default()
+		e.log = srv.Logger()
 	}
 	ring := e.ring
 	if ring == nil {

@@ -29,8 +29,9 @@
 // these ends the transport.
 //
 // Nothing but MCP messages is written to the output: the transport logs to
-// the WithLogger logger (stderr by default), and handlers must not print
-// to stdout either. Each message is written whole, with its newline, by
+// the WithLogger logger (by default the Server's, mrtr.Server.Logger,
+// which is slog.Default() and so stderr unless the program changed it),
+// and handlers must not print to stdout either. Each message is written whole, with its newline, by
 // one Write call under one lock, so messages written by concurrent
 // requests never interleave; a message with a line break in it (raw JSON
 // a handler returned pretty-printed) is compacted first.

@@ -38,9 +38,12 @@ func defaultConfig() config {
 }
 
 // WithLogger sets the logger for what the transport has to say (malformed
-// input, failed writes, dropped messages). The default writes text
-// records at level Info and above to os.Stderr: nothing but MCP messages
-// ever goes to the output.
+// input, failed writes, dropped messages), and of the Engine Serve makes
+// for the initialize era. The default is the Server's logger
+// (mrtr.Server.Logger), itself slog.Default() unless mrtr.WithLogger
+// says otherwise, which writes to os.Stderr unless the program changed
+// it. Whichever it is, it must not write to the output Serve is given:
+// nothing but MCP messages may go there.
 func WithLogger(l *slog.Logger) Option { return optionFunc(func(c *config) { c.log = l }) }
 
 // WithPrincipal sets who every message is served for (default: "",

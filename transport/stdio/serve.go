@@ -59,7 +59,7 @@ func Serve(ctx context.Context, srv *mrtr.Server, in io.Reader, out io.Writer, o
 		return errors.New("stdio: the legacy engine serves another server")
 	}
 	if cfg.log == nil {
-		cfg.log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+		cfg.log = srv.Logger()
 	}
 	c := &conn{
 		srv: srv, cfg: cfg, log: cfg.log,

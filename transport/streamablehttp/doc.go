@@ -50,9 +50,15 @@
 //
 // # Clients of the initialize era
 //
-// With WithLegacy, the endpoint also serves clients of MCP 2025-11-25 and
+// When the server's description lists LegacyVersions (mrtr.New's does),
+// the endpoint also serves clients of those versions, MCP 2025-11-25 and
 // 2025-06-18, which open a session with initialize, carry Mcp-Session-Id,
-// hold a GET stream and answer server-to-client requests. A request
+// hold a GET stream and answer server-to-client requests. New makes the
+// bridge that serves them (a legacy.Engine, package mrtr/legacy) itself;
+// WithLegacy gives one made with options of your own, and WithoutLegacy
+// turns the era off, which requires a description listing no
+// LegacyVersions. A legacy version listed that nothing serves is an error
+// at New, since server/discover would advertise it. A request
 // belongs to that era when it is a GET or a DELETE, when its body is a
 // JSON-RPC response (a client's answer to one of the session's requests),
 // or when it is a POST whose params._meta names no protocol version and
@@ -62,7 +68,10 @@
 // always names its version in params._meta.
 //
 // Sessions live in their sealed ids (see package mrtr/legacy), so any
-// replica with the key ring can serve them; a multi-round handler's
+// replica with the key ring can serve them (the bridge New makes reads
+// the ring from MRTRKIT_STATE_KEYS, as the Server does by default; a
+// Server given its keys in code needs WithLegacy(legacy.New(srv,
+// legacy.WithKeyRing(ring))) for its replicas to share sessions); a multi-round handler's
 // questions become real requests on the client's stream, and the answers
 // reach the replica that waits for them through the replicas' shared bus
 // (mrtr.WithShare), or, without one, through header-hash affinity at the

@@ -3,7 +3,10 @@ package streamablehttp
 import (
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
+
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
 
 // hostEntry is one allowed host: a host name or IP literal (brackets
@@ -55,6 +58,33 @@ func (g *guard) check(r *http.Request) string {
 	}
 	return ""
 }
+
+// refusal explains a refusal of check to the client: the Host or Origin
+// received (quoted: clipped, control characters escaped) and the option
+// that allows it. Nothing of the allow-lists is disclosed.
+func (g *guard) refusal(what string, r *http.Request) string {
+	if what == "host" {
+		hint := "list the names clients use to reach the server with streamablehttp.WithAllowedHosts"
+		if len(g.hosts) == 0 {
+			hint = "only localhost, 127.0.0.1 and [::1] are allowed by default; " + hint
+		}
+		return "host " + quoteEcho(r.Host) + " not allowed (" + hint + ")"
+	}
+	origins := r.Header["Origin"]
+	if len(origins) != 1 {
+		return "origin not allowed (a request carries at most one Origin header)"
+	}
+	hint := "list the origins of browser clients with streamablehttp.WithAllowedOrigins"
+	if len(g.origins) == 0 {
+		hint = "only loopback origins are allowed by default; " + hint
+	}
+	return "origin " + quoteEcho(origins[0]) + " not allowed (" + hint + ")"
+}
+
+// quoteEcho quotes a value a client sent for an error message, clipped to
+// wire.MaxEcho bytes, with control characters, quotes and invalid UTF-8
+// escaped, so that it can break neither a message nor a log line.
+func quoteEcho(s string) string { return strconv.Quote(wire.Clip(s)) }
 
 func (g *guard) hostAllowed(hostport string) bool {
 	if g.anyHost {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/mrtrkit/mrtrkit/mrtr/legacy"
 )
 
 // Handler serves MCP over Streamable HTTP at one path. Build it with New;
@@ -41,10 +42,16 @@ type Handler struct {
 	eras   []era
 	allow  []string // the Allow header of a 405
 	router *mux.Router
-	budget *budget // nil: no bound on the bytes in flight
+	budget *budget        // nil: no bound on the bytes in flight
+	legacy *legacy.Engine // nil: the initialize era is not served
 }
 
-// New returns a Handler serving srv at the configured path.
+// New returns a Handler serving srv at the configured path, to clients of
+// MCP 2026-07-28 and, when the server's description lists LegacyVersions,
+// to clients of those versions of the initialize era, through the Engine
+// of WithLegacy or one New makes (see WithLegacy and WithoutLegacy). A
+// description listing a legacy version the endpoint cannot serve is an
+// error: server/discover would advertise a version the endpoint refuses.
 func New(srv *mrtr.Server, opts ...Option) (*Handler, error) {
 	if srv == nil {
 		return nil, errors.New("streamablehttp: nil server")
@@ -71,14 +78,16 @@ func New(srv *mrtr.Server, opts ...Option) (*Handler, error) {
 	}
 	log := cfg.log
 	if log == nil {
-		log = slog.Default()
+		log = srv.Logger()
 	}
 	h := &Handler{cfg: cfg, srv: srv, log: log, guard: g, budget: newBudget(cfg.maxInFlight)}
 	h.eras = []era{&modern{srv: srv, keepAlive: cfg.keepAlive, log: log, meta: cfg.resourceMetadata}}
-	if e := cfg.legacy; e != nil {
-		if e.Server() != srv {
-			return nil, errors.New("streamablehttp: the legacy engine serves another server")
-		}
+	eng, err := legacyEngine(srv, &cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	if e := eng; e != nil {
+		h.legacy = e
 		// The era of the initialize era goes first: it claims only what
 		// is recognisably its own.
 		h.eras = append([]era{&legacyEra{eng: e, srv: srv, keepAlive: cfg.keepAlive, log: log, meta: cfg.resourceMetadata}}, h.eras...)
@@ -130,7 +139,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) serveEndpoint(w http.ResponseWriter, r *http.Request) {
 	if what := h.guard.check(r); what != "" {
 		h.log.Debug("streamablehttp: request refused", "reason", what+" not allowed", "host", wire.Clip(r.Host), "origin", wire.Clip(r.Header.Get("Origin")))
-		h.refuse(w, mrtr.ID{}, refuseForbidden.with(what+" not allowed"))
+		h.refuse(w, mrtr.ID{}, refuseForbidden.with(h.guard.refusal(what, r)))
 		return
 	}
 	if h.cors != nil {

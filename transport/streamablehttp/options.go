@@ -43,6 +43,7 @@ type config struct {
 	log       *slog.Logger
 	keepAlive time.Duration
 	legacy    *legacy.Engine
+	noLegacy  bool // WithoutLegacy
 
 	forward          []string // canonical names of the forwarded headers
 	resourceMetadata string
@@ -100,7 +101,8 @@ func WithAllowedHosts(hosts ...string) Option {
 func WithAuthenticator(a Authenticator) Option { return optionFunc(func(c *config) { c.auth = a }) }
 
 // WithLogger sets the logger for refused requests (at debug level) and
-// for failures to write a response (default slog.Default()).
+// for failures to write a response, and of the Engine New makes for the
+// initialize era (default: the Server's, mrtr.Server.Logger).
 func WithLogger(l *slog.Logger) Option { return optionFunc(func(c *config) { c.log = l }) }
 
 // WithKeepAlive sets the interval of the ": keep-alive" SSE comments sent
@@ -110,13 +112,25 @@ func WithLogger(l *slog.Logger) Option { return optionFunc(func(c *config) { c.l
 func WithKeepAlive(d time.Duration) Option { return optionFunc(func(c *config) { c.keepAlive = d }) }
 
 // WithLegacy serves clients of the initialize era (MCP 2025-11-25 and
-// 2025-06-18) at the same endpoint, through e, which must serve the same
+// 2025-06-18) at the same endpoint through e, which must serve the same
 // mrtr.Server. Requests are told apart as the package documentation
-// says; with it, the endpoint answers GET (the session's stream) and
-// DELETE (the end of a session) as well as POST. Without it, a client of
-// the initialize era gets -32022 naming the versions served, and GET and
-// DELETE get 405.
+// says; the endpoint then answers GET (the session's stream) and DELETE
+// (the end of a session) as well as POST.
+//
+// Without it, New makes the Engine itself (legacy.New, with the Handler's
+// logger) whenever the server's description lists LegacyVersions, as
+// mrtr.New's does; give one of your own to set its options, for example
+// legacy.WithKeyRing when the Server's keys do not come from the
+// MRTRKIT_STATE_KEYS environment variable, or to reload its SessionCodec.
 func WithLegacy(e *legacy.Engine) Option { return optionFunc(func(c *config) { c.legacy = e }) }
+
+// WithoutLegacy serves MCP 2026-07-28 only: no Engine is made, a client
+// of the initialize era gets -32022 naming the versions served, and GET
+// and DELETE get 405. The server's description must then list no
+// LegacyVersions (server/discover would advertise versions the endpoint
+// refuses), or New fails: build the Server with mrtr.NewServer and a
+// description without them.
+func WithoutLegacy() Option { return optionFunc(func(c *config) { c.noLegacy = true }) }
 
 // WithForwardedHeaders passes the named request headers on to handlers
 // (mrtr.Request.Header) and interceptors (mrtr.Call.Headers), for

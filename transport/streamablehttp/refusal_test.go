@@ -49,9 +49,9 @@ func TestRefusalsOnTheWire(t *testing.T) {
 		headers map[string]string
 	}{
 		{name: "foreign Host", req: func() call { c := good; c.host = "evil.example.com"; return c }(),
-			status: 403, message: "Forbidden: host not allowed"},
+			status: 403, message: `Forbidden: host "evil.example.com" not allowed (only localhost, 127.0.0.1 and [::1] are allowed by default; list the names clients use to reach the server with streamablehttp.WithAllowedHosts)`},
 		{name: "foreign Origin", req: good.withHeader("Origin", "https://evil.example.com"),
-			status: 403, message: "Forbidden: origin not allowed"},
+			status: 403, message: `Forbidden: origin "https://evil.example.com" not allowed (only loopback origins are allowed by default; list the origins of browser clients with streamablehttp.WithAllowedOrigins)`},
 		{name: "GET", req: authed(call{method: http.MethodGet, headers: [][2]string{{"Accept", "text/event-stream"}}}),
 			status: 405, message: "Method not allowed: use POST", headers: map[string]string{"Allow": "POST"}},
 		{name: "no credentials", req: toolCall(7, "echo", `{"text":"x"}`),

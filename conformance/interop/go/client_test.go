@@ -60,6 +60,8 @@ type clientConfig struct {
 	// manual turns off the SDK's automatic input_required loop, so the
 	// test drives the rounds itself.
 	manual bool
+	// endpoint is the server's MCP endpoint; fixtureURL when empty.
+	endpoint string
 }
 
 // connect opens a go-sdk client session over Streamable HTTP at protocol
@@ -107,8 +109,12 @@ func connectWith(t *testing.T, cfg clientConfig) *session {
 	}
 
 	wire := newRecorder()
+	endpoint := cfg.endpoint
+	if endpoint == "" {
+		endpoint = fixtureURL
+	}
 	transport := &mcp.StreamableClientTransport{
-		Endpoint:             fixtureURL,
+		Endpoint:             endpoint,
 		HTTPClient:           &http.Client{Transport: wire, Timeout: 30 * time.Second},
 		DisableStandaloneSSE: true,
 		MaxRetries:           -1,

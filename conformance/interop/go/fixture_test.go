@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -164,16 +165,21 @@ func stdioBinary() (string, error) {
 // buildFixture compiles the fixture server package of the enclosing mrtrkit
 // module into bin.
 func buildFixture(bin string) error {
+	return buildPackage(bin, fixturePackage)
+}
+
+// buildPackage compiles pkg of the enclosing mrtrkit module into bin.
+func buildPackage(bin, pkg string) error {
 	root, err := repoRoot()
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-C", root, "-o", bin, fixturePackage)
+	cmd := exec.CommandContext(ctx, "go", "build", "-C", root, "-o", bin, pkg)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("go build -C %s -o %s %s: %v\n%s", root, bin, fixturePackage, err, out)
+		return fmt.Errorf("go build -C %s -o %s %s: %v\n%s", root, bin, pkg, err, out)
 	}
 	return nil
 }
@@ -209,16 +215,23 @@ func modulePath(gomod []byte) string {
 	return ""
 }
 
-// launch starts bin on a free loopback port and waits until it accepts TCP
-// connections.
+// launch starts the fixture bin on a free loopback port and waits until it
+// accepts TCP connections.
 func launch(bin string) (string, func(), error) {
+	return launchWith(bin, &fixtureLog, "-path", fixturePath, "-leg-timeout", legTimeout.String())
+}
+
+// launchWith starts bin with -addr (a free loopback port) and args, its
+// output going to out, and waits until it accepts TCP connections. The
+// server is to serve MCP at fixturePath.
+func launchWith(bin string, out io.Writer, args ...string) (string, func(), error) {
 	addr, err := freeLoopbackAddr()
 	if err != nil {
 		return "", nil, err
 	}
-	cmd := exec.Command(bin, "-addr", addr, "-path", fixturePath, "-leg-timeout", legTimeout.String())
-	cmd.Stdout = &fixtureLog
-	cmd.Stderr = &fixtureLog
+	cmd := exec.Command(bin, append([]string{"-addr", addr}, args...)...)
+	cmd.Stdout = out
+	cmd.Stderr = out
 	if err := cmd.Start(); err != nil {
 		return "", nil, err
 	}

@@ -56,8 +56,14 @@ func eachStreamMode(t *testing.T, fn func(t *testing.T, standalone bool)) {
 }
 
 // connectLegacy connects a go-sdk client pinned to 2025-11-25 with
-// elicitation, sampling and roots.
+// elicitation, sampling and roots to the fixture.
 func connectLegacy(t *testing.T, standalone bool, hooks legacyHooks) *legacySession {
+	t.Helper()
+	return connectLegacyTo(t, fixtureURL, standalone, hooks)
+}
+
+// connectLegacyTo is connectLegacy to the server at endpoint.
+func connectLegacyTo(t *testing.T, endpoint string, standalone bool, hooks legacyHooks) *legacySession {
 	t.Helper()
 	s := &legacySession{wire: newRecorder()}
 	opts := &mcp.ClientOptions{
@@ -78,7 +84,7 @@ func connectLegacy(t *testing.T, standalone bool, hooks legacyHooks) *legacySess
 	client := mcp.NewClient(&mcp.Implementation{Name: "mrtrkit-interop-go-legacy", Version: "1.0.0"}, opts)
 	client.AddRoots(&mcp.Root{URI: answerRootURI, Name: answerRootName})
 	transport := &mcp.StreamableClientTransport{
-		Endpoint: fixtureURL,
+		Endpoint: endpoint,
 		// No client timeout: the standalone stream lasts as long as the session.
 		HTTPClient:           &http.Client{Transport: s.wire},
 		DisableStandaloneSSE: !standalone,

@@ -151,6 +151,7 @@ type stdioSession struct {
 	version  string // the version asked for; "" for the client's default
 	progress chan *mcp.ProgressNotificationParams
 	closed   bool
+	endLog   string // what the child logs when its stdin ends; "" for nothing
 }
 
 // stdioHooks replace the client's default answers.
@@ -181,7 +182,14 @@ func connectStdio(t *testing.T, version string, hooks stdioHooks) *stdioSession 
 	if err != nil {
 		t.Fatalf("fixture binary: %v", err)
 	}
-	s := &stdioSession{wire: &pipeLog{}, stderr: &lockedBuffer{}, version: version, progress: make(chan *mcp.ProgressNotificationParams, 64)}
+	return connectStdioCmd(t, exec.Command(bin, "-stdio", "-leg-timeout", legTimeout.String()), "stdin ended", version, hooks)
+}
+
+// connectStdioCmd is connectStdio to the server cmd starts; endLog is what
+// that server logs when its stdin ends ("" for nothing).
+func connectStdioCmd(t *testing.T, cmd *exec.Cmd, endLog, version string, hooks stdioHooks) *stdioSession {
+	t.Helper()
+	s := &stdioSession{cmd: cmd, endLog: endLog, wire: &pipeLog{}, stderr: &lockedBuffer{}, version: version, progress: make(chan *mcp.ProgressNotificationParams, 64)}
 	roots := &mcp.RootCapabilities{}
 	if version == legacyVersion {
 		roots.ListChanged = true
@@ -207,7 +215,6 @@ func connectStdio(t *testing.T, version string, hooks stdioHooks) *stdioSession 
 	client := mcp.NewClient(&mcp.Implementation{Name: "mrtrkit-interop-go-stdio", Version: "1.0.0"}, opts)
 	client.AddRoots(&mcp.Root{URI: answerRootURI, Name: answerRootName})
 
-	s.cmd = exec.Command(bin, "-stdio", "-leg-timeout", legTimeout.String())
 	s.cmd.Stderr = s.stderr
 	transport := &recordingTransport{
 		inner: &mcp.CommandTransport{Command: s.cmd, TerminateDuration: stdioTerminate},
@@ -258,7 +265,7 @@ func (s *stdioSession) close(t *testing.T) {
 	if took > stdioExitWithin {
 		t.Errorf("the child took %v to exit after its stdin closed (CommandTransport signals after %v)", took, stdioTerminate)
 	}
-	if !strings.Contains(s.stderr.String(), "stdin ended") {
+	if !strings.Contains(s.stderr.String(), s.endLog) {
 		t.Errorf("the child did not log the end of its stdin:\n%s", s.stderr.String())
 	}
 }

@@ -1,5 +1,6 @@
 // Starts (or locates) the servers the TypeScript SDK v1 tests talk to: the
-// mrtrkit conformance fixture server and the summarize_repo example.
+// mrtrkit conformance fixture server, the summarize_repo example and the
+// tour example.
 //
 //   FIXTURE_URL          use an already running fixture server at this URL
 //   FIXTURE_BIN          start this prebuilt fixture binary on a free loopback port
@@ -7,6 +8,7 @@
 //                        the tests start it; with FIXTURE_URL the timeout tests
 //                        run only when this says what the server uses)
 //   EXAMPLE_BIN          start this prebuilt summarize_repo binary
+//   TOUR_BIN             start this prebuilt tour binary
 //   FIXTURE_TOKEN        send "Authorization: Bearer FIXTURE_TOKEN" with every
 //                        request of the clients (withToken), for a fixture run
 //                        with -production
@@ -174,10 +176,28 @@ function parseDuration(s) {
  * a stdio server is a subprocess of its client).
  */
 export function fixtureBinary() {
-    if (process.env.FIXTURE_BIN) return { bin: process.env.FIXTURE_BIN, cleanup: () => {} };
+    return binary(process.env.FIXTURE_BIN, './conformance/server');
+}
+
+/**
+ * Returns { url, stop, log } for the tour example (examples/tour), started
+ * from TOUR_BIN or built now.
+ */
+export async function startTour() {
+    return start(process.env.TOUR_BIN, './examples/tour', port => ['-addr', `127.0.0.1:${port}`]);
+}
+
+/** Returns { bin, cleanup } for the tour binary: TOUR_BIN, or one built now. */
+export function tourBinary() {
+    return binary(process.env.TOUR_BIN, './examples/tour');
+}
+
+// binary returns { bin, cleanup } for bin when given, else for pkg built now.
+function binary(bin, pkg) {
+    if (bin) return { bin, cleanup: () => {} };
     const tmp = mkdtempSync(path.join(os.tmpdir(), 'mrtrkit-interop-ts1-stdio-'));
-    const bin = path.join(tmp, 'fixture');
-    execFileSync('go', ['build', '-C', repoRoot, '-o', bin, './conformance/server'], {
+    bin = path.join(tmp, path.basename(pkg));
+    execFileSync('go', ['build', '-C', repoRoot, '-o', bin, pkg], {
         stdio: ['ignore', 'inherit', 'inherit'],
         timeout: 5 * 60_000
     });

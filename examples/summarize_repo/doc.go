@@ -43,11 +43,12 @@
 //     structuredContent {files, summary}. With -critique a request keyed
 //     critique comes first; no call takes more than three model rounds.
 //
-// The tool is a flow (package mrtr/flow) of three sampling steps over typed
-// arguments, state and output (package mrtr/typed); the framework seals
-// the state into requestState and checks it on every retry. With
-// -model-url the same steps go to the server's own model (package
-// mrtr/model/openai) and a call completes in one round.
+// The tool is one typed function (package mrtr/typed) that asks in
+// straight-line code (model.Sample); it runs again from the top on every
+// round, and the framework seals what the call has learned (the chosen
+// paths, the listing's digest, the summary) into requestState and checks
+// it on every retry. With -model-url the same code goes to the server's
+// own model (package mrtr/model/openai) and a call completes in one round.
 //
 // Every path is validated: clean and relative, outside version-control and
 // dependency folders, resolved with filepath.EvalSymlinks to a regular

@@ -14,5 +14,5 @@
 // messages.
 //
 //	c, err := openai.New(openai.Config{APIKey: os.Getenv("OPENAI_API_KEY"), Model: "gpt-4o-mini"})
-//	f, err := flow.New(steps, finish, flow.WithModel(c))
+//	res, err := model.Sample(ctx, c, req, "summary", q) // in a handler: answered inline
 package openai

@@ -147,11 +147,17 @@ type Client struct {
 }
 
 // Option configures a Client.
-type Option func(*Client)
+type Option interface{ apply(*Client) }
+
+type optionFunc func(*Client)
+
+func (f optionFunc) apply(c *Client) { f(c) }
 
 // WithPrincipal makes the Client's requests arrive as if the transport had
 // authenticated principal (default: anonymous, "").
-func WithPrincipal(principal string) Option { return func(c *Client) { c.principal = principal } }
+func WithPrincipal(principal string) Option {
+	return optionFunc(func(c *Client) { c.principal = principal })
+}
 
 // WithCapabilities sets the client capabilities every request declares.
 // By default the Client declares what its functions can answer: sampling
@@ -161,42 +167,42 @@ func WithPrincipal(principal string) Option { return func(c *Client) { c.princip
 //
 //	mrtrtest.WithCapabilities(mrtr.ClientCapabilities{}) // declares nothing
 func WithCapabilities(caps mrtr.ClientCapabilities) Option {
-	return func(c *Client) {
+	return optionFunc(func(c *Client) {
 		b, err := json.Marshal(caps)
 		if err != nil {
 			panic(err) // not reached: the type encodes
 		}
 		c.caps = string(b)
-	}
+	})
 }
 
 // WithMaxRounds sets how many input-required rounds one call may take
 // (default DefaultMaxRounds).
-func WithMaxRounds(n int) Option { return func(c *Client) { c.maxRounds = n } }
+func WithMaxRounds(n int) Option { return optionFunc(func(c *Client) { c.maxRounds = n }) }
 
 // WithMeta adds a _meta key to every request, such as "io.modelcontextprotocol/logLevel".
 func WithMeta(key string, value any) Option {
-	return func(c *Client) {
+	return optionFunc(func(c *Client) {
 		if c.meta == nil {
 			c.meta = map[string]any{}
 		}
 		c.meta[key] = value
-	}
+	})
 }
 
 // OnSampling answers sampling/createMessage requests.
 func OnSampling(f func(ctx context.Context, req *mrtr.SamplingRequest) (*mrtr.SamplingResult, error)) Option {
-	return func(c *Client) { c.sampling = f }
+	return optionFunc(func(c *Client) { c.sampling = f })
 }
 
 // OnElicitation answers elicitation/create requests.
 func OnElicitation(f func(ctx context.Context, req *mrtr.ElicitRequest) (*mrtr.ElicitResult, error)) Option {
-	return func(c *Client) { c.elicit = f }
+	return optionFunc(func(c *Client) { c.elicit = f })
 }
 
 // OnRoots answers roots/list requests.
 func OnRoots(f func(ctx context.Context) (*mrtr.RootsResult, error)) Option {
-	return func(c *Client) { c.roots = f }
+	return optionFunc(func(c *Client) { c.roots = f })
 }
 
 // WithRoots answers roots/list requests with the given roots.
@@ -210,7 +216,9 @@ func WithRoots(roots ...mrtr.Root) Option {
 func NewClient(srv *mrtr.Server, opts ...Option) *Client {
 	c := &Client{srv: srv, maxRounds: DefaultMaxRounds}
 	for _, o := range opts {
-		o(c)
+		if o != nil {
+			o.apply(c)
+		}
 	}
 	if c.caps == "" {
 		caps := map[string]any{}

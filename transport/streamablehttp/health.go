@@ -49,13 +49,17 @@ type ReadinessProbe struct {
 }
 
 // ReadinessOption configures a ReadinessProbe.
-type ReadinessOption func(*ReadinessProbe)
+type ReadinessOption interface{ applyReadiness(*ReadinessProbe) }
+
+type readinessFunc func(*ReadinessProbe)
+
+func (f readinessFunc) applyReadiness(p *ReadinessProbe) { f(p) }
 
 // AllowEphemeralKeys counts a server running on the random requestState
 // key made at start-up as ready: for a single replica that accepts that a
 // restart breaks the multi-round calls in flight.
 func AllowEphemeralKeys() ReadinessOption {
-	return func(p *ReadinessProbe) { p.allowEphemeral = true }
+	return readinessFunc(func(p *ReadinessProbe) { p.allowEphemeral = true })
 }
 
 // Readiness returns a probe that answers 200 OK with {"status":"ready"}
@@ -68,7 +72,9 @@ func AllowEphemeralKeys() ReadinessOption {
 func Readiness(srv *mrtr.Server, opts ...ReadinessOption) *ReadinessProbe {
 	p := &ReadinessProbe{srv: srv}
 	for _, o := range opts {
-		o(p)
+		if o != nil {
+			o.applyReadiness(p)
+		}
 	}
 	return p
 }

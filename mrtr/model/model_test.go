@@ -144,3 +144,44 @@ func TestCompleteDirectFailures(t *testing.T) {
 	require.NotNil(t, e)
 	assert.Equal(t, mrtr.CodeInternalError, e.Code, "a malformed completion is not passed on")
 }
+
+// model.Sample in straight-line code: the same handler completes inline
+// with a server model (one call of it, no round) and in a round with the
+// client's model; a model that defers hands the question to the client.
+func TestSampleInlineOrClient(t *testing.T) {
+	q := &mrtr.SamplingRequest{Messages: []mrtr.SamplingMessage{mrtr.UserText("haiku")}, MaxTokens: 20}
+	handler := func(m model.Model) mrtr.HandlerFunc {
+		return func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+			res, err := model.Sample(ctx, m, req, "haiku", q)
+			if err != nil {
+				return nil, err
+			}
+			return mrtr.TextResult(res.Text()), nil
+		}
+	}
+	calls := 0
+	server := model.Func(func(context.Context, *mrtr.SamplingRequest) (*mrtr.SamplingResult, error) {
+		calls++
+		return &mrtr.SamplingResult{Role: mrtr.RoleAssistant, Model: "server", Content: []mrtr.SamplingContent{{Type: "text", Text: "from the server"}}}, nil
+	})
+	deferring := model.Func(func(context.Context, *mrtr.SamplingRequest) (*mrtr.SamplingResult, error) {
+		return nil, model.ErrDeferred
+	})
+	srv := mrtrtest.NewServer(t, "models")
+	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "server"}, handler(server)))
+	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "client"}, handler(model.Client())))
+	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "deferring"}, handler(deferring)))
+	c := mrtrtest.NewClient(srv, mrtrtest.OnSampling(func(context.Context, *mrtr.SamplingRequest) (*mrtr.SamplingResult, error) {
+		return &mrtr.SamplingResult{Role: mrtr.RoleAssistant, Model: "client", Content: []mrtr.SamplingContent{{Type: "text", Text: "from the client"}}}, nil
+	}))
+	for tool, want := range map[string]struct {
+		text   string
+		rounds int
+	}{"server": {"from the server", 0}, "client": {"from the client", 1}, "deferring": {"from the client", 1}} {
+		res, err := c.CallTool(context.Background(), tool, nil)
+		require.NoError(t, err, tool)
+		assert.Equal(t, want.text, res.Text(), tool)
+		assert.Equal(t, want.rounds, res.Rounds, tool)
+	}
+	assert.Equal(t, 1, calls)
+}

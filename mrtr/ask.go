@@ -171,7 +171,9 @@ func CallStart(req *Request) time.Time { return time.UnixMilli(req.runner().j.st
 // used leave the state, as later runs return the memoised value without
 // calling f. T must survive encoding/json unchanged. A memo is not an
 // exactly-once guarantee: a client may present an older state, so effects
-// belong after the last question and are keyed by CallID.
+// belong after the last question and are keyed by CallID. The default
+// codec encrypts the state; under the HMAC codec (state.NewHMAC) the
+// client can read it, so memoise nothing secret there.
 func Memo[T any](ctx context.Context, req *Request, key string, f func(context.Context) (T, error)) (T, error) {
 	var zero T
 	r := req.runner()

@@ -23,3 +23,15 @@ func TestServeLogsThroughTheServersLogger(t *testing.T) {
 	require.NoError(t, stdio.Serve(context.Background(), srv, in, io.Discard, stdio.WithMaxLineBytes(100)))
 	assert.Contains(t, logs.String(), "stdio: skipped a line longer than the limit")
 }
+
+// A description listing a legacy version the bridge does not serve is an
+// error when Serve starts, unless WithoutLegacy turns the era off.
+func TestServeRefusesUnservableLegacyVersion(t *testing.T) {
+	desc := testkit.Desc("old", "1")
+	desc.LegacyVersions = []string{"2024-11-05"}
+	srv := testkit.Server(t, desc, mrtr.WithCodec(testkit.Codec(t)), mrtr.WithLogger(quiet))
+	err := stdio.Serve(context.Background(), srv, strings.NewReader(""), io.Discard)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `"2024-11-05"`)
+	require.NoError(t, stdio.Serve(context.Background(), srv, strings.NewReader(""), io.Discard, stdio.WithoutLegacy()))
+}

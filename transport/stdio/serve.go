@@ -58,6 +58,11 @@ func Serve(ctx context.Context, srv *mrtr.Server, in io.Reader, out io.Writer, o
 	case cfg.engine != nil && cfg.engine.Server() != srv:
 		return errors.New("stdio: the legacy engine serves another server")
 	}
+	if !cfg.noLegacy {
+		if err := wire.UnbridgedVersion("stdio", srv.Description().LegacyVersions); err != nil {
+			return err
+		}
+	}
 	if cfg.log == nil {
 		cfg.log = srv.Logger()
 	}

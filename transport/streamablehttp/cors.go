@@ -46,7 +46,7 @@ type CORS struct {
 // authentication (browsers send no credentials with it), with
 // Access-Control-Allow-Origin naming that origin, Vary: Origin, the
 // methods the endpoint serves in Access-Control-Allow-Methods (POST, and
-// GET and DELETE with WithLegacy), Access-Control-Max-Age, and in
+// GET and DELETE when the initialize era is served), Access-Control-Max-Age, and in
 // Access-Control-Allow-Headers the request headers of the protocol:
 // Content-Type, Accept, Authorization, MCP-Protocol-Version, Mcp-Method,
 // Mcp-Name, Mcp-Session-Id, Last-Event-ID, every Mcp-Param-* header the

@@ -4,17 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strings"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/legacy"
 	"github.com/mrtrkit/mrtrkit/state"
 )
-
-// bridgedVersions are the versions of the initialize era a legacy.Engine
-// serves.
-var bridgedVersions = []string{"2025-11-25", "2025-06-18"}
 
 // legacyEngine returns the Engine serving the initialize era for srv:
 // cfg's (WithLegacy), or one made here when the description lists
@@ -35,11 +31,8 @@ func legacyEngine(srv *mrtr.Server, cfg *config, log *slog.Logger) (*legacy.Engi
 			"(server/discover would advertise them and the endpoint refuse them): drop WithoutLegacy, "+
 			"or build the Server with mrtr.NewServer and a description without LegacyVersions", strings.Join(listed, ", "))
 	}
-	for _, v := range listed {
-		if !slices.Contains(bridgedVersions, v) {
-			return nil, fmt.Errorf("streamablehttp: the server's description lists LegacyVersions %q, which nothing here serves: "+
-				"the bridge (package mrtr/legacy) serves %s; remove it from the description", v, strings.Join(bridgedVersions, " and "))
-		}
+	if err := wire.UnbridgedVersion("streamablehttp", listed); err != nil {
+		return nil, err
 	}
 	if cfg.legacy != nil {
 		return cfg.legacy, nil

@@ -7,7 +7,6 @@ import (
 
 	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/mrtr"
-	"github.com/mrtrkit/mrtrkit/mrtr/legacy"
 	"github.com/mrtrkit/mrtrkit/mrtr/model"
 	"github.com/mrtrkit/mrtrkit/mrtr/model/openai"
 	"github.com/mrtrkit/mrtrkit/mrtr/typed"
@@ -72,9 +71,9 @@ func NewApp(cfg Config, serverOpts []mrtr.Option, httpOpts []streamablehttp.Opti
 		Server:       discover.Implementation{Name: "summarize-repo", Title: "Repository summariser (mrtrkit example)", Version: Version},
 		Instructions: instructions,
 		// Clients of the initialize era (2025-11-25, 2025-06-18) are served
-		// too, on the same endpoint, by the same tool: package mrtr/legacy
-		// turns each input_required round into sampling requests sent to
-		// the client on its session.
+		// too, on the same endpoint, by the same tool: the bridge that
+		// streamablehttp.New builds turns each input_required round into
+		// sampling requests sent to the client on its session.
 		LegacyVersions: []string{"2025-11-25", "2025-06-18"},
 	}
 	opts := append([]mrtr.Option{mrtr.WithLogger(cfg.Logger), mrtr.WithMaxRounds(maxModelRounds)}, serverOpts...)
@@ -92,14 +91,9 @@ func NewApp(cfg Config, serverOpts []mrtr.Option, httpOpts []streamablehttp.Opti
 		repo.Close()
 		return nil, err
 	}
-	eng, err := legacy.New(srv, legacy.WithLogger(cfg.Logger))
-	if err != nil {
-		repo.Close()
-		return nil, err
-	}
-	h, err := streamablehttp.New(srv, append([]streamablehttp.Option{
-		streamablehttp.WithLogger(cfg.Logger), streamablehttp.WithLegacy(eng),
-	}, httpOpts...)...)
+	// The endpoint serves the legacy versions the description lists, and
+	// logs through the Server's logger.
+	h, err := streamablehttp.New(srv, httpOpts...)
 	if err != nil {
 		repo.Close()
 		return nil, err

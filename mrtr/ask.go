@@ -8,7 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -244,11 +244,12 @@ func questionDigest(q InputRequest, bind []byte) [digestLen]byte {
 		if rs := v.RequestedSchema; rs != nil {
 			str(rs.Schema)
 			str(rs.Type)
-			names := make([]string, 0, len(rs.Properties))
+			var nb [16]string
+			names := nb[:0]
 			for k := range rs.Properties {
 				names = append(names, k)
 			}
-			sort.Strings(names)
+			slices.Sort(names)
 			num(uint64(len(names)))
 			for _, k := range names {
 				str(k)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"slices"
 
 	"github.com/mrtrkit/mrtrkit/state"
 )
@@ -82,6 +83,12 @@ func entryLess(a, b *jentry) bool {
 //	          uvarint length + key, 16-byte digest,
 //	          uvarint length + value }
 func appendJournal(dst []byte, j *journal) []byte {
+	n := 1 + len(j.callID) + binary.MaxVarintLen64*2
+	for i := range j.entries {
+		e := &j.entries[i]
+		n += 4 + 2*binary.MaxVarintLen64 + len(e.key) + digestLen + len(e.value)
+	}
+	dst = slices.Grow(dst, n)
 	dst = append(dst, journalVersion)
 	dst = append(dst, j.callID[:]...)
 	dst = binary.AppendVarint(dst, j.start)

@@ -134,15 +134,19 @@ func (s *Server) inputRequiredJournal(c *call, r *InputRequired, args json.RawMe
 		if key == "" || len(key) > state.MaxAskedKeyLen || strings.HasPrefix(key, reservedKeyPrefix) {
 			return nil, s.internal("handler asked with a bad key", fmt.Errorf("input request keys are 1 to %d bytes and do not begin with %q", state.MaxAskedKeyLen, reservedKeyPrefix), c)
 		}
-		if err := validateInputRequest(ir); err != nil {
-			return nil, s.internal("handler asked a malformed question", fmt.Errorf("request %q: %w", key, err), c)
+		if j == nil { // a straight-line run checked each question when it asked it
+			if err := validateInputRequest(ir); err != nil {
+				return nil, s.internal("handler asked a malformed question", fmt.Errorf("request %q: %w", key, err), c)
+			}
 		}
 		asked[key] = byte(ir.inputKind())
 		asks[key] = wireInputRequest(ir)
 	}
 	c.stage = "capability"
-	if err := gateCapabilities(r.Requests, c.meta.ClientCapabilities); err != nil {
-		return nil, err
+	if j == nil { // as above: gated when asked
+		if err := gateCapabilities(r.Requests, c.meta.ClientCapabilities); err != nil {
+			return nil, err
+		}
 	}
 	next := round + 1
 	if next > s.maxRounds {

@@ -267,7 +267,14 @@ func (ru *run) accept(re *reachEntry, a any, cfg *askConfig) (any, error) {
 			}
 			re.attempts++
 			if cfg.reword != nil {
-				re.question = cfg.reword(re.question.(*ElicitRequest), problem)
+				q := cfg.reword(re.question.(*ElicitRequest), problem)
+				if q == nil || q.inputKind() != re.kind {
+					return nil, fmt.Errorf("mrtr: question %q: reworded as another kind of question", re.key)
+				}
+				if err := validateInputRequest(q); err != nil {
+					return nil, fmt.Errorf("mrtr: question %q reworded: %w", re.key, err)
+				}
+				re.question = q
 			}
 			ru.pending = append(ru.pending, re.key)
 			return nil, ErrInputRequired
@@ -280,10 +287,10 @@ func (ru *run) accept(re *reachEntry, a any, cfg *askConfig) (any, error) {
 // encodeAnswer renders a decoded answer for the journal.
 func encodeAnswer(a any) ([]byte, error) {
 	if er, ok := a.(*ElicitResult); ok {
-		b := append([]byte(`{"action":`), appendString(nil, string(er.Action))...)
+		b := make([]byte, 0, 32+len(er.Action)+len(er.raw))
+		b = appendString(append(b, `{"action":`...), string(er.Action))
 		if er.raw != nil {
-			b = append(b, `,"content":`...)
-			b = append(b, er.raw...)
+			b = append(append(b, `,"content":`...), er.raw...)
 		}
 		return append(b, '}'), nil
 	}

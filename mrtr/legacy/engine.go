@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/mrtrkit/mrtrkit/share"
 	"github.com/mrtrkit/mrtrkit/state"
 )
 
@@ -83,6 +84,7 @@ type Engine struct {
 	// pass on. rep is nil without a bus.
 	rep       *replicas
 	byDigest  map[string]*extras
+	busCodec  *state.RingCodec // the keys of the Engine's own sealing; nil when none
 	closeOnce sync.Once
 }
 
@@ -195,6 +197,16 @@ func New(srv *mrtr.Server, opts ...Option) (*Engine, error) {
 	}
 	e.codec = codec
 	if bus := srv.SharedBus(); bus != nil {
+		if a, ok := bus.(interface{ Authenticated() bool }); !ok || !a.Authenticated() {
+			// The Server's bus is not authenticated: the Engine's own
+			// messages are, with keys derived from its ring.
+			sealer, err := state.NewBusSealer(ring)
+			if err != nil {
+				return nil, fmt.Errorf("legacy: %w", err)
+			}
+			bus = share.Sealed(bus, sealer, share.WithSealLogger(e.log))
+			e.busCodec = sealer.Codec()
+		}
 		if err := e.startReplicas(bus); err != nil {
 			return nil, fmt.Errorf("legacy: joining the shared bus: %w", err)
 		}
@@ -215,6 +227,14 @@ func (e *Engine) Server() *mrtr.Server { return e.srv }
 // with: after a rotation that drops a key, sessions a restarted replica
 // issues are unknown to the others, and theirs to it.
 func (e *Engine) SessionCodec() *state.RingCodec { return e.codec }
+
+// BusCodec returns the codec holding the keys the Engine authenticates
+// its messages on the shared bus with, when it made them itself: that is
+// when the Server's bus (mrtr.WithShare) is not a share.SealedBus. Give it
+// to the KeyRingFile beside SessionCodec, so that the keys rotate with the
+// ring file. It is nil without a bus, and when the bus is already sealed
+// (whose own state.BusSealer's Codec is then the one to reload).
+func (e *Engine) BusCodec() *state.RingCodec { return e.busCodec }
 
 // fixed is what a session id carries: what initialize settled, sealed.
 type fixed struct {

@@ -52,9 +52,15 @@ func TestSealedBusDropsForgedStaleAndReplayed(t *testing.T) {
 
 	// Forged (unsealed), replayed, and sealed for another channel.
 	require.NoError(t, raw.Publish(ctx, "ch", []byte(`{"k":"ans"}`)))
-	wire.mu.Lock()
-	captured := wire.msgs[0]
-	wire.mu.Unlock()
+	var captured []byte
+	require.Eventually(t, func() bool {
+		wire.mu.Lock()
+		defer wire.mu.Unlock()
+		if len(wire.msgs) > 0 {
+			captured = wire.msgs[0]
+		}
+		return captured != nil
+	}, 5*time.Second, time.Millisecond)
 	require.NoError(t, raw.Publish(ctx, "ch", captured))
 	other, err := sealer.Seal("other", []byte("moved"), time.Now())
 	require.NoError(t, err)

@@ -163,7 +163,7 @@ func appendCaps(b []byte, c uint8) []byte {
 // serve sends one modern request to the Server, forwarding its
 // notifications to out.
 func (s *Session) serve(ctx context.Context, m *mrtr.Message, out Sender) *mrtr.Response {
-	in := &mrtr.Inbound{Message: m, Principal: s.principal, Token: s.token, Headers: s.headers}
+	in := &mrtr.Inbound{Message: m, Principal: s.principal, Token: s.token, Headers: s.headers, Peer: s.peer}
 	if out != nil {
 		in.Emit = out.Send
 	}

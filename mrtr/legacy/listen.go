@@ -153,11 +153,16 @@ func (s *Session) listenOnce(ctx context.Context, subs []string, round int, out 
 		<-ctx.Done()
 		return
 	}
-	s.e.srv.Handle(ctx, &mrtr.Inbound{Message: m, Principal: s.principal, Token: s.token, Headers: s.headers, Emit: func(n []byte) error {
+	resp := s.e.srv.Handle(ctx, &mrtr.Inbound{Message: m, Principal: s.principal, Token: s.token, Headers: s.headers, Peer: s.peer, Emit: func(n []byte) error {
 		if legacy := legacyNotification(n); legacy != nil {
 			return out.Send(legacy)
 		}
 		listening() // the acknowledgement: the listener is registered
 		return nil
 	}})
+	if resp != nil && resp.Error != nil && ctx.Err() == nil {
+		// Refused (the listener limits): the stream ends, and says why in
+		// the log rather than nowhere.
+		s.e.log.Warn("legacy: the session stream's listen was refused; the stream ends", "code", int(resp.Error.Code), "message", resp.Error.Message)
+	}
 }

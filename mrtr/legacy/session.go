@@ -102,6 +102,7 @@ type Session struct {
 	principal string
 	token     *mrtr.TokenInfo
 	headers   map[string]string
+	peer      string
 	x         *extras
 	expires   time.Time
 	released  bool
@@ -110,6 +111,15 @@ type Session struct {
 // SetHeaders sets the request headers the host passes on to handlers
 // for the request that got s (mrtr.Inbound.Headers: by lower-cased name).
 func (s *Session) SetHeaders(h map[string]string) { s.headers = h }
+
+// SetPeer sets who the transport sees at the other end of the request
+// that got s (the client's IP address on Streamable HTTP), passed on as
+// mrtr.Inbound.Peer with every request the session makes of the Server,
+// so that the Server's limits count anonymous callers per peer: one
+// anonymous client holding calls or streams cannot use up another's
+// share. Without it every anonymous session of the process is one
+// caller.
+func (s *Session) SetPeer(peer string) { s.peer = peer }
 
 // Release tells the Engine that the request that got s is over. Until
 // every such request is, the session's extras (calls in flight, stream)

@@ -128,6 +128,7 @@ func (l *legacyEra) session(w http.ResponseWriter, r *http.Request, x exchange, 
 		return nil
 	}
 	s.SetHeaders(x.headers)
+	s.SetPeer(peerOf(r))
 	return s
 }
 
@@ -140,6 +141,7 @@ func (l *legacyEra) post(w http.ResponseWriter, r *http.Request, x exchange, sid
 		// clients drop their whole session.
 		if sid != "" {
 			if s, err := l.eng.Session(sid, x.token); err == nil {
+				s.SetPeer(peerOf(r))
 				s.Handle(r.Context(), msg, nil)
 				s.Release()
 			}

@@ -41,6 +41,13 @@ const (
 	DefaultLegTimeout = 9 * time.Minute
 	// DefaultCallTimeout bounds one bridged call, all its rounds together.
 	DefaultCallTimeout = 30 * time.Minute
+	// DefaultMaxSubscriptionBytes bounds the URIs one session subscribes
+	// to (resources/subscribe), their lengths added up, with or without a
+	// shared bus.
+	DefaultMaxSubscriptionBytes = 64 << 10
+	// MaxSubscriptionURI bounds one URI a session subscribes to, as the
+	// replicas bound the URI of a change they pass on.
+	MaxSubscriptionURI = 8 << 10
 )
 
 // Errors the Engine returns to its host.
@@ -56,20 +63,21 @@ var (
 // Engine serves clients of the initialize era (MCP 2025-11-25 and
 // 2025-06-18) with an mrtr.Server. It is safe for concurrent use.
 type Engine struct {
-	srv       *mrtr.Server
-	ring      *state.KeyRing
-	codec     *state.RingCodec
-	log       *slog.Logger
-	versions  []string // legacy versions served, newest first
-	modern    string   // the modern version the bridge claims
-	audience  string
-	lifetime  time.Duration
-	idle      time.Duration
-	maxCalls  int
-	leg       time.Duration
-	callLimit time.Duration
-	pace      time.Duration // pause before retrying a state-only round
-	now       func() time.Time
+	srv         *mrtr.Server
+	ring        *state.KeyRing
+	codec       *state.RingCodec
+	log         *slog.Logger
+	versions    []string // legacy versions served, newest first
+	modern      string   // the modern version the bridge claims
+	audience    string
+	lifetime    time.Duration
+	idle        time.Duration
+	maxCalls    int
+	leg         time.Duration
+	callLimit   time.Duration
+	pace        time.Duration // pause before retrying a state-only round
+	maxSubBytes int           // bound of a session's subscribed URIs together
+	now         func() time.Time
 
 	mu      sync.Mutex
 	max     int
@@ -128,6 +136,13 @@ func WithLegTimeout(d time.Duration) Option { return func(e *Engine) { e.leg = d
 // DefaultCallTimeout).
 func WithCallTimeout(d time.Duration) Option { return func(e *Engine) { e.callLimit = d } }
 
+// WithMaxSubscriptionBytes bounds the URIs one session subscribes to,
+// their lengths added up (default DefaultMaxSubscriptionBytes). A
+// resources/subscribe past it is refused with -32602 saying so; each URI
+// is bounded by MaxSubscriptionURI besides. With a shared bus, a session's
+// record (its URIs as JSON, and its log level) must also fit in 64 KiB.
+func WithMaxSubscriptionBytes(n int) Option { return func(e *Engine) { e.maxSubBytes = n } }
+
 // WithLogger sets the logger (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }
 
@@ -145,7 +160,7 @@ func New(srv *mrtr.Server, opts ...Option) (*Engine, error) {
 	}
 	e := &Engine{
 		srv: srv, max: DefaultMaxSessions, lifetime: DefaultSessionLifetime, idle: DefaultIdleTimeout,
-		maxCalls: DefaultMaxCalls, leg: DefaultLegTimeout, callLimit: DefaultCallTimeout,
+		maxCalls: DefaultMaxCalls, leg: DefaultLegTimeout, callLimit: DefaultCallTimeout, maxSubBytes: DefaultMaxSubscriptionBytes,
 		pace: 250 * time.Millisecond, now: time.Now, audience: srv.Audience(),
 		table: map[string]*extras{}, lru: list.New(), revoked: map[string]time.Time{},
 		byDigest: map[string]*extras{},
@@ -168,6 +183,8 @@ func New(srv *mrtr.Server, opts ...Option) (*Engine, error) {
 		return nil, errors.New("legacy: idle timeout must be positive")
 	case e.maxCalls < 1:
 		return nil, errors.New("legacy: max calls per session must be at least 1")
+	case e.maxSubBytes < 1:
+		return nil, errors.New("legacy: max subscription bytes must be at least 1")
 	case e.leg <= 0 || e.callLimit <= 0:
 		return nil, errors.New("legacy: timeouts must be positive")
 	}

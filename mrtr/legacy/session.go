@@ -308,6 +308,9 @@ func (s *Session) subscribe(ctx context.Context, msg *mrtr.Message) *mrtr.Respon
 	if json.Unmarshal(msg.Params, &p) != nil || p.URI == "" {
 		return failure(msg, mrtr.CodeInvalidParams, msg.Method+" needs params.uri, a non-empty string")
 	}
+	if msg.Method == "resources/subscribe" && len(p.URI) > MaxSubscriptionURI {
+		return failure(msg, mrtr.CodeInvalidParams, "Invalid params: params.uri is longer than "+strconv.Itoa(MaxSubscriptionURI)+" bytes, more than a session may subscribe to")
+	}
 	s.x.change.Lock()
 	defer s.x.change.Unlock()
 	if s.e.rep != nil {
@@ -325,6 +328,15 @@ func (s *Session) subscribe(ctx context.Context, msg *mrtr.Message) *mrtr.Respon
 	if msg.Method == "resources/subscribe" {
 		if !subs[p.URI] && len(subs) >= maxSubscriptions {
 			return failure(msg, mrtr.CodeInvalidParams, "a session subscribes to at most "+strconv.Itoa(maxSubscriptions)+" resources")
+		}
+		if !subs[p.URI] {
+			total := len(p.URI)
+			for u := range subs {
+				total += len(u)
+			}
+			if total > s.e.maxSubBytes {
+				return failure(msg, mrtr.CodeInvalidParams, "Invalid params: the session's subscribed URIs would exceed "+strconv.Itoa(s.e.maxSubBytes)+" bytes together; unsubscribe from some first")
+			}
 		}
 		subs[p.URI] = true
 	} else {

@@ -184,7 +184,7 @@ func (e *Engine) receiveEvent(payload []byte) {
 			x.apply(*ev.Record)
 		}
 	case evDeleted:
-		e.revoke(x.sid, x.expires)
+		e.revoke(x.sid, x.owner, x.issued, x.expires)
 	case evCancel:
 		x.mu.Lock()
 		cancel := x.calls[ev.ID]

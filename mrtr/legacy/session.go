@@ -31,6 +31,8 @@ func (f SenderFunc) Send(msg []byte) error { return f(msg) }
 // extras is the mutable part of a session, kept per process.
 type extras struct {
 	sid     string
+	owner   string    // what the session's bounds count against (ownerKey)
+	issued  time.Time // when the session id was issued
 	digest  string    // names the session on a shared bus; "" without one
 	expires time.Time // when the session id expires
 	el      *list.Element
@@ -66,6 +68,14 @@ type legAnswer struct {
 	id     string
 	result json.RawMessage
 	err    json.RawMessage
+}
+
+// blank reports whether x holds nothing a client set: no log level, no
+// subscriptions. Forgetting it costs the session nothing.
+func (x *extras) blank() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.level == "" && len(x.subs) == 0
 }
 
 func (x *extras) idle() bool {
@@ -104,6 +114,7 @@ type Session struct {
 	headers   map[string]string
 	peer      string
 	x         *extras
+	issued    time.Time
 	expires   time.Time
 	released  bool
 }
@@ -146,7 +157,7 @@ func (s *Session) Version() string { return s.fixed.Version }
 // serve the session until its id expires, so the client should be told to
 // try again (Streamable HTTP answers 503) rather than that it is gone.
 func (s *Session) Close() error {
-	s.e.revoke(s.sid, s.expires)
+	s.e.revoke(s.sid, s.x.owner, s.issued, s.expires)
 	if s.e.rep != nil {
 		return s.e.deleteShared(s.sid, s.expires)
 	}

@@ -96,6 +96,7 @@ var (
 	refuseNoSession      = refusal{http.StatusBadRequest, "Invalid request: the Mcp-Session-Id header is required; send initialize first"}
 	refuseUnknownSession = refusal{http.StatusNotFound, "Session not found: initialize a new session"}
 	refuseBusy           = refusal{http.StatusServiceUnavailable, "Too many sessions: retry later"}
+	refuseCallerSessions = refusal{http.StatusTooManyRequests, "Too many sessions for this caller: end one (DELETE) or retry later"}
 	refuseStoreDown      = refusal{http.StatusServiceUnavailable, "Service unavailable: the shared session store cannot be reached; retry later"}
 	refuseReinitialize   = refusal{http.StatusBadRequest, "Invalid request: initialize opens a session; send it without Mcp-Session-Id"}
 	refuseLegacyVersion  = refusal{http.StatusBadRequest, "Invalid request: MCP-Protocol-Version is not the session's version"}
@@ -114,6 +115,9 @@ func (l *legacyEra) session(w http.ResponseWriter, r *http.Request, x exchange, 
 	switch {
 	case errors.Is(err, legacy.ErrUnavailable):
 		l.refuse(w, x, refuseStoreDown)
+		return nil
+	case errors.Is(err, legacy.ErrTooManySessions):
+		l.refuse(w, x, refuseCallerSessions)
 		return nil
 	case errors.Is(err, legacy.ErrBusy):
 		l.refuse(w, x, refuseBusy)
@@ -179,8 +183,11 @@ func (l *legacyEra) initialize(w http.ResponseWriter, r *http.Request, x exchang
 		l.refuse(w, x, refuseReinitialize)
 		return
 	}
-	s, resp, err := l.eng.Initialize(x.token, x.msg)
+	s, resp, err := l.eng.InitializeFrom(x.token, peerOf(r), x.msg)
 	switch {
+	case errors.Is(err, legacy.ErrTooManySessions):
+		l.refuse(w, x, refuseCallerSessions)
+		return
 	case errors.Is(err, legacy.ErrBusy):
 		l.refuse(w, x, refuseBusy)
 		return

@@ -594,31 +594,40 @@ func (e *Engine) evictLocked(match func(*extras) bool) bool {
 // makeRoomLocked makes room in a full table for a session of caller, and
 // reports whether it could. Extras that hold nothing worth keeping go
 // first (with a bus, everything a session changes is in the shared store);
-// then the idle extras of the caller holding the most sessions, when that
-// is the caller or holds more than the caller: one caller's flood of new
-// sessions never makes another's subscriptions or log level forgotten
-// while the flooder has sessions of its own to give up. The caller holds
+// then the least recently used idle extras of the caller holding the most
+// sessions (the caller's own count taken one higher, for the session it
+// is making): one caller's flood of new sessions gives up its own before
+// it makes another's idle session forget its subscriptions or log level.
+// Only when every caller holds as few sessions as the newcomer does the
+// least recently used idle session go, whoever holds it. The caller holds
 // e.mu.
 func (e *Engine) makeRoomLocked(caller string) bool {
 	if e.evictLocked(func(x *extras) bool { return e.rep != nil || x.blank() }) {
 		return true
 	}
-	mine := 0
-	if o := e.owners[caller]; o != nil {
-		mine = o.sessions
-	}
-	most, n := "", 0
-	for k, o := range e.owners {
-		if o.sessions > n || (o.sessions == n && k == caller) {
-			most, n = k, o.sessions
+	var victim *extras
+	best := 0
+	for el := e.lru.Back(); el != nil; el = el.Prev() {
+		x := el.Value.(*extras)
+		if x.refs != 0 {
+			continue
+		}
+		n := 0
+		if o := e.owners[x.owner]; o != nil {
+			n = o.sessions
+		}
+		if x.owner == caller {
+			n++
+		}
+		if n > best && x.idle() {
+			victim, best = x, n
 		}
 	}
-	if n == 0 || (most != caller && n <= mine+1) {
+	if victim == nil {
 		return false
 	}
-	// When every session of the biggest holder is busy, none of its can
-	// go, and no smaller holder's should.
-	return e.evictLocked(func(x *extras) bool { return x.owner == most })
+	e.forgetLocked(victim)
+	return true
 }
 
 // maxRevokedFactor bounds the deletions a process remembers one by one:
@@ -669,6 +678,7 @@ func (e *Engine) boundRevokedLocked(last string) {
 			return
 		}
 		// The victim's oldest deletion becomes (or raises) its cut.
+		found := false
 		for i, sid := range e.order {
 			r, ok := e.revoked[sid]
 			if !ok || r.owner != victim {
@@ -679,7 +689,11 @@ func (e *Engine) boundRevokedLocked(last string) {
 			}
 			e.unrevokeLocked(sid, r)
 			e.order = append(e.order[:i:i], e.order[i+1:]...)
+			found = true
 			break
+		}
+		if !found {
+			return // never: the counts follow the list
 		}
 		if len(e.cut) > maxRevokedFactor*e.max {
 			e.pruneCutsLocked()

@@ -196,3 +196,20 @@ func TestLegacyFloodKeepsOthersSubscriptions(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "notifications/resources/updated", m.Method, "alice's subscription survived the flood")
 }
+
+// TestLegacyFullTableServesNewcomer: when every caller holds one idle
+// session that holds subscriptions, a newcomer is still served (the least
+// recently used one gives up its extras) rather than refused until the
+// idle timeout.
+func TestLegacyFullTableServesNewcomer(t *testing.T) {
+	f := newLegacyFixture(t, nil, []legacy.Option{legacy.WithMaxSessions(2)})
+	for i, user := range []string{"alice", "bob"} {
+		c := f.client(t, user)
+		c.initialize(`{}`, "2025-11-25")
+		resp, body := c.post(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i+1) + `,"method":"resources/subscribe","params":{"uri":"file:///plain.txt"}}`)
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		require.Nil(t, decodeRPC(t, body).Error)
+	}
+	status, body := f.client(t, "carol").tryInitialize()
+	assert.Equal(t, http.StatusOK, status, "%s", body)
+}

@@ -65,9 +65,11 @@
 // up its extras, and when all are busy initialize is refused with
 // ErrTooManySessions (429 on Streamable HTTP) for that principal only.
 // When the process's table (WithMaxSessions) is full, extras that hold
-// nothing a client set go first, then the idle ones of the principal
-// holding the most sessions: another caller's flood does not make an idle
-// session forget its subscriptions or log level.
+// nothing a client set go first, then the least recently used idle ones
+// of the principal holding the most sessions: another caller's flood does
+// not make an idle session forget its subscriptions or log level while the
+// flooder holds more sessions than its victim (when every caller holds
+// one, the least recently used goes, so that newcomers are still served).
 //
 // # Deleted sessions
 //

@@ -225,8 +225,10 @@ func (l *legacyEra) delete(w http.ResponseWriter, r *http.Request, x exchange, s
 }
 
 // stream serves the session's GET stream: the headers and a first comment
-// go out at once (some clients wait for them before going on), then the
-// session's notifications as they come, with keep-alive comments between.
+// go out as soon as the session listens (some clients wait for them before
+// going on), then the session's notifications as they come, with
+// keep-alive comments between. A listen the Server refuses is answered
+// 429 (the caller's limit) or 503 instead.
 func (l *legacyEra) stream(w http.ResponseWriter, r *http.Request, x exchange, sid string) {
 	if !acceptsStream(r.Header["Accept"]) {
 		l.refuse(w, x, refuseAcceptStream)
@@ -238,9 +240,22 @@ func (l *legacyEra) stream(w http.ResponseWriter, r *http.Request, x exchange, s
 	}
 	defer s.Release()
 	st := &stream{w: w, ctx: r.Context(), keepAlive: l.keepAlive, log: l.log}
-	if !st.open() {
+	// The stream opens once the session listens: a listen the Server
+	// refuses (its listener limits) is answered 429 or 503, not with a
+	// stream that ends at once.
+	opened := false
+	err := s.ListenOpen(r.Context(), legacy.SenderFunc(st.emit), func() bool {
+		opened = st.open()
+		return opened
+	})
+	var refused *legacy.StreamRefusedError
+	if !opened && errors.As(err, &refused) {
+		status := http.StatusServiceUnavailable
+		if refused.Err.Limit() == mrtr.CallerLimit {
+			status = http.StatusTooManyRequests
+		}
+		writeError(w, status, mrtr.ID{}, refused.Err, l.log)
 		return
 	}
-	_ = s.Listen(r.Context(), legacy.SenderFunc(st.emit))
 	st.close()
 }

@@ -68,3 +68,23 @@ func TestLegacyAnonymousLimitsPerPeer(t *testing.T) {
 	case <-time.After(500 * time.Millisecond):
 	}
 }
+
+// TestLegacyRefusedStreamIsRefused: a session stream whose listen the
+// Server refuses (the caller's listener limit) is answered 429 with the
+// Server's message, not with a 200 stream that ends at once.
+func TestLegacyRefusedStreamIsRefused(t *testing.T) {
+	f := newLegacyFixture(t, []mrtr.Option{mrtr.WithMaxListeners(100, 1)}, nil)
+	a, b := f.client(t, ""), f.client(t, "")
+	a.initialize(`{}`, "2025-11-25")
+	b.initialize(`{}`, "2025-11-25")
+	s := a.open(http.MethodGet, "")
+	defer s.cancel()
+	e, ok := s.next(5 * time.Second)
+	require.True(t, ok)
+	require.NotEmpty(t, e.comment, "the first stream opens")
+
+	resp, body := b.do(http.MethodGet, "")
+	assert.Equal(t, http.StatusTooManyRequests, resp.StatusCode, "%s", body)
+	assert.Contains(t, string(body), "Too many subscriptions/listen streams open for this caller (at most 1)")
+	assert.NotContains(t, resp.Header.Get("Content-Type"), "text/event-stream")
+}

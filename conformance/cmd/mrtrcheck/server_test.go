@@ -96,7 +96,7 @@ func TestServerPeerFairness(t *testing.T) {
 	url := legacyDeployment(t, nil, mrtr.WithMaxListeners(100, 2))
 	code, rep, out := runServerCLI(t, url, `^server\.peer-fairness$`, "-second-source", "127.0.0.2", "-listen-max", "10")
 	res := statusOf(t, rep, "server.peer-fairness")
-	if code != exitOK || res.Status != suite.Pass || !strings.Contains(res.Reason, "stream 3: the stream ended") {
+	if code != exitOK || res.Status != suite.Pass || !strings.Contains(res.Reason, "stream 3: HTTP 429") {
 		t.Fatalf("exit %d: %s: %s\n%s", code, res.Status, res.Reason, out)
 	}
 	_, rep, _ = runServerCLI(t, url, `^server\.peer-fairness$`)

@@ -18,6 +18,11 @@
 // every replica the same shared Bus, such as the Redis one in the module
 // github.com/mrtrkit/mrtrkit/redis.
 //
+// Sealed wraps any Bus so that its events are authenticated: whoever can
+// publish on the store without the deployment's key ring (a Redis user
+// with PUBLISH, say) is not heard. Its Sealer is state.BusSealer, keyed
+// from the key ring every replica holds.
+//
 // The package imports nothing but the standard library, so that any store
 // can implement Bus without depending on the rest of mrtrkit.
 package share

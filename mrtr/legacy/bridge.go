@@ -163,7 +163,7 @@ func appendCaps(b []byte, c uint8) []byte {
 // serve sends one modern request to the Server, forwarding its
 // notifications to out.
 func (s *Session) serve(ctx context.Context, m *mrtr.Message, out Sender) *mrtr.Response {
-	in := &mrtr.Inbound{Message: m, Principal: s.principal, Token: s.token, Headers: s.headers}
+	in := &mrtr.Inbound{Message: m, Principal: s.principal, Token: s.token, Headers: s.headers, Peer: s.peer}
 	if out != nil {
 		in.Emit = out.Send
 	}
@@ -219,6 +219,12 @@ func (s *Session) bridge(ctx context.Context, msg *mrtr.Message, out Sender) *mr
 	key := idKey(json.RawMessage(msg.ID.String()))
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	// The caller's count first: the Engine's lock is never taken under
+	// the session's.
+	if !s.e.startCall(s.x.owner) {
+		return failure(msg, mrtr.CodeInternalError, "Too many calls in flight for this caller (at most "+strconv.Itoa(s.e.maxCallsPerOwner)+" over all its sessions); retry when one ends")
+	}
+	defer s.e.endCall(s.x.owner)
 	s.x.mu.Lock()
 	switch {
 	case s.x.closed:

@@ -19,6 +19,9 @@
 //     per process, bounded in number, idle time and calls in flight, and
 //     shared with the other replicas when the Server has a bus (see
 //     Replicas below);
+//   - every request a session makes of the Server carries the peer of the
+//     HTTP request (Session.SetPeer), so that the Server's limits count
+//     anonymous callers per peer, as on the modern path;
 //   - a tools/call, prompts/get or resources/read runs as an in-process
 //     modern client of the Server, with a _meta made from the session
 //     (version, capabilities, client info, log level, the client's
@@ -28,7 +31,8 @@
 //     request goes to the client as a real request on the stream of the
 //     request being served (never only on the session's stream, which a
 //     client may not keep open), with ids that count from 1 per session
-//     (strings naming the replica when replicas share a bus);
+//     (strings naming the replica and 128 random bits when replicas share
+//     a bus);
 //     the answers come back, and the call is retried with exactly that
 //     round's answers and the state byte for byte, as many rounds as the
 //     handler needs, up to the Server's round limit;
@@ -47,6 +51,47 @@
 //     2026-07-28 (-32020, -32021, -32022); empty results are exactly {};
 //     a missing resource is -32002, as that era says.
 //
+// # Bounds
+//
+// A session subscribes to at most 256 URIs of at most MaxSubscriptionURI
+// bytes each, and WithMaxSubscriptionBytes (64 KiB) together, with or
+// without a bus; past them resources/subscribe is refused with -32602
+// saying which bound. A principal holds at most
+// WithMaxSessionsPerPrincipal (16) sessions' extras in a process, and at
+// most WithMaxCallsPerPrincipal (32) bridged calls in flight, those
+// waiting for the client's answers included; anonymous callers count per
+// peer, the one InitializeFrom was given when the session was made. Past
+// the first, the principal's own least recently used idle session gives
+// up its extras, and when all are busy initialize is refused with
+// ErrTooManySessions (429 on Streamable HTTP) for that principal only.
+// When the process's table (WithMaxSessions) is full, extras that hold
+// nothing a client set go first, then the least recently used idle ones
+// of the principal holding the most sessions: another caller's flood does
+// not make an idle session forget its subscriptions or log level while the
+// flooder holds more sessions than its victim (when every caller holds
+// one, the least recently used goes, so that newcomers are still served).
+//
+// # Deleted sessions
+//
+// A session id is sealed with its issue time and expiry (WithSessionLifetime,
+// 24 hours by default) and is refused once expired, deleted or presented
+// by another principal. Without a bus, DELETE is remembered by the process
+// that got it, until the id expires: one by one up to 4 × the per-principal
+// session limit per principal and 4 × WithMaxSessions in all; past that,
+// the principal remembering the most turns its oldest deletions into a
+// cut, refusing every session of that principal issued up to them (its
+// own older sessions may end with them; nobody else's do). The cuts are
+// bounded too (4 × WithMaxSessions); forgetting one is logged. An Engine
+// without a bus also seals a random epoch into its session ids and serves
+// only its own: after a restart, every session is unknown (404; clients
+// initialize again), so a deleted id never comes back.
+// WithPortableSessions turns the epoch off, for replicas without a bus
+// that must serve each other's sessions, at the price that a deletion is
+// then known only where and while it was made. With a bus, deletions are
+// records in the shared store that expire with the session (see Deletion
+// below): they survive restarts of the replicas, not of a store that
+// keeps nothing on disk.
+//
 // # Replicas
 //
 // A Server made with mrtr.WithShare hands its bus (package share; Redis
@@ -56,11 +101,25 @@
 // replicas share the bus, the key ring and the audience. Without a bus,
 // everything below is off and a process serves alone, as before.
 //
+// Authentication. Every message the Engine publishes is sealed: a MAC
+// (HMAC-SHA256) under a key derived from the key ring (state.BusSealer,
+// purpose "mrtrkit-bus"), over the channel, the time, a random message id
+// and the payload, with the key's id so that keys rotate as for tokens.
+// Messages that do not verify, are older than share.DefaultMaxMessageAge
+// or repeat a message id are dropped, counted and logged (share.Sealed):
+// whoever can publish on the bus without the key ring cannot answer a
+// user's question, cancel a call or end a session. When the Server's bus
+// is already a share.SealedBus the Engine uses it as it is; otherwise it
+// seals its own messages with its ring, and BusCodec is to be reloaded
+// with the ring file. Records and claims in the store (the session record,
+// deletion markers) are not sealed: their integrity rests with the
+// store's access control.
+//
 // Answers. A server-to-client request of a replica has a string id,
-// "<replica>-<n>": twelve hex digits drawn at random when the Engine
-// starts, then a counter of the session on that replica (which starts
-// past any id the session can have used there when its extras are made
-// again). Ids so never repeat in a session, whatever replica sends them,
+// "<replica>-<random>": twelve hex digits drawn at random when the Engine
+// starts, then 128 random bits as 32 hex digits, so that nobody who has
+// not seen the request can guess its id. Ids so never repeat in a session,
+// whatever replica sends them,
 // and the replica that receives the answer knows where it goes: when no
 // call of its own waits for it, it publishes the answer on the channel
 // of the replica the id names, which every Engine subscribes to once, at

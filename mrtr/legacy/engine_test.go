@@ -140,9 +140,16 @@ func TestSessionIsBoundToItsPrincipalAndKeys(t *testing.T) {
 		assert.ErrorIs(t, err, ErrUnknownSession, name)
 	}
 
-	// Another replica with the same keys serves the session; one with
+	// Without a bus, another process with the same keys (or this one
+	// restarted) does not serve the session: it cannot know whether it
+	// was deleted.
+	_, err = newEngine(t, v.srv).Session(id, caller("alice"))
+	assert.ErrorIs(t, err, ErrUnknownSession, "another process without a bus")
+	// With WithPortableSessions, any with the same keys does; one with
 	// other keys does not know it.
-	same := newEngine(t, v.srv)
+	pv := newEnv(t, nil, WithPortableSessions())
+	id = pv.open("alice", capsAll).ID()
+	same := newEngine(t, pv.srv, WithPortableSessions())
 	_, err = same.Session(id, caller("alice"))
 	assert.NoError(t, err, "a replica with the same key ring")
 	ring, err := state.GenerateKeyRing()

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"time"
 
 	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/mrtrkit/mrtrkit/state"
 )
 
 // initializeParams are the params of initialize, as the initialize era
@@ -69,7 +71,21 @@ const maxClientInfo = 1024
 // to write. The result is rendered from the Server's description and its
 // advertised capabilities. Bad params are answered with a -32602 response
 // and no session; ErrBusy means the process holds all the sessions it may.
+//
+// Anonymous sessions made so count against one bound for all; a host that
+// knows who is at the other end calls InitializeFrom.
 func (e *Engine) Initialize(caller *mrtr.TokenInfo, msg *mrtr.Message) (*Session, *mrtr.Response, error) {
+	return e.InitializeFrom(caller, "", msg)
+}
+
+// InitializeFrom is Initialize for a request from peer (the client's IP
+// address on Streamable HTTP): an anonymous session counts against the
+// per-principal bounds (WithMaxSessionsPerPrincipal,
+// WithMaxCallsPerPrincipal) of the peer it was initialized from, whatever
+// peer uses it later, and the returned session passes peer to the Server
+// (Session.SetPeer). ErrTooManySessions means the caller holds as many
+// sessions as it may, all busy.
+func (e *Engine) InitializeFrom(caller *mrtr.TokenInfo, peer string, msg *mrtr.Message) (*Session, *mrtr.Response, error) {
 	principal := subject(caller)
 	var p initializeParams
 	if msg.IsNotification() {
@@ -86,7 +102,10 @@ func (e *Engine) Initialize(caller *mrtr.TokenInfo, msg *mrtr.Message) (*Session
 	if slices.Contains(e.versions, p.ProtocolVersion) {
 		version = p.ProtocolVersion
 	}
-	f := fixed{Version: version, Caps: caps.bits()}
+	f := fixed{Version: version, Caps: caps.bits(), Epoch: e.epoch}
+	if principal == "" {
+		f.Peer = peer
+	}
 	if len(p.ClientInfo) > 0 && p.ClientInfo[0] == '{' && len(p.ClientInfo) <= maxClientInfo {
 		var info discover.Implementation
 		if json.Unmarshal(p.ClientInfo, &info) == nil && info.Name != "" {
@@ -99,24 +118,47 @@ func (e *Engine) Initialize(caller *mrtr.TokenInfo, msg *mrtr.Message) (*Session
 			}
 		}
 	}
-	token, sid, err := e.mint(principal, f)
-	if err == nil && len(token) > maxSessionID {
-		err = errors.New("session id too long")
+	var token, sid string
+	var claims state.Claims
+	for try := 0; ; try++ {
+		var err error
+		token, sid, err = e.mint(principal, f)
+		if err == nil && len(token) > maxSessionID {
+			err = errors.New("session id too long")
+		}
+		if err == nil {
+			claims, err = e.codec.Open(token)
+		}
+		if err != nil {
+			e.log.Error("legacy: sealing a session id failed", "err", err)
+			return nil, failure(msg, mrtr.CodeInternalError, "Internal error"), nil
+		}
+		// A session issued in the very millisecond of its caller's cut
+		// (see maxRevokedFactor) would be refused at once: it is issued
+		// again a moment later.
+		cut, ok := e.cutOf(ownerKey(claims, f))
+		if !ok || claims.IssuedAt.After(cut) {
+			break
+		}
+		if try == 3 {
+			e.log.Error("legacy: a session id cannot be issued after its caller's deletions")
+			return nil, failure(msg, mrtr.CodeInternalError, "Internal error"), nil
+		}
+		time.Sleep(time.Millisecond)
 	}
-	if err != nil {
-		e.log.Error("legacy: sealing a session id failed", "err", err)
-		return nil, failure(msg, mrtr.CodeInternalError, "Internal error"), nil
-	}
-	x, err := e.extras(sid, e.now(), e.now().Add(e.lifetime))
+	x, err := e.extras(sid, ownerKey(claims, f), claims.IssuedAt, claims.ExpiresAt)
 	if err != nil {
 		return nil, nil, err
 	}
+	x.mu.Lock()
+	x.nextLeg = 0 // a new session has used no leg id
+	x.mu.Unlock()
 	res, err := e.initializeResult(version)
 	if err != nil {
 		e.log.Error("legacy: rendering initialize failed", "err", err)
 		return nil, failure(msg, mrtr.CodeInternalError, "Internal error"), nil
 	}
-	s := &Session{e: e, id: token, sid: sid, fixed: f, principal: principal, token: caller, x: x, expires: e.now().Add(e.lifetime)}
+	s := &Session{e: e, id: token, sid: sid, fixed: f, principal: principal, token: caller, peer: peer, x: x, issued: claims.IssuedAt, expires: claims.ExpiresAt}
 	return s, result(msg, res), nil
 }
 

@@ -19,6 +19,31 @@ import (
 // subscriptions change. A session has one stream at a time: a new Listen
 // ends the previous one.
 func (s *Session) Listen(ctx context.Context, out Sender) error {
+	return s.ListenOpen(ctx, out, nil)
+}
+
+// StreamRefusedError is what ListenOpen returns when the Server refuses
+// the session stream's first listen (its listener limits, say), before
+// the stream was opened. Err is the Server's refusal; its Limit says
+// whose limit it was.
+type StreamRefusedError struct {
+	Err *mrtr.Error
+}
+
+func (e *StreamRefusedError) Error() string {
+	return "legacy: the session stream was refused: " + e.Err.Message
+}
+
+// ListenOpen is Listen for a host that opens the stream only once it is
+// sure to serve it: open, when not nil, is called once the first
+// in-process listen is registered (at once when the session has nothing
+// to listen to), before anything is sent to out, and ListenOpen returns
+// at once when it reports false. When the Server refuses that first
+// listen, open is not called and ListenOpen returns a
+// *StreamRefusedError, so that the host can answer the request with the
+// refusal (Streamable HTTP: 429 or 503) rather than with a stream that
+// ends at once.
+func (s *Session) ListenOpen(ctx context.Context, out Sender, open func() bool) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.x.mu.Lock()
@@ -80,14 +105,32 @@ func (s *Session) Listen(ctx context.Context, out Sender) error {
 
 		lctx, stop := context.WithCancel(ctx)
 		ready, done := make(chan struct{}), make(chan struct{})
+		var refused *mrtr.Error // set before done closes
 		go func() {
 			defer close(done)
-			s.listenOnce(lctx, subs, round, out, ready)
+			refused = s.listenOnce(lctx, subs, round, out, ready)
 		}()
 		select {
 		case <-ready:
 		case <-done:
 		case <-ctx.Done():
+		}
+		if round == 0 && open != nil {
+			select {
+			case <-ready:
+				if !open() {
+					stop()
+					<-done
+					return nil
+				}
+			default:
+				stop()
+				<-done
+				if refused != nil {
+					return &StreamRefusedError{Err: refused}
+				}
+				return nil
+			}
 		}
 		if stopPrev != nil {
 			stopPrev()
@@ -117,11 +160,12 @@ func (s *Session) Listen(ctx context.Context, out Sender) error {
 }
 
 // listenOnce runs one in-process subscriptions/listen for the session's
-// filter until ctx ends or the server closes it.
-func (s *Session) listenOnce(ctx context.Context, subs []string, round int, out Sender, ready chan struct{}) {
+// filter until ctx ends or the server closes it, closing ready once it
+// listens. It returns the Server's refusal when the listen was refused
+// (and then ready stays open).
+func (s *Session) listenOnce(ctx context.Context, subs []string, round int, out Sender, ready chan struct{}) *mrtr.Error {
 	var once sync.Once
 	listening := func() { once.Do(func() { close(ready) }) }
-	defer listening()
 	caps := s.e.srv.Capabilities()
 	filter := map[string]any{}
 	if caps.Tools != nil && caps.Tools.ListChanged {
@@ -139,7 +183,7 @@ func (s *Session) listenOnce(ctx context.Context, subs []string, round int, out 
 	if len(filter) == 0 {
 		listening()
 		<-ctx.Done() // nothing to listen to: the stream stays open, idle
-		return
+		return nil
 	}
 	f, _ := json.Marshal(filter)
 	b := []byte(`{"jsonrpc":"2.0","id":"session-stream-` + strconv.Itoa(round) + `","method":"subscriptions/listen","params":{"notifications":`)
@@ -150,14 +194,23 @@ func (s *Session) listenOnce(ctx context.Context, subs []string, round int, out 
 	m, _, perr := mrtr.ParseMessage(b)
 	if perr != nil {
 		s.e.log.Error("legacy: the session stream's listen request does not parse", "err", perr)
+		listening()
 		<-ctx.Done()
-		return
+		return nil
 	}
-	s.e.srv.Handle(ctx, &mrtr.Inbound{Message: m, Principal: s.principal, Token: s.token, Headers: s.headers, Emit: func(n []byte) error {
+	resp := s.e.srv.Handle(ctx, &mrtr.Inbound{Message: m, Principal: s.principal, Token: s.token, Headers: s.headers, Peer: s.peer, Emit: func(n []byte) error {
 		if legacy := legacyNotification(n); legacy != nil {
 			return out.Send(legacy)
 		}
 		listening() // the acknowledgement: the listener is registered
 		return nil
 	}})
+	if resp != nil && resp.Error != nil && ctx.Err() == nil {
+		// Refused (the listener limits): the stream ends, and says why in
+		// the log rather than nowhere.
+		s.e.log.Warn("legacy: the session stream's listen was refused", "code", int(resp.Error.Code), "message", resp.Error.Message)
+		return resp.Error
+	}
+	listening() // ended without a refusal (the server closed it): the loop sees done
+	return nil
 }

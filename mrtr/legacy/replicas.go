@@ -184,7 +184,7 @@ func (e *Engine) receiveEvent(payload []byte) {
 			x.apply(*ev.Record)
 		}
 	case evDeleted:
-		e.revoke(x.sid, x.expires)
+		e.revoke(x.sid, x.owner, x.issued, x.expires)
 	case evCancel:
 		x.mu.Lock()
 		cancel := x.calls[ev.ID]
@@ -214,18 +214,26 @@ func (e *Engine) receiveAnswer(payload []byte) {
 }
 
 // legID returns the JSON text of the next id of a server-to-client
-// request of x: an integer counting from 1 in a process of its own, a
-// string naming this replica when replicas share a bus, so that ids never
-// repeat in a session whatever replica sends them, and any replica that
-// receives the answer knows where to pass it. The caller holds x.mu.
+// request of x: an integer counting from 1 in a process of its own; with a
+// shared bus, a string naming this replica and 128 random bits
+// ("<replica>-<32 hex digits>"), so that ids never repeat in a session
+// whatever replica sends them, any replica that receives the answer knows
+// where to pass it, and nobody who has not seen the request can guess
+// its id. The caller holds x.mu.
 func (e *Engine) legID(x *extras) string {
-	x.nextLeg++
-	n := strconv.FormatInt(x.nextLeg, 10)
 	if e.rep == nil {
-		return n
+		x.nextLeg++
+		return strconv.FormatInt(x.nextLeg, 10)
 	}
-	return strconv.Quote(e.rep.id + "-" + n)
+	var n [legRandom]byte
+	if _, err := rand.Read(n[:]); err != nil {
+		panic("legacy: crypto/rand failed: " + err.Error()) // never, as crypto/rand documents
+	}
+	return strconv.Quote(e.rep.id + "-" + hex.EncodeToString(n[:]))
 }
+
+// legRandom is how many random bytes a leg id of a replica carries.
+const legRandom = 16
 
 // replicaOf returns the replica prefix of a leg id's key, "" when the key
 // is not a leg id the replicas make.
@@ -235,7 +243,7 @@ func replicaOf(key string) string {
 		return ""
 	}
 	prefix, n, ok := strings.Cut(s, "-")
-	if !ok || len(prefix) != 12 || n == "" || strings.Trim(prefix, "0123456789abcdef") != "" || strings.Trim(n, "0123456789") != "" {
+	if !ok || len(prefix) != 12 || len(n) != 2*legRandom || strings.Trim(prefix, "0123456789abcdef") != "" || strings.Trim(n, "0123456789abcdef") != "" {
 		return ""
 	}
 	return prefix

@@ -128,7 +128,7 @@ func TestSharedLegIDsAndBounds(t *testing.T) {
 		defer sb.Release()
 		assert.Nil(t, sb.Handle(context.Background(), parse(t, `{"jsonrpc":"2.0","id":`+legID+`,"result":`+huge+`}`), nil))
 	})
-	assert.Equal(t, `"`+a.e.rep.id+`-1"`, legID)
+	assert.Regexp(t, `^"`+a.e.rep.id+`-[0-9a-f]{32}"$`, legID, "the leg id names replica a and 128 random bits")
 	r := decodeTool(t, x.resp)
 	assert.True(t, r.IsError)
 	assert.Contains(t, r.Content[0].Text, "The answer is larger than")
@@ -136,7 +136,8 @@ func TestSharedLegIDsAndBounds(t *testing.T) {
 	require.Equal(t, int32(1), bus.forwarded.Load())
 
 	// An answer whose id names no replica, or this one, is not passed on.
-	for _, id := range []string{`7`, `"` + b.e.rep.id + `-1"`, `"zz-1"`, `"` + a.e.rep.id + `-x"`, `"` + a.e.rep.id + `"`} {
+	rnd := strings.Repeat("0a", legRandom)
+	for _, id := range []string{`7`, `"` + b.e.rep.id + `-` + rnd + `"`, `"zz-` + rnd + `"`, `"` + a.e.rep.id + `-x"`, `"` + a.e.rep.id + `-1"`, `"` + a.e.rep.id + `"`} {
 		sb, err := b.e.Session(s.ID(), caller("alice"))
 		require.NoError(t, err)
 		assert.Nil(t, sb.Handle(context.Background(), parse(t, `{"jsonrpc":"2.0","id":`+id+`,"result":{}}`), nil))
@@ -145,10 +146,10 @@ func TestSharedLegIDsAndBounds(t *testing.T) {
 	}
 	sb, err := b.e.Session(s.ID(), caller("alice"))
 	require.NoError(t, err)
-	sb.Handle(context.Background(), parse(t, `{"jsonrpc":"2.0","id":"`+a.e.rep.id+`-99","result":{}}`), nil)
+	sb.Handle(context.Background(), parse(t, `{"jsonrpc":"2.0","id":"`+a.e.rep.id+`-`+rnd+`","result":{}}`), nil)
 	sb.Release()
 	assert.Equal(t, int32(2), bus.forwarded.Load(), "an id naming replica a is passed on to it")
-	assert.Equal(t, a.e.rep.id, replicaOf(`"`+a.e.rep.id+`-12"`))
+	assert.Equal(t, a.e.rep.id, replicaOf(`"`+a.e.rep.id+`-`+rnd+`"`))
 }
 
 func TestNoBusNoReplicas(t *testing.T) {

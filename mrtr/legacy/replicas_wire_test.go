@@ -293,7 +293,8 @@ func next(t testing.TB, ch <-chan rpc) rpc {
 	}
 }
 
-var legIDForm = regexp.MustCompile(`^"[0-9a-f]{12}-[1-9][0-9]*"$`)
+// legIDForm: a replica, then 128 random bits.
+var legIDForm = regexp.MustCompile(`^"[0-9a-f]{12}-[0-9a-f]{32}"$`)
 
 // TestBridgedCallAnswersOnOtherReplica: the call runs on B, every answer
 // is posted to A, and the call completes all three rounds.

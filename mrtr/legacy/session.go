@@ -31,6 +31,8 @@ func (f SenderFunc) Send(msg []byte) error { return f(msg) }
 // extras is the mutable part of a session, kept per process.
 type extras struct {
 	sid     string
+	owner   string    // what the session's bounds count against (ownerKey)
+	issued  time.Time // when the session id was issued
 	digest  string    // names the session on a shared bus; "" without one
 	expires time.Time // when the session id expires
 	el      *list.Element
@@ -68,6 +70,14 @@ type legAnswer struct {
 	err    json.RawMessage
 }
 
+// blank reports whether x holds nothing a client set: no log level, no
+// subscriptions. Forgetting it costs the session nothing.
+func (x *extras) blank() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.level == "" && len(x.subs) == 0
+}
+
 func (x *extras) idle() bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -102,7 +112,9 @@ type Session struct {
 	principal string
 	token     *mrtr.TokenInfo
 	headers   map[string]string
+	peer      string
 	x         *extras
+	issued    time.Time
 	expires   time.Time
 	released  bool
 }
@@ -110,6 +122,15 @@ type Session struct {
 // SetHeaders sets the request headers the host passes on to handlers
 // for the request that got s (mrtr.Inbound.Headers: by lower-cased name).
 func (s *Session) SetHeaders(h map[string]string) { s.headers = h }
+
+// SetPeer sets who the transport sees at the other end of the request
+// that got s (the client's IP address on Streamable HTTP), passed on as
+// mrtr.Inbound.Peer with every request the session makes of the Server,
+// so that the Server's limits count anonymous callers per peer: one
+// anonymous client holding calls or streams cannot use up another's
+// share. Without it every anonymous session of the process is one
+// caller.
+func (s *Session) SetPeer(peer string) { s.peer = peer }
 
 // Release tells the Engine that the request that got s is over. Until
 // every such request is, the session's extras (calls in flight, stream)
@@ -136,7 +157,7 @@ func (s *Session) Version() string { return s.fixed.Version }
 // serve the session until its id expires, so the client should be told to
 // try again (Streamable HTTP answers 503) rather than that it is gone.
 func (s *Session) Close() error {
-	s.e.revoke(s.sid, s.expires)
+	s.e.revoke(s.sid, s.x.owner, s.issued, s.expires)
 	if s.e.rep != nil {
 		return s.e.deleteShared(s.sid, s.expires)
 	}
@@ -298,6 +319,9 @@ func (s *Session) subscribe(ctx context.Context, msg *mrtr.Message) *mrtr.Respon
 	if json.Unmarshal(msg.Params, &p) != nil || p.URI == "" {
 		return failure(msg, mrtr.CodeInvalidParams, msg.Method+" needs params.uri, a non-empty string")
 	}
+	if msg.Method == "resources/subscribe" && len(p.URI) > MaxSubscriptionURI {
+		return failure(msg, mrtr.CodeInvalidParams, "Invalid params: params.uri is longer than "+strconv.Itoa(MaxSubscriptionURI)+" bytes, more than a session may subscribe to")
+	}
 	s.x.change.Lock()
 	defer s.x.change.Unlock()
 	if s.e.rep != nil {
@@ -315,6 +339,15 @@ func (s *Session) subscribe(ctx context.Context, msg *mrtr.Message) *mrtr.Respon
 	if msg.Method == "resources/subscribe" {
 		if !subs[p.URI] && len(subs) >= maxSubscriptions {
 			return failure(msg, mrtr.CodeInvalidParams, "a session subscribes to at most "+strconv.Itoa(maxSubscriptions)+" resources")
+		}
+		if !subs[p.URI] {
+			total := len(p.URI)
+			for u := range subs {
+				total += len(u)
+			}
+			if total > s.e.maxSubBytes {
+				return failure(msg, mrtr.CodeInvalidParams, "Invalid params: the session's subscribed URIs would exceed "+strconv.Itoa(s.e.maxSubBytes)+" bytes together; unsubscribe from some first")
+			}
 		}
 		subs[p.URI] = true
 	} else {

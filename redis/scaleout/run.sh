@@ -14,8 +14,9 @@
 #      shared    2026-07-28 multi-round calls whose rounds land on different
 #                replicas; a list change on one replica reaching listeners
 #                on the other two; a single-use state refused on another
-#                replica; the key ring rotated mid-run with calls running
-#                and none failing;
+#                replica; a forged answer and deletion PUBLISHed on Redis
+#                dropped while the real answer crosses replicas; the key
+#                ring rotated mid-run with calls running and none failing;
 #      legacy    a three-round call of the go-sdk client pinned to
 #                2025-11-25 and of the TypeScript SDK v1 client, their
 #                answers landing on other replicas;
@@ -299,6 +300,8 @@ export SCALEOUT_REPLICAS="A=${addr[A]},B=${addr[B]},C=${addr[C]}"
 export SCALEOUT_PIDS="A=${pid[A]},B=${pid[B]},C=${pid[C]}"
 export SCALEOUT_KEY_FILE="$keyfile"
 export SCALEOUT_LOG_DIR="$work"
+# The replicas' own Redis credentials, for the forged-message check.
+export SCALEOUT_REDIS_URL="redis://mrtrkit:$redis_pass@127.0.0.1:$redis_port/0"
 
 # phase NAME CMD... runs one phase, printing its outcome.
 not_run=()

@@ -96,6 +96,7 @@ var (
 	refuseNoSession      = refusal{http.StatusBadRequest, "Invalid request: the Mcp-Session-Id header is required; send initialize first"}
 	refuseUnknownSession = refusal{http.StatusNotFound, "Session not found: initialize a new session"}
 	refuseBusy           = refusal{http.StatusServiceUnavailable, "Too many sessions: retry later"}
+	refuseCallerSessions = refusal{http.StatusTooManyRequests, "Too many sessions for this caller: end one (DELETE) or retry later"}
 	refuseStoreDown      = refusal{http.StatusServiceUnavailable, "Service unavailable: the shared session store cannot be reached; retry later"}
 	refuseReinitialize   = refusal{http.StatusBadRequest, "Invalid request: initialize opens a session; send it without Mcp-Session-Id"}
 	refuseLegacyVersion  = refusal{http.StatusBadRequest, "Invalid request: MCP-Protocol-Version is not the session's version"}
@@ -115,6 +116,9 @@ func (l *legacyEra) session(w http.ResponseWriter, r *http.Request, x exchange, 
 	case errors.Is(err, legacy.ErrUnavailable):
 		l.refuse(w, x, refuseStoreDown)
 		return nil
+	case errors.Is(err, legacy.ErrTooManySessions):
+		l.refuse(w, x, refuseCallerSessions)
+		return nil
 	case errors.Is(err, legacy.ErrBusy):
 		l.refuse(w, x, refuseBusy)
 		return nil
@@ -128,6 +132,7 @@ func (l *legacyEra) session(w http.ResponseWriter, r *http.Request, x exchange, 
 		return nil
 	}
 	s.SetHeaders(x.headers)
+	s.SetPeer(peerOf(r))
 	return s
 }
 
@@ -140,6 +145,7 @@ func (l *legacyEra) post(w http.ResponseWriter, r *http.Request, x exchange, sid
 		// clients drop their whole session.
 		if sid != "" {
 			if s, err := l.eng.Session(sid, x.token); err == nil {
+				s.SetPeer(peerOf(r))
 				s.Handle(r.Context(), msg, nil)
 				s.Release()
 			}
@@ -177,8 +183,11 @@ func (l *legacyEra) initialize(w http.ResponseWriter, r *http.Request, x exchang
 		l.refuse(w, x, refuseReinitialize)
 		return
 	}
-	s, resp, err := l.eng.Initialize(x.token, x.msg)
+	s, resp, err := l.eng.InitializeFrom(x.token, peerOf(r), x.msg)
 	switch {
+	case errors.Is(err, legacy.ErrTooManySessions):
+		l.refuse(w, x, refuseCallerSessions)
+		return
 	case errors.Is(err, legacy.ErrBusy):
 		l.refuse(w, x, refuseBusy)
 		return
@@ -216,8 +225,10 @@ func (l *legacyEra) delete(w http.ResponseWriter, r *http.Request, x exchange, s
 }
 
 // stream serves the session's GET stream: the headers and a first comment
-// go out at once (some clients wait for them before going on), then the
-// session's notifications as they come, with keep-alive comments between.
+// go out as soon as the session listens (some clients wait for them before
+// going on), then the session's notifications as they come, with
+// keep-alive comments between. A listen the Server refuses is answered
+// 429 (the caller's limit) or 503 instead.
 func (l *legacyEra) stream(w http.ResponseWriter, r *http.Request, x exchange, sid string) {
 	if !acceptsStream(r.Header["Accept"]) {
 		l.refuse(w, x, refuseAcceptStream)
@@ -229,9 +240,22 @@ func (l *legacyEra) stream(w http.ResponseWriter, r *http.Request, x exchange, s
 	}
 	defer s.Release()
 	st := &stream{w: w, ctx: r.Context(), keepAlive: l.keepAlive, log: l.log}
-	if !st.open() {
+	// The stream opens once the session listens: a listen the Server
+	// refuses (its listener limits) is answered 429 or 503, not with a
+	// stream that ends at once.
+	opened := false
+	err := s.ListenOpen(r.Context(), legacy.SenderFunc(st.emit), func() bool {
+		opened = st.open()
+		return opened
+	})
+	var refused *legacy.StreamRefusedError
+	if !opened && errors.As(err, &refused) {
+		status := http.StatusServiceUnavailable
+		if refused.Err.Limit() == mrtr.CallerLimit {
+			status = http.StatusTooManyRequests
+		}
+		writeError(w, status, mrtr.ID{}, refused.Err, l.log)
 		return
 	}
-	_ = s.Listen(r.Context(), legacy.SenderFunc(st.emit))
 	st.close()
 }

@@ -13,6 +13,7 @@
 //	          [-answers JSON] [-caps JSON] [-timeout D] [-slow-after D] [-strict]
 //	          [-legacy-tool NAME[=ARGS]]... [-legacy-rounds N]
 //	          [-listen-max N] [-body-wait D] [-quick D] [-unread-bytes N]
+//	          [-second-source IP] [-redis ADDR] [-audience URL]
 //	          [-run REGEXP] [-json] [-v]
 //	mrtrcheck -list [-json]
 //
@@ -49,6 +50,23 @@
 // answered meanwhile); and a connection whose answers (-unread-bytes,
 // 8 MiB, of pipelined tools/list) are never read must not keep tools/list
 // from being answered on another. Each takes a few seconds at most.
+//
+// Last come the server.* scenarios, for deployments that serve
+// 2025-11-25 clients: server.legacy-subscriptions subscribes a session to
+// a 1 MiB URI, then to 8000-byte URIs until one is refused (FAIL past
+// 1 MiB); server.peer-fairness, given -second-source (a second local
+// address the server sees as another peer, such as 127.0.0.2 against a
+// loopback server) and without -token, opens sessions and GET streams from
+// the first address until one is refused or ends at once, then checks
+// that a session and stream from the second address are served;
+// server.bus-spoofing, given -redis (the Redis the replicas share, as
+// host:port or redis://user:password@host:port), learns a session's
+// digest from the events its replicas publish (PSUBSCRIBE, or SUBSCRIBE
+// to the channel -audience names), then, while a call of a -legacy-tool
+// waits for the client's answer, PUBLISHes a forged answer, a
+// cancellation and a deletion of the session: the call must go on waiting
+// and the session must live. Each is NOT-RUN when what it needs is
+// missing.
 //
 // mrtrcheck prints one line per scenario (PASS, FAIL, NOT-RUN or INFO,
 // with the reason), the exchanges behind every failure (every exchange

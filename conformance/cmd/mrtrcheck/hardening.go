@@ -64,6 +64,12 @@ type hardeningConfig struct {
 	bodyWait  time.Duration
 	quick     time.Duration
 	unread    int
+
+	// The server.* scenarios.
+	secondSource string             // a second local address, for server.peer-fairness
+	redis        string             // the replicas' Redis, for server.bus-spoofing
+	audience     string             // the deployment's audience, naming its events channel
+	legacyTools  []suite.LegacyTool // tools that ask the client something
 }
 
 // hardeningScenario is one hardening check.
@@ -72,9 +78,10 @@ type hardeningScenario struct {
 	run func(h *hardener, ctx context.Context) suite.Result
 }
 
-// hardeningScenarios lists the hardening checks, in the order they run.
+// hardeningScenarios lists the hardening checks, then the server.* ones,
+// in the order they run.
 func hardeningScenarios() []hardeningScenario {
-	return []hardeningScenario{
+	return append([]hardeningScenario{
 		{suite.Scenario{ID: "hardening.echo-method", Title: "a 1 MiB method name is answered briefly, without echoing it",
 			Why: "A server that echoes what it is sent in full (in an error message, a log line) lets one request multiply into megabytes of output and carry forged text into logs and clients."},
 			(*hardener).echoMethod},
@@ -95,7 +102,7 @@ func hardeningScenarios() []hardeningScenario {
 		{suite.Scenario{ID: "hardening.unread-response", Title: "a client that does not read its responses does not block another call",
 			Why: "A server that writes a response under a shared lock, or with no write deadline on a shared resource, lets one client that stops reading stall everyone."},
 			(*hardener).unreadResponse},
-	}
+	}, serverScenarios()...)
 }
 
 // hardener runs the hardening scenarios against one endpoint.

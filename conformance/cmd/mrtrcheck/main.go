@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"regexp"
@@ -41,7 +42,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			"Checks an MCP 2026-07-28 server over Streamable HTTP for the requestState, envelope, header and\n"+
 			"DNS-rebinding properties listed by -list, and, when the same endpoint also serves 2025-11-25 clients\n"+
 			"(initialize and sessions), the legacy.* properties of that era; then the hardening.* properties\n"+
-			"(bounded echoes, listen caps, stalled bodies, unread answers). It calls the tools it is given many\n"+
+			"(bounded echoes, listen caps, stalled bodies, unread answers) and the server.* ones (2025-11-25\n"+
+			"subscription bounds, per-peer fairness with -second-source, bus spoofing with -redis). It calls the tools it is given many\n"+
 			"times: point it at a test deployment, or at tools without side effects.\n\n"+
 			"Without -tool the defaults fit mrtrkit's conformance fixture server (go run ./conformance/server).\n\n"+
 			"Exit status: 0 when no scenario fails (NOT-RUN and INFO do not fail, unless -strict), 1 when one does, 2 on usage errors.\n\nFlags:\n")
@@ -70,6 +72,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		bodyWait   = fs.Duration("body-wait", defaultBodyWait, "how long the server may wait for a stalled request body; hardening.slow-body waits twice this")
 		quick      = fs.Duration("quick", defaultQuick, "how soon a normal call must be answered while the hardening scenarios hold other connections")
 		unread     = fs.Int("unread-bytes", defaultUnreadBytes, "how many bytes of answers hardening.unread-response leaves unread on one connection")
+		second     = fs.String("second-source", "", "a second local IP address to reach the server from, for server.peer-fairness (127.0.0.2 against a loopback server)")
+		redisAddr  = fs.String("redis", "", "the Redis the replicas share (host:port or redis://user:password@host:port), for server.bus-spoofing")
+		audience   = fs.String("audience", "", "the deployment's audience (canonical URL), naming its events channel on -redis when the Redis user may not PSUBSCRIBE")
 	)
 	var legacyTools []suite.LegacyTool
 	fs.Func("legacy-tool", "a tool the legacy (2025-11-25) scenarios call, as NAME or NAME=ARGS with ARGS a JSON object; repeat for several, "+
@@ -153,6 +158,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *legRounds < 1 {
 		return usage(stderr, errors.New("-legacy-rounds must be at least 1"))
 	}
+	if *second != "" && net.ParseIP(*second) == nil {
+		return usage(stderr, fmt.Errorf("-second-source must be an IP address: %s", *second))
+	}
 	if *listenMax < 1 || *listenMax > 10000 || *bodyWait <= 0 || *quick <= 0 || *unread < 1 {
 		return usage(stderr, errors.New("-listen-max must be 1 to 10000, and -body-wait, -quick and -unread-bytes positive"))
 	}
@@ -163,7 +171,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return usage(stderr, cerr.Err)
 	}
 	if err == nil && rep != nil {
-		hcfg := hardeningConfig{url: *url, token: *token, timeout: *timeout, listenMax: *listenMax, bodyWait: *bodyWait, quick: *quick, unread: *unread}
+		hcfg := hardeningConfig{url: *url, token: *token, timeout: *timeout, listenMax: *listenMax, bodyWait: *bodyWait, quick: *quick, unread: *unread,
+			secondSource: *second, redis: *redisAddr, audience: *audience, legacyTools: legacyTools}
 		if herr := runHardening(ctx, hcfg, cfg.Select, rep); herr != nil {
 			if ctx.Err() == nil {
 				return usage(stderr, herr)

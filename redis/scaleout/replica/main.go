@@ -1,6 +1,7 @@
 // Command replica is one replica of the scale-out test
 // (redis/scaleout/run.sh): an mrtr.Server sharing a Redis with its peers
-// (mrtr.WithShare over redisshare), sealing requestState with a key ring
+// (mrtr.WithShare over redisshare, every event authenticated with
+// share.Sealed), sealing requestState with a key ring
 // read from a file and reloaded without a restart (state.KeyRingFile, on
 // SIGHUP and by polling), with one audience for the whole deployment,
 // 2025-11-25 clients served through mrtr/legacy, and /livez and /readyz.
@@ -50,6 +51,7 @@ import (
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/legacy"
 	redisshare "github.com/mrtrkit/mrtrkit/redis"
+	"github.com/mrtrkit/mrtrkit/share"
 	"github.com/mrtrkit/mrtrkit/state"
 	"github.com/mrtrkit/mrtrkit/transport/streamablehttp"
 )
@@ -105,7 +107,14 @@ func run(name, addr, path, redisAddr, keyFile string, poll time.Duration, audien
 	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = time.Second, time.Second, time.Second
 	client := redis.NewClient(opts)
 	defer client.Close()
-	bus := redisshare.New(client)
+	// Every event on the bus is authenticated with a key derived from the
+	// ring (reloaded with it below): whoever can PUBLISH on the Redis
+	// cannot speak for a replica.
+	sealer, err := state.NewBusSealer(ring)
+	if err != nil {
+		return err
+	}
+	bus := share.Sealed(redisshare.New(client), sealer, share.WithSealLogger(log))
 
 	desc := discover.Description{
 		Server:         discover.Implementation{Name: "mrtrkit-scaleout-replica", Version: "0.1.0"},
@@ -135,7 +144,7 @@ func run(name, addr, path, redisAddr, keyFile string, poll time.Duration, audien
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	keyFileWatch := state.NewKeyRingFile(keyFile, log, codec, eng.SessionCodec())
+	keyFileWatch := state.NewKeyRingFile(keyFile, log, codec, eng.SessionCodec(), sealer.Codec())
 	go keyFileWatch.Watch(ctx, poll)
 	h, err := streamablehttp.New(srv, streamablehttp.WithPath(path), streamablehttp.WithLegacy(eng), streamablehttp.WithAllowedHosts("*"))
 	if err != nil {

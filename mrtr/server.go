@@ -44,6 +44,9 @@ type Server struct {
 	visible     Visibility
 	// ephemeralKeys: the codec seals with the random key NewServer made.
 	ephemeralKeys bool
+	// ring is the key ring of the codec NewServer made (nil under
+	// WithCodec): it keys the sealing of a shared bus.
+	ring *state.KeyRing
 
 	mu         sync.RWMutex
 	tools      registry[*toolEntry]
@@ -131,11 +134,11 @@ func NewServer(desc discover.Description, opts ...Option) (*Server, error) {
 		return nil, errors.New("mrtr: max rounds is beyond what a requestState can carry")
 	}
 	if s.codec == nil {
-		c, ephemeral, err := defaultCodec(s.log, s.requireKeys)
+		c, ring, ephemeral, err := defaultCodec(s.log, s.requireKeys)
 		if err != nil {
 			return nil, err
 		}
-		s.codec, s.ephemeralKeys = c, ephemeral
+		s.codec, s.ring, s.ephemeralKeys = c, ring, ephemeral
 	}
 	if meta := desc.ServerInfoMeta(); meta != nil {
 		b, err := json.Marshal(meta[wire.MetaServerInfo])
@@ -155,18 +158,18 @@ func NewServer(desc discover.Description, opts ...Option) (*Server, error) {
 // however many Servers it builds.
 var warnKeysOnce sync.Once
 
-func defaultCodec(log *slog.Logger, require bool) (state.Codec, bool, error) {
+func defaultCodec(log *slog.Logger, require bool) (state.Codec, *state.KeyRing, bool, error) {
 	ring, ok, err := state.KeyRingFromEnv()
 	if err != nil {
-		return nil, false, fmt.Errorf("mrtr: %s: %w", state.EnvKeys, err)
+		return nil, nil, false, fmt.Errorf("mrtr: %s: %w", state.EnvKeys, err)
 	}
 	if !ok && require {
-		return nil, false, fmt.Errorf("mrtr: no requestState keys configured: set %s (see package state) or give WithCodec", state.EnvKeys)
+		return nil, nil, false, fmt.Errorf("mrtr: no requestState keys configured: set %s (see package state) or give WithCodec", state.EnvKeys)
 	}
 	if !ok {
 		ring, err = state.GenerateKeyRing()
 		if err != nil {
-			return nil, false, fmt.Errorf("mrtr: %w", err)
+			return nil, nil, false, fmt.Errorf("mrtr: %w", err)
 		}
 		warnKeysOnce.Do(func() {
 			log.Warn("no requestState keys configured: using a random key made at start-up; replicas will not share it and restarts invalidate open calls",
@@ -174,7 +177,7 @@ func defaultCodec(log *slog.Logger, require bool) (state.Codec, bool, error) {
 		})
 	}
 	c, err := state.NewAEAD(ring)
-	return c, !ok, err
+	return c, ring, !ok, err
 }
 
 var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mrtrkit/mrtrkit/share"
+	"github.com/mrtrkit/mrtrkit/state"
 )
 
 // WithShare makes the Server one replica of a deployment whose replicas
@@ -29,7 +30,12 @@ import (
 // memory, which suits a single replica.
 //
 // Every replica of a deployment must share the bus and the audience
-// (WithAudience).
+// (WithAudience). Messages on the bus are authenticated: when the Server's
+// keys come from MRTRKIT_STATE_KEYS, bus is wrapped with share.Sealed
+// under a key derived from that ring, so that a message nobody with the
+// ring sealed is dropped; under WithCodec, wrap bus yourself with
+// share.Sealed and a state.NewBusSealer of the same ring (NewServer warns
+// when it is not wrapped). SharedBus returns the bus in use.
 func WithShare(bus share.Bus) Option {
 	return optionFunc(func(s *Server) { s.share.bus = bus })
 }
@@ -82,6 +88,18 @@ func (s *Server) startShare() error {
 	sh := &s.share
 	if sh.bus == nil {
 		return nil
+	}
+	if _, sealed := sh.bus.(*share.SealedBus); !sealed {
+		if s.ring == nil {
+			s.log.Warn("mrtr: the shared bus is not sealed: anyone who can publish on it can forge the replicas' messages; " +
+				"wrap it with share.Sealed(bus, sealer), the sealer from state.NewBusSealer(ring) on the key ring of WithCodec")
+		} else {
+			sealer, err := state.NewBusSealer(s.ring)
+			if err != nil {
+				return err
+			}
+			sh.bus = share.Sealed(sh.bus, sealer, share.WithSealLogger(s.log))
+		}
 	}
 	var id [12]byte
 	if _, err := rand.Read(id[:]); err != nil {

@@ -1,7 +1,9 @@
 package mrtr_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"testing"
 	"time"
@@ -90,3 +92,33 @@ func TestShareClosedServerStopsListening(t *testing.T) {
 // changesChannel is the documented channel a Server's changes travel on:
 // "mrtrkit/changes/" followed by its audience.
 func changesChannel(s *mrtr.Server) string { return "mrtrkit/changes/" + s.Audience() }
+
+// With its keys from MRTRKIT_STATE_KEYS, a Server seals the bus it is
+// given: a change another replica with the same ring publishes is heard,
+// and one published on the bus by anyone else is dropped.
+func TestShareSealsTheBusWithTheEnvironmentsKeys(t *testing.T) {
+	t.Setenv("MRTRKIT_STATE_KEYS", "k1:"+base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32)))
+	bus := share.Local()
+	defer bus.Close()
+	replica := func() *fixture {
+		srv, err := mrtr.NewServer(listenDesc(), mrtr.WithShare(bus), mrtr.WithLogger(discardLogger))
+		require.NoError(t, err)
+		t.Cleanup(func() { srv.Close() })
+		_, sealed := srv.SharedBus().(*share.SealedBus)
+		require.True(t, sealed, "the bus in use is sealed")
+		return &fixture{t: t, srv: srv}
+	}
+	a, b := replica(), replica()
+	time.Sleep(50 * time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	notes, _ := openListen(t, a, ctx, obj{"toolsListChanged": true})
+	next(t, notes)
+
+	forged, _ := json.Marshal(map[string]any{"r": "another-replica", "c": 1})
+	require.NoError(t, bus.Publish(ctx, changesChannel(a.srv), forged))
+	quiet(t, notes)
+
+	b.srv.NotifyListChanged(true, false, false)
+	assert.Equal(t, "notifications/tools/list_changed", next(t, notes)["method"])
+}

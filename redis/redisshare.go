@@ -27,22 +27,26 @@ type Bus struct {
 var _ share.Bus = (*Bus)(nil)
 
 // Option configures New.
-type Option func(*Bus)
+type Option interface{ apply(*Bus) }
+
+type optionFunc func(*Bus)
+
+func (f optionFunc) apply(v *Bus) { f(v) }
 
 // WithPrefix puts prefix before every channel and key the Bus uses, so
 // that deployments sharing one Redis keep apart (mrtrkit already names
 // its channels and keys after the server's audience). The default is
 // none.
-func WithPrefix(prefix string) Option { return func(b *Bus) { b.prefix = prefix } }
+func WithPrefix(prefix string) Option { return optionFunc(func(b *Bus) { b.prefix = prefix }) }
 
 // WithSubscribeTimeout bounds how long Subscribe waits for Redis to
 // confirm a subscription (DefaultSubscribeTimeout by default).
 func WithSubscribeTimeout(d time.Duration) Option {
-	return func(b *Bus) {
+	return optionFunc(func(b *Bus) {
 		if d > 0 {
 			b.timeout = d
 		}
-	}
+	})
 }
 
 // New returns a Bus over client: a *redis.Client, or a cluster, ring or
@@ -52,7 +56,7 @@ func New(client redis.UniversalClient, opts ...Option) *Bus {
 	b := &Bus{client: client, timeout: DefaultSubscribeTimeout}
 	for _, o := range opts {
 		if o != nil {
-			o(b)
+			o.apply(b)
 		}
 	}
 	return b

@@ -56,26 +56,30 @@ type localSub struct {
 const maxQueued = 1024
 
 // LocalOption configures Local.
-type LocalOption func(*LocalBus)
+type LocalOption interface{ applyLocal(*LocalBus) }
+
+type localOptionFunc func(*LocalBus)
+
+func (f localOptionFunc) applyLocal(v *LocalBus) { f(v) }
 
 // WithMaxClaims bounds how many unexpired keys (claims and records) the
 // Local Bus holds (DefaultMaxClaims by default); past it, Claim and Put
 // of a new key return ErrFull.
 func WithMaxClaims(n int) LocalOption {
-	return func(b *LocalBus) {
+	return localOptionFunc(func(b *LocalBus) {
 		if n > 0 {
 			b.max = n
 		}
-	}
+	})
 }
 
 // WithClock replaces time.Now as the clock claims expire by, for tests.
 func WithClock(now func() time.Time) LocalOption {
-	return func(b *LocalBus) {
+	return localOptionFunc(func(b *LocalBus) {
 		if now != nil {
 			b.now = now
 		}
-	}
+	})
 }
 
 // Local returns a new in-process Bus. Its Claim, Put and Get prune
@@ -84,7 +88,7 @@ func Local(opts ...LocalOption) *LocalBus {
 	b := &LocalBus{subs: map[string]map[*localSub]struct{}{}, claims: map[string]entry{}, max: DefaultMaxClaims, now: time.Now}
 	for _, o := range opts {
 		if o != nil {
-			o(b)
+			o.applyLocal(b)
 		}
 	}
 	return b

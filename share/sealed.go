@@ -51,27 +51,31 @@ type SealedBus struct {
 }
 
 // SealOption configures Sealed.
-type SealOption func(*SealedBus)
+type SealOption interface{ applySeal(*SealedBus) }
+
+type sealOptionFunc func(*SealedBus)
+
+func (f sealOptionFunc) applySeal(v *SealedBus) { f(v) }
 
 // WithMaxMessageAge sets how old a received message may be
 // (DefaultMaxMessageAge by default). Keep it above the clock skew
 // between replicas and the bus's delivery delay.
 func WithMaxMessageAge(d time.Duration) SealOption {
-	return func(b *SealedBus) {
+	return sealOptionFunc(func(b *SealedBus) {
 		if d > 0 {
 			b.maxAge = d
 		}
-	}
+	})
 }
 
 // WithSealLogger sets where dropped messages are logged (slog.Default()
 // by default).
 func WithSealLogger(l *slog.Logger) SealOption {
-	return func(b *SealedBus) {
+	return sealOptionFunc(func(b *SealedBus) {
 		if l != nil {
 			b.log = l
 		}
-	}
+	})
 }
 
 // Sealed returns bus with its events authenticated by sealer. Every
@@ -82,7 +86,7 @@ func Sealed(bus Bus, sealer Sealer, opts ...SealOption) *SealedBus {
 	b := &SealedBus{Bus: bus, sealer: sealer, maxAge: DefaultMaxMessageAge, log: slog.Default(), now: time.Now}
 	for _, o := range opts {
 		if o != nil {
-			o(b)
+			o.applySeal(b)
 		}
 	}
 	return b

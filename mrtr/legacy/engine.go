@@ -129,7 +129,11 @@ type Engine struct {
 }
 
 // Option configures an Engine.
-type Option func(*Engine)
+type Option interface{ apply(*Engine) }
+
+type optionFunc func(*Engine)
+
+func (f optionFunc) apply(v *Engine) { f(v) }
 
 // WithKeyRing sets the key ring session ids are sealed with (under their
 // own purpose, so that a session id never opens as a requestState). By
@@ -138,14 +142,14 @@ type Option func(*Engine)
 // not share. To rotate keys without a restart, give SessionCodec to the
 // state.KeyRingFile that reloads the Server's codec.
 func WithKeyRing(ring *state.KeyRing) Option {
-	return func(e *Engine) { e.ring = ring }
+	return optionFunc(func(e *Engine) { e.ring = ring })
 }
 
 // WithMaxSessions bounds the sessions one process keeps extras for
 // (default DefaultMaxSessions). When it is reached, the least recently
 // used idle session is forgotten; when every session is busy, initialize
 // is refused with ErrBusy.
-func WithMaxSessions(n int) Option { return func(e *Engine) { e.max = n } }
+func WithMaxSessions(n int) Option { return optionFunc(func(e *Engine) { e.max = n }) }
 
 // WithMaxSessionsPerPrincipal bounds the sessions one principal keeps
 // extras for in a process (default DefaultMaxSessionsPerPrincipal);
@@ -154,14 +158,18 @@ func WithMaxSessions(n int) Option { return func(e *Engine) { e.max = n } }
 // recently used idle session forget its extras; when all its sessions are
 // busy, initialize is refused with ErrTooManySessions, for that principal
 // only.
-func WithMaxSessionsPerPrincipal(n int) Option { return func(e *Engine) { e.maxPerOwner = n } }
+func WithMaxSessionsPerPrincipal(n int) Option {
+	return optionFunc(func(e *Engine) { e.maxPerOwner = n })
+}
 
 // WithMaxCallsPerPrincipal bounds the bridged calls (tools/call,
 // prompts/get, resources/read) one principal has in flight in a process,
 // over all its sessions, including calls waiting for the client's answers
 // (default DefaultMaxCallsPerPrincipal); anonymous callers count per
 // peer. A call past it is refused with -32603 saying so.
-func WithMaxCallsPerPrincipal(n int) Option { return func(e *Engine) { e.maxCallsPerOwner = n } }
+func WithMaxCallsPerPrincipal(n int) Option {
+	return optionFunc(func(e *Engine) { e.maxCallsPerOwner = n })
+}
 
 // WithPortableSessions lets any process holding the key ring serve the
 // sessions of an Engine without a shared bus, as replicas with a bus do:
@@ -173,38 +181,40 @@ func WithMaxCallsPerPrincipal(n int) Option { return func(e *Engine) { e.maxCall
 // the sessions it issued itself, so that a deleted session never comes
 // back; after a restart, clients get "session not found" and initialize
 // again. With a bus the option changes nothing: deletions are shared.
-func WithPortableSessions() Option { return func(e *Engine) { e.portable = true } }
+func WithPortableSessions() Option { return optionFunc(func(e *Engine) { e.portable = true }) }
 
 // WithSessionLifetime sets how long a session stays valid after
 // initialize (default DefaultSessionLifetime).
-func WithSessionLifetime(d time.Duration) Option { return func(e *Engine) { e.lifetime = d } }
+func WithSessionLifetime(d time.Duration) Option {
+	return optionFunc(func(e *Engine) { e.lifetime = d })
+}
 
 // WithIdleTimeout sets how long an idle session's extras are kept
 // (default DefaultIdleTimeout).
-func WithIdleTimeout(d time.Duration) Option { return func(e *Engine) { e.idle = d } }
+func WithIdleTimeout(d time.Duration) Option { return optionFunc(func(e *Engine) { e.idle = d }) }
 
 // WithMaxCalls bounds the bridged calls in flight per session (default
 // DefaultMaxCalls).
-func WithMaxCalls(n int) Option { return func(e *Engine) { e.maxCalls = n } }
+func WithMaxCalls(n int) Option { return optionFunc(func(e *Engine) { e.maxCalls = n }) }
 
 // WithLegTimeout bounds the wait for the client's answer to one
 // server-to-client request (default DefaultLegTimeout). Keep it below the
 // Server's requestState lifetime.
-func WithLegTimeout(d time.Duration) Option { return func(e *Engine) { e.leg = d } }
+func WithLegTimeout(d time.Duration) Option { return optionFunc(func(e *Engine) { e.leg = d }) }
 
 // WithCallTimeout bounds one bridged call, all rounds together (default
 // DefaultCallTimeout).
-func WithCallTimeout(d time.Duration) Option { return func(e *Engine) { e.callLimit = d } }
+func WithCallTimeout(d time.Duration) Option { return optionFunc(func(e *Engine) { e.callLimit = d }) }
 
 // WithMaxSubscriptionBytes bounds the URIs one session subscribes to,
 // their lengths added up (default DefaultMaxSubscriptionBytes). A
 // resources/subscribe past it is refused with -32602 saying so; each URI
 // is bounded by MaxSubscriptionURI besides. With a shared bus, a session's
 // record (its URIs as JSON, and its log level) must also fit in 64 KiB.
-func WithMaxSubscriptionBytes(n int) Option { return func(e *Engine) { e.maxSubBytes = n } }
+func WithMaxSubscriptionBytes(n int) Option { return optionFunc(func(e *Engine) { e.maxSubBytes = n }) }
 
 // WithLogger sets the logger (default: the Server's, mrtr.Server.Logger).
-func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }
+func WithLogger(l *slog.Logger) Option { return optionFunc(func(e *Engine) { e.log = l }) }
 
 // New returns an Engine serving srv. The description of srv must list the
 // legacy versions to serve in LegacyVersions (2025-11-25, 2025-06-18):
@@ -232,7 +242,7 @@ func New(srv *mrtr.Server, opts ...Option) (*Engine, error) {
 	e.modern = desc.ModernVersions()[0]
 	for _, o := range opts {
 		if o != nil {
-			o(e)
+			o.apply(e)
 		}
 	}
 	switch {

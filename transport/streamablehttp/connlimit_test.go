@@ -35,6 +35,16 @@ func limitMux(entered chan<- struct{}, release <-chan struct{}) *http.ServeMux {
 	return mux
 }
 
+// waitEntered waits for a /block request to reach its handler.
+func waitEntered(t *testing.T, entered <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-entered:
+	case <-time.After(5 * time.Second):
+		require.FailNow(t, "the request did not reach the handler")
+	}
+}
+
 // serveOn serves hs on a fresh 127.0.0.1 listener until the test ends and
 // returns its address.
 func serveOn(t *testing.T, hs *http.Server) string {
@@ -138,7 +148,7 @@ func TestConnLimitShedsIdleLongestFirst(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	busy := dialWire(t, addr)
 	busy.send("/block", http.Header{}, "")
-	<-entered
+	waitEntered(t, entered)
 	require.Eventually(t, func() bool { s := limit.Stats(); return s.Open == 3 && s.Idle == 2 }, 5*time.Second, 5*time.Millisecond)
 
 	late := dialWire(t, addr)
@@ -167,8 +177,8 @@ func TestConnLimitRefusesOverCapAndCloses(t *testing.T) {
 	a, b := dialWire(t, addr), dialWire(t, addr)
 	a.send("/block", http.Header{}, "")
 	b.send("/block", http.Header{}, "")
-	<-entered
-	<-entered
+	waitEntered(t, entered)
+	waitEntered(t, entered)
 
 	over := dialWire(t, addr)
 	resp, body := over.do("/ok")
@@ -205,7 +215,7 @@ func TestConnLimitClosesSilentConnections(t *testing.T) {
 	time.Sleep(150 * time.Millisecond)
 	busy := dialWire(t, addr)
 	busy.send("/block", http.Header{}, "")
-	<-entered
+	waitEntered(t, entered)
 	assert.True(t, silent.closedByServer(2*time.Second), "the silent connection makes room")
 
 	waiting := dialWire(t, addr)

@@ -50,6 +50,14 @@ type options struct {
 	soakGood   int
 	noDump     bool
 	dumpFile   string
+
+	hold       int
+	holdMethod string
+	holdConc   int
+	holdRate   float64
+	holdFrom   int
+	holdAddrs  int
+	holdAgain  time.Duration
 }
 
 func main() {
@@ -80,6 +88,13 @@ func main() {
 	flag.IntVar(&o.soakGood, "soak-workers", 4, "with -soak: well-behaved workers")
 	flag.BoolVar(&o.noDump, "no-dump", false, "do not SIGQUIT the child at the end to count its goroutines")
 	flag.StringVar(&o.dumpFile, "dump-file", "", "also write the child's goroutine stack dump to this file")
+	flag.IntVar(&o.hold, "hold", 0, "connections to hold: each opens a connection, sends one -hold-method request and keeps the connection open whatever the answer, until the end (with -soak: reopens -hold-again after the server closes it)")
+	flag.StringVar(&o.holdMethod, "hold-method", "listen", "request each held connection sends: listen (subscriptions/listen, refused past the listener caps) or tools/list (answered, then an idle keep-alive connection)")
+	flag.IntVar(&o.holdConc, "hold-conc", 200, "workers opening the held connections")
+	flag.Float64Var(&o.holdRate, "hold-rate", 0, "held connections opened per second (0: as fast as the workers go)")
+	flag.IntVar(&o.holdFrom, "hold-from", 10, "held connections come from 127.0.0.<hold-from> onwards (loopback targets only), so that they do not run out of ephemeral ports and count as several peers")
+	flag.IntVar(&o.holdAddrs, "hold-addrs", 64, "number of 127.0.0.x source addresses of the held connections (0: the system's choice)")
+	flag.DurationVar(&o.holdAgain, "hold-again", 5*time.Second, "with -soak: pause before a holder whose connection the server closed opens a new one")
 	flag.Parse()
 	if o.duration <= 0 {
 		o.duration = time.Minute
@@ -92,6 +107,14 @@ func main() {
 		if o.soak {
 			o.sample = 10 * time.Second
 		}
+	}
+	if _, ok := holdMethods[o.holdMethod]; !ok {
+		fmt.Fprintln(os.Stderr, "hostile: -hold-method takes listen or tools/list")
+		os.Exit(2)
+	}
+	if o.hold < 0 || o.holdConc < 1 || o.holdRate < 0 || o.holdAgain <= 0 {
+		fmt.Fprintln(os.Stderr, "hostile: -hold counts and intervals must be positive")
+		os.Exit(2)
 	}
 	if o.listenConc < 1 || o.soakGood < 1 || o.pipeline < 1 || o.slowLen < 1 || o.slowEvery <= 0 || o.goodEvery <= 0 || o.progress <= 0 || o.listenRate < 0 {
 		fmt.Fprintln(os.Stderr, "hostile: counts and intervals must be positive")
@@ -131,15 +154,14 @@ func run(ctx context.Context, o *options, out io.Writer) (int, error) {
 			return 1, err
 		}
 		args := strings.Fields(o.serverArgs)
-		var debug string
-		if o.soak {
-			// The soak samples the server's goroutine count (the
-			// fixture's -debug-addr).
-			if debug, err = freeAddr(); err != nil {
-				return 1, err
-			}
-			args = append(args, "-debug-addr", debug)
+		// The soak samples the server's goroutine count, and both modes
+		// read its connection cap's counts at the end (the fixture's
+		// -debug-addr).
+		debug, err := freeAddr()
+		if err != nil {
+			return 1, err
 		}
+		args = append(args, "-debug-addr", debug)
 		srv, err = startChild(bin, args)
 		if err != nil {
 			return 1, err
@@ -152,9 +174,8 @@ func run(ctx context.Context, o *options, out io.Writer) (int, error) {
 			}
 		}()
 		u = srv.url
-		if debug != "" {
-			srv.debug = "http://" + debug + "/goroutines"
-		}
+		srv.debug = "http://" + debug + "/goroutines"
+		srv.debugConns = "http://" + debug + "/conns"
 		if o.serverNice != 0 {
 			if err := setPriority(strconv.Itoa(srv.cmd.Process.Pid), o.serverNice); err != nil {
 				return 1, fmt.Errorf("setting the server's priority: %w", err)
@@ -236,9 +257,19 @@ func hostile(ctx context.Context, o *options, u string, srv *child, out io.Write
 	flood := &listenFlood{statuses: newCounter(), rate: o.listenRate}
 	slow := &slowClients{events: newCounter()}
 	nr := &nonReaders{events: newCounter()}
+	hold := newHolders()
+	var holdFrom []net.IP
+	if o.hold > 0 {
+		var err error
+		if holdFrom, err = holdSources(u, o.holdFrom, o.holdAddrs); err != nil {
+			fmt.Fprintln(out, "hostile:", err)
+			return 1
+		}
+	}
 	samp := &sampler{}
 	var wg sync.WaitGroup
 	var floodEnd atomic.Int64 // when the listen attempts were all answered, since start
+	var holdEnd atomic.Int64  // when the held connections were all opened, since start
 	start := time.Now()
 	var cpu0 cpuSnapshot
 	var cpuFlood atomic.Pointer[cpuSnapshot] // taken when the listen attempts were all answered
@@ -281,6 +312,15 @@ func hostile(ctx context.Context, o *options, u string, srv *child, out io.Write
 	})
 	wg.Go(func() { slow.run(hostileCtx, u, o.slow, o.slowLen, o.slowEvery, false) })
 	wg.Go(func() { nr.run(hostileCtx, u, o.nonread, o.pipeline, o.big, 0) })
+	if o.hold > 0 {
+		wg.Go(func() {
+			hold.run(hostileCtx, u, o.holdMethod, o.hold, o.holdConc, o.holdRate, holdFrom, 0, func() {
+				if runCtx.Err() == nil {
+					holdEnd.Store(int64(time.Since(start)))
+				}
+			})
+		})
+	}
 	if srv != nil {
 		wg.Go(func() { samp.run(runCtx, srv.cmd.Process.Pid, o.sample, nil) })
 	}
@@ -299,6 +339,9 @@ func hostile(ctx context.Context, o *options, u string, srv *child, out io.Write
 			n, p50, p99, mx := good.percentiles(0, time.Hour)
 			line := fmt.Sprintf("  %5.1fs good=%d p50=%v p99=%v max=%v listens sent=%d held=%d slow open=%d nonread open=%d written=%d",
 				time.Since(start).Seconds(), n, p50, p99, mx, flood.sent.Load(), flood.held.Load(), slow.open.Load(), nr.open.Load(), nr.written.Load())
+			if o.hold > 0 {
+				line += fmt.Sprintf(" hold opened=%d open=%d streams=%d closed-by-server=%d", hold.opened.Load(), hold.open.Load(), hold.streams.Load(), hold.closedBy.Load())
+			}
 			if srv != nil {
 				rss, _ := procRSS(srv.cmd.Process.Pid)
 				fds, _ := procFDs(srv.cmd.Process.Pid)
@@ -319,6 +362,11 @@ func hostile(ctx context.Context, o *options, u string, srv *child, out io.Write
 	heldAtEnd := flood.held.Load()
 	slowOpen, nrOpen := slow.open.Load(), nr.open.Load()
 	floodSeen, slowSeen, nrSeen := flood.statuses.String(), slow.events.String(), nr.events.String()
+	holdOpen, holdStreams, holdClosed, holdEnds := hold.open.Load(), hold.streams.Load(), hold.closedBy.Load(), hold.ends.String()
+	connStats := ""
+	if srv != nil {
+		connStats = srv.connStats()
+	}
 	var dump goroutineDump
 	var dumpErr error
 	cpu1 := takeCPU(pid)
@@ -391,6 +439,22 @@ func hostile(ctx context.Context, o *options, u string, srv *child, out io.Write
 		o.slow, o.slowLen, o.slowEvery, slowOpen, slowSeen)
 	fmt.Fprintf(out, "non-reading clients: %d (%d pipelined calls, ~%d KiB answers each); open at the end %d; requests written in full %d; events: %s\n",
 		o.nonread, o.pipeline, o.big>>10, nrOpen, nr.written.Load(), nrSeen)
+	if o.hold > 0 {
+		holdTime := "still opening at the end"
+		if he := time.Duration(holdEnd.Load()); he > 0 {
+			holdTime = "all opened and answered in " + he.Round(100*time.Millisecond).String()
+		}
+		fmt.Fprintf(out, "held connections: %d to open (one %s each, then held) from %d workers over %d source addresses, %s; opened %d (max open at once %d); answers: %s\n",
+			o.hold, o.holdMethod, o.holdConc, len(holdFrom), holdTime, hold.opened.Load(), hold.maxOpen.Load(), hold.answers)
+		fmt.Fprintf(out, "  at the end: still open %d (of them accepted streams %d); closed by the server %d; how they ended: %s\n",
+			holdOpen, holdStreams, holdClosed, holdEnds)
+		for _, e := range hold.answers.examples() {
+			fmt.Fprintln(out, "  first", e)
+		}
+	}
+	if connStats != "" {
+		fmt.Fprintln(out, "server connection cap at the end:", connStats)
+	}
 	if srv != nil {
 		fmt.Fprintf(out, "server RSS max %s over %d samples; open descriptors max %d\n", mib(samp.maxRSS), len(samp.rss), samp.maxFDs)
 		fmt.Fprintf(out, "CPU over the %v run: server %v, this load generator %v, machine busy %v (of %d cores x %v)\n",

@@ -34,7 +34,7 @@ const goodChildFlag = "good-child"
 func runGoodChild(o *options, out io.Writer) int {
 	var mu sync.Mutex
 	w := bufio.NewWriter(out)
-	g := &goodCaller{outcomes: newCounter(), from: goodFrom(o.goodFrom, o.url)}
+	g := &goodCaller{outcomes: newCounter(), from: goodFrom(o.goodFrom, o.url), list: o.goodMethod == "tools/list"}
 	g.each = func(at time.Duration, tr callTrace, outcome, why string) {
 		dialed := 0
 		if tr.dialed {
@@ -61,7 +61,7 @@ func startGoodChild(u string, o *options, d time.Duration, base time.Time, g *go
 		return nil, err
 	}
 	cmd := exec.Command(self, "-"+goodChildFlag, "-url", u, "-duration", d.String(),
-		"-good-every", o.goodEvery.String(), "-good-from", o.goodFrom)
+		"-good-every", o.goodEvery.String(), "-good-from", o.goodFrom, "-good-method", o.goodMethod)
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

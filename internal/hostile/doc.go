@@ -36,10 +36,11 @@
 //     the answers by status, the connections the server closed and those
 //     still open, and the server's own connection-cap counts (the
 //     fixture's -debug-addr /conns);
-//   - one well-behaved client calling tools/call (test_simple_text) every
-//     100 ms, whose latencies are reported as p50, p99 and max, with where
-//     the slowest call's time went (opening a connection, or waiting for
-//     the answer after the request was written).
+//   - one well-behaved client calling tools/call (test_simple_text), or
+//     tools/list with -good-method tools/list, every 100 ms, whose
+//     latencies are reported as p50, p99 and max, with where the slowest
+//     call's time went (opening a connection, or waiting for the answer
+//     after the request was written).
 //
 // The well-behaved client stands for a separate client on a machine of
 // its own. It connects from 127.0.0.2 when the target is 127.0.0.1

@@ -45,6 +45,7 @@ type options struct {
 	pipeline   int
 	big        int
 	goodEvery  time.Duration
+	goodMethod string
 	sample     time.Duration
 	warmup     time.Duration
 	soakGood   int
@@ -83,6 +84,7 @@ func main() {
 	flag.IntVar(&o.pipeline, "pipeline", 16, "requests each non-reading client pipelines (their answers must outgrow the socket buffers, about 4 MiB on Linux loopback, to block the server)")
 	flag.IntVar(&o.big, "big", 512<<10, "size in bytes of the text each non-reader's answer echoes")
 	flag.DurationVar(&o.goodEvery, "good-every", 100*time.Millisecond, "interval of the well-behaved tools/call")
+	flag.StringVar(&o.goodMethod, "good-method", "tools/call", "what the well-behaved client sends: tools/call (test_simple_text) or tools/list")
 	flag.DurationVar(&o.sample, "sample", 0, "interval of RSS and descriptor samples (default 250ms, or 10s with -soak)")
 	flag.DurationVar(&o.warmup, "warmup", time.Minute, "with -soak: samples before this are left out of first/last/max")
 	flag.IntVar(&o.soakGood, "soak-workers", 4, "with -soak: well-behaved workers")
@@ -107,6 +109,10 @@ func main() {
 		if o.soak {
 			o.sample = 10 * time.Second
 		}
+	}
+	if o.goodMethod != "tools/call" && o.goodMethod != "tools/list" {
+		fmt.Fprintln(os.Stderr, "hostile: -good-method takes tools/call or tools/list")
+		os.Exit(2)
 	}
 	if _, ok := holdMethods[o.holdMethod]; !ok {
 		fmt.Fprintln(os.Stderr, "hostile: -hold-method takes listen or tools/list")
@@ -253,7 +259,7 @@ func hostile(ctx context.Context, o *options, u string, srv *child, out io.Write
 	defer cancel()
 	hostileCtx, stopHostile := context.WithCancel(ctx)
 	defer stopHostile()
-	good := &goodCaller{outcomes: newCounter(), from: goodFrom(o.goodFrom, u)}
+	good := &goodCaller{outcomes: newCounter(), from: goodFrom(o.goodFrom, u), list: o.goodMethod == "tools/list"}
 	flood := &listenFlood{statuses: newCounter(), rate: o.listenRate}
 	slow := &slowClients{events: newCounter()}
 	nr := &nonReaders{events: newCounter()}
@@ -414,8 +420,8 @@ func hostile(ctx context.Context, o *options, u string, srv *child, out io.Write
 			where += fmt.Sprintf(", the hostile clients at nice %d", o.attackNice)
 		}
 	}
-	fmt.Fprintf(out, "\nwell-behaved tools/call every %v from %s, %s: %d calls, p50 %v, p99 %v, max %v; outcomes: %s\n",
-		o.goodEvery, addrName(good.from), where, n, p50.Round(10*time.Microsecond), p99.Round(10*time.Microsecond), mx.Round(10*time.Microsecond), good.outcomes)
+	fmt.Fprintf(out, "\nwell-behaved %s every %v from %s, %s: %d calls, p50 %v, p99 %v, max %v; outcomes: %s\n",
+		o.goodMethod, o.goodEvery, addrName(good.from), where, n, p50.Round(10*time.Microsecond), p99.Round(10*time.Microsecond), mx.Round(10*time.Microsecond), good.outcomes)
 	good.mu.Lock()
 	fmt.Fprintf(out, "  slowest call %v; calls that opened a connection: %d\n", good.worst, good.dials)
 	good.mu.Unlock()
@@ -488,7 +494,7 @@ func hostile(ctx context.Context, o *options, u string, srv *child, out io.Write
 	if p99 > 100*time.Millisecond || (srv != nil && samp.maxRSS > 300<<20) || good.outcomes.get("ok") != n {
 		verdict = "MISSED"
 	}
-	fmt.Fprintf(out, "target (tools/call p99 within 100ms, no failed call, RSS under 300 MiB): %s\n", verdict)
+	fmt.Fprintf(out, "target ("+o.goodMethod+" p99 within 100ms, no failed call, RSS under 300 MiB): %s\n", verdict)
 	return 0
 }
 

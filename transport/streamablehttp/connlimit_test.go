@@ -334,3 +334,32 @@ func TestConnLimitWrapperFlushes(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "data: first\n", line)
 }
+
+// A connection accepted over the cap whose request comes once a slot has
+// freed up is served, not refused.
+func TestConnLimitServesWaitingConnectionWhenSlotFrees(t *testing.T) {
+	entered, release := make(chan struct{}, 1), make(chan struct{})
+	limit := NewConnLimit(1)
+	limit.refuseWait = time.Minute // the waiting connection is not closed for its silence meanwhile
+	addr := serveOn(t, NewHTTPServer("", limitMux(entered, release), WithConnLimit(limit)))
+
+	busy := dialWire(t, addr)
+	busy.send("/block", http.Header{}, "")
+	waitEntered(t, entered)
+	waiting := dialWire(t, addr)
+	require.Eventually(t, func() bool { return limit.Stats().Refusing == 1 }, 5*time.Second, 5*time.Millisecond)
+
+	close(release)
+	resp, _ := busy.read()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.NoError(t, busy.c.Close())
+	require.Eventually(t, func() bool { return limit.Stats().Open == 0 }, 5*time.Second, 5*time.Millisecond)
+
+	resp, body := waiting.do("/ok")
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, "ok", body)
+	s := limit.Stats()
+	assert.Equal(t, 1, s.Open)
+	assert.Zero(t, s.Refusing)
+	assert.Zero(t, s.Refused)
+}

@@ -45,6 +45,12 @@ func runGoodChild(o *options, out io.Writer) int {
 		fmt.Fprintf(w, "call %d %d %d %d %d %s %s\n", at, tr.total, dialed, tr.connect, tr.wait, outcome, strconv.Quote(why))
 		_ = w.Flush()
 	}
+	if o.goodNice != 0 {
+		if err := setPriority("self", o.goodNice); err != nil {
+			fmt.Fprintln(os.Stderr, "hostile: setting the well-behaved client's priority:", err)
+			return 1
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), o.duration)
 	defer cancel()
 	g.run(ctx, o.url, o.goodEvery)
@@ -61,7 +67,8 @@ func startGoodChild(u string, o *options, d time.Duration, base time.Time, g *go
 		return nil, err
 	}
 	cmd := exec.Command(self, "-"+goodChildFlag, "-url", u, "-duration", d.String(),
-		"-good-every", o.goodEvery.String(), "-good-from", o.goodFrom, "-good-method", o.goodMethod)
+		"-good-every", o.goodEvery.String(), "-good-from", o.goodFrom, "-good-method", o.goodMethod,
+		"-good-nice", strconv.Itoa(o.goodNice))
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -52,7 +52,9 @@
 // where the load generator runs beside the server, the hostile clients'
 // CPU would otherwise be taken from the server and from the measuring
 // client, which is not what an attacker elsewhere costs them. Neither
-// changes what the hostile clients send. -good-apart=false -attack-nice=0
+// changes what the hostile clients send. On a machine shared with other
+// work, -server-nice and -good-nice (negative, as root) put the server and
+// the well-behaved client ahead of it. -good-apart=false -attack-nice=0
 // -good-from=any measures as earlier versions did. -listen-rate paces the
 // listen attempts (default: as fast as the workers go).
 //

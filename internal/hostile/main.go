@@ -37,6 +37,7 @@ type options struct {
 	goodChild  bool
 	attackNice int
 	serverNice int
+	goodNice   int
 	progress   time.Duration
 	slow       int
 	slowLen    int
@@ -76,6 +77,7 @@ func main() {
 	flag.BoolVar(&o.goodApart, "good-apart", true, "run the well-behaved client in a process of its own")
 	flag.IntVar(&o.attackNice, "attack-nice", 10, "with -good-apart, once the server and the well-behaved client are started, lower this process's (the hostile clients') scheduling priority to this nice value, as if the attack ran on a machine of its own (0: leave it)")
 	flag.IntVar(&o.serverNice, "server-nice", 0, "set the fixture server's nice value once started (negative: ahead of every other process on the machine, as if it had the machine to itself; needs the privilege to raise priority)")
+	flag.IntVar(&o.goodNice, "good-nice", 0, "with -good-apart, the well-behaved client's nice value (negative, with -server-nice: both ahead of other processes on a shared machine, as if client and server each had a machine of their own; needs the privilege to raise priority)")
 	flag.BoolVar(&o.goodChild, goodChildFlag, false, "internal: run only the well-behaved client against -url and report each call on stdout")
 	flag.IntVar(&o.slow, "slow", 200, "slow-body clients")
 	flag.IntVar(&o.slowLen, "slow-len", 1024, "Content-Length the slow-body clients announce")
@@ -191,6 +193,9 @@ func run(ctx context.Context, o *options, out io.Writer) (int, error) {
 	fmt.Fprintf(out, "hostile: target %s, RLIMIT_NOFILE %d, duration %v\n", u, limit, o.duration)
 	if srv != nil && o.serverNice != 0 {
 		fmt.Fprintf(out, "hostile: the server runs at nice %d\n", o.serverNice)
+	}
+	if o.goodApart && o.goodNice != 0 {
+		fmt.Fprintf(out, "hostile: the well-behaved client runs at nice %d\n", o.goodNice)
 	}
 	if err := probe(ctx, u); err != nil {
 		return 1, err

@@ -58,6 +58,7 @@ const (
 // other requests too, it stays open.
 //
 // One ConnLimit may serve several servers, with one cap over them all.
+// Make one with NewConnLimit; the zero value is not usable.
 type ConnLimit struct {
 	max         int
 	maxRefusing int

@@ -8,9 +8,19 @@
 # to measure without). Arguments go to internal/hostile.
 #
 #   scripts/hostile.sh [flags]
+#
+# Connections held open after a refusal (each sends one
+# subscriptions/listen and keeps its connection whatever the answer), with
+# the slow-body and non-reading clients beside them:
+#
+#   scripts/hostile.sh -listens 0 -hold 19000
+#
+# Each held connection is a descriptor here and, until the server closes
+# it, one in the server: the limit is raised to 200,000 where the shell may
+# (as root), else to the hard limit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+ulimit -n 200000 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/hostile" ./internal/hostile

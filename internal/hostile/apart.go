@@ -34,7 +34,7 @@ const goodChildFlag = "good-child"
 func runGoodChild(o *options, out io.Writer) int {
 	var mu sync.Mutex
 	w := bufio.NewWriter(out)
-	g := &goodCaller{outcomes: newCounter(), from: goodFrom(o.goodFrom, o.url)}
+	g := &goodCaller{outcomes: newCounter(), from: goodFrom(o.goodFrom, o.url), list: o.goodMethod == "tools/list"}
 	g.each = func(at time.Duration, tr callTrace, outcome, why string) {
 		dialed := 0
 		if tr.dialed {
@@ -44,6 +44,12 @@ func runGoodChild(o *options, out io.Writer) int {
 		defer mu.Unlock()
 		fmt.Fprintf(w, "call %d %d %d %d %d %s %s\n", at, tr.total, dialed, tr.connect, tr.wait, outcome, strconv.Quote(why))
 		_ = w.Flush()
+	}
+	if o.goodNice != 0 {
+		if err := setPriority("self", o.goodNice); err != nil {
+			fmt.Fprintln(os.Stderr, "hostile: setting the well-behaved client's priority:", err)
+			return 1
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), o.duration)
 	defer cancel()
@@ -61,7 +67,8 @@ func startGoodChild(u string, o *options, d time.Duration, base time.Time, g *go
 		return nil, err
 	}
 	cmd := exec.Command(self, "-"+goodChildFlag, "-url", u, "-duration", d.String(),
-		"-good-every", o.goodEvery.String(), "-good-from", o.goodFrom)
+		"-good-every", o.goodEvery.String(), "-good-from", o.goodFrom, "-good-method", o.goodMethod,
+		"-good-nice", strconv.Itoa(o.goodNice))
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

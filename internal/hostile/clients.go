@@ -133,8 +133,8 @@ func classify(status int, raw []byte, m *message, err error, want string) (outco
 	return ok, ""
 }
 
-// goodCaller calls tools/call test_simple_text every interval until ctx
-// ends, and records each call's latency and outcome, and for the slowest
+// goodCaller calls tools/call test_simple_text (or, with list set,
+// tools/list) every interval until ctx ends, and records each call's latency and outcome, and for the slowest
 // call where its time went.
 type goodCaller struct {
 	mu       sync.Mutex
@@ -143,6 +143,7 @@ type goodCaller struct {
 	latency  []time.Duration
 	outcomes *counter
 	from     net.Addr // the client's local address; nil: any
+	list     bool     // call tools/list instead of tools/call
 	worst    callTrace
 	dials    int // calls that had to open a connection
 	// each, when set, is told of every call too (the -good-child mode).
@@ -173,7 +174,12 @@ func (t callTrace) String() string {
 func (g *goodCaller) run(ctx context.Context, u string, interval time.Duration) {
 	c := newHTTPClientFrom(1, 10*time.Second, g.from)
 	defer c.CloseIdleConnections()
-	body := requestBody(1, "tools/call", callParams("test_simple_text", "{}", ""), "{}")
+	method, name, want := "tools/call", "test_simple_text", `"text"`
+	body := requestBody(1, method, callParams(name, "{}", ""), "{}")
+	if g.list {
+		method, name, want = "tools/list", "", `"tools"`
+		body = requestBody(1, method, "", "{}")
+	}
 	g.start = time.Now()
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -194,9 +200,9 @@ func (g *goodCaller) run(ctx context.Context, u string, interval time.Duration) 
 			GotFirstResponseByte: func() { tr.wait = time.Since(wrote) },
 		})
 		t0 := time.Now()
-		status, raw, m, err := post(tctx, c, u, "tools/call", "test_simple_text", body, 10*time.Second)
+		status, raw, m, err := post(tctx, c, u, method, name, body, 10*time.Second)
 		tr.total = time.Since(t0)
-		o, why := classify(status, raw, m, err, `"text"`)
+		o, why := classify(status, raw, m, err, want)
 		label := []string{"ok", "5xx", "lost", "wrong"}[o]
 		g.record(t0.Sub(g.start), tr, label, why)
 		if g.each != nil {

@@ -25,10 +25,22 @@
 //     are large (json_schema_2020_12_tool echoes its arguments, so a
 //     -big byte argument comes back) and never read, with a small receive
 //     buffer;
-//   - one well-behaved client calling tools/call (test_simple_text) every
-//     100 ms, whose latencies are reported as p50, p99 and max, with where
-//     the slowest call's time went (opening a connection, or waiting for
-//     the answer after the request was written).
+//   - -hold connections (default none) opened by -hold-conc workers, each
+//     sending one request (-hold-method: a subscriptions/listen, or a
+//     tools/list that leaves an idle keep-alive connection) and then kept
+//     open whatever the answer, until the end: the load of tens of
+//     thousands of clients that hold connections after being refused.
+//     They connect from 127.0.0.<-hold-from> onwards, spread over
+//     -hold-addrs addresses (so that they run out of neither ephemeral
+//     ports nor peers), and only to a loopback target; the summary counts
+//     the answers by status, the connections the server closed and those
+//     still open, and the server's own connection-cap counts (the
+//     fixture's -debug-addr /conns);
+//   - one well-behaved client calling tools/call (test_simple_text), or
+//     tools/list with -good-method tools/list, every 100 ms, whose
+//     latencies are reported as p50, p99 and max, with where the slowest
+//     call's time went (opening a connection, or waiting for the answer
+//     after the request was written).
 //
 // The well-behaved client stands for a separate client on a machine of
 // its own. It connects from 127.0.0.2 when the target is 127.0.0.1
@@ -40,7 +52,9 @@
 // where the load generator runs beside the server, the hostile clients'
 // CPU would otherwise be taken from the server and from the measuring
 // client, which is not what an attacker elsewhere costs them. Neither
-// changes what the hostile clients send. -good-apart=false -attack-nice=0
+// changes what the hostile clients send. On a machine shared with other
+// work, -server-nice and -good-nice (negative, as root) put the server and
+// the well-behaved client ahead of it. -good-apart=false -attack-nice=0
 // -good-from=any measures as earlier versions did. -listen-rate paces the
 // listen attempts (default: as fast as the workers go).
 //
@@ -53,7 +67,8 @@
 // calling tools/call, completing a multi-round MRTR call (three requests,
 // test_input_required_result_multi_round) and opening, holding and
 // closing listen streams, next to a smaller share of slow, non-reading and
-// listen-flooding clients. RSS, descriptors and the goroutine count (the
+// listen-flooding clients, and -hold holders that open another connection
+// -hold-again after the server closes theirs. RSS, descriptors and the goroutine count (the
 // fixture's -debug-addr, which the soak passes it) are sampled every
 // -sample; the summary gives the well-behaved request count, 5xx answers
 // and lost answers (requests that got no JSON-RPC answer), and the series

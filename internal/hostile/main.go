@@ -37,6 +37,7 @@ type options struct {
 	goodChild  bool
 	attackNice int
 	serverNice int
+	goodNice   int
 	progress   time.Duration
 	slow       int
 	slowLen    int
@@ -45,11 +46,20 @@ type options struct {
 	pipeline   int
 	big        int
 	goodEvery  time.Duration
+	goodMethod string
 	sample     time.Duration
 	warmup     time.Duration
 	soakGood   int
 	noDump     bool
 	dumpFile   string
+
+	hold       int
+	holdMethod string
+	holdConc   int
+	holdRate   float64
+	holdFrom   int
+	holdAddrs  int
+	holdAgain  time.Duration
 }
 
 func main() {
@@ -67,6 +77,7 @@ func main() {
 	flag.BoolVar(&o.goodApart, "good-apart", true, "run the well-behaved client in a process of its own")
 	flag.IntVar(&o.attackNice, "attack-nice", 10, "with -good-apart, once the server and the well-behaved client are started, lower this process's (the hostile clients') scheduling priority to this nice value, as if the attack ran on a machine of its own (0: leave it)")
 	flag.IntVar(&o.serverNice, "server-nice", 0, "set the fixture server's nice value once started (negative: ahead of every other process on the machine, as if it had the machine to itself; needs the privilege to raise priority)")
+	flag.IntVar(&o.goodNice, "good-nice", 0, "with -good-apart, the well-behaved client's nice value (negative, with -server-nice: both ahead of other processes on a shared machine, as if client and server each had a machine of their own; needs the privilege to raise priority)")
 	flag.BoolVar(&o.goodChild, goodChildFlag, false, "internal: run only the well-behaved client against -url and report each call on stdout")
 	flag.IntVar(&o.slow, "slow", 200, "slow-body clients")
 	flag.IntVar(&o.slowLen, "slow-len", 1024, "Content-Length the slow-body clients announce")
@@ -75,11 +86,19 @@ func main() {
 	flag.IntVar(&o.pipeline, "pipeline", 16, "requests each non-reading client pipelines (their answers must outgrow the socket buffers, about 4 MiB on Linux loopback, to block the server)")
 	flag.IntVar(&o.big, "big", 512<<10, "size in bytes of the text each non-reader's answer echoes")
 	flag.DurationVar(&o.goodEvery, "good-every", 100*time.Millisecond, "interval of the well-behaved tools/call")
+	flag.StringVar(&o.goodMethod, "good-method", "tools/call", "what the well-behaved client sends: tools/call (test_simple_text) or tools/list")
 	flag.DurationVar(&o.sample, "sample", 0, "interval of RSS and descriptor samples (default 250ms, or 10s with -soak)")
 	flag.DurationVar(&o.warmup, "warmup", time.Minute, "with -soak: samples before this are left out of first/last/max")
 	flag.IntVar(&o.soakGood, "soak-workers", 4, "with -soak: well-behaved workers")
 	flag.BoolVar(&o.noDump, "no-dump", false, "do not SIGQUIT the child at the end to count its goroutines")
 	flag.StringVar(&o.dumpFile, "dump-file", "", "also write the child's goroutine stack dump to this file")
+	flag.IntVar(&o.hold, "hold", 0, "connections to hold: each opens a connection, sends one -hold-method request and keeps the connection open whatever the answer, until the end (with -soak: reopens -hold-again after the server closes it)")
+	flag.StringVar(&o.holdMethod, "hold-method", "listen", "request each held connection sends: listen (subscriptions/listen, refused past the listener caps) or tools/list (answered, then an idle keep-alive connection)")
+	flag.IntVar(&o.holdConc, "hold-conc", 200, "workers opening the held connections")
+	flag.Float64Var(&o.holdRate, "hold-rate", 0, "held connections opened per second (0: as fast as the workers go)")
+	flag.IntVar(&o.holdFrom, "hold-from", 10, "held connections come from 127.0.0.<hold-from> onwards (loopback targets only), so that they do not run out of ephemeral ports and count as several peers")
+	flag.IntVar(&o.holdAddrs, "hold-addrs", 64, "number of 127.0.0.x source addresses of the held connections (0: the system's choice)")
+	flag.DurationVar(&o.holdAgain, "hold-again", 5*time.Second, "with -soak: pause before a holder whose connection the server closed opens a new one")
 	flag.Parse()
 	if o.duration <= 0 {
 		o.duration = time.Minute
@@ -92,6 +111,18 @@ func main() {
 		if o.soak {
 			o.sample = 10 * time.Second
 		}
+	}
+	if o.goodMethod != "tools/call" && o.goodMethod != "tools/list" {
+		fmt.Fprintln(os.Stderr, "hostile: -good-method takes tools/call or tools/list")
+		os.Exit(2)
+	}
+	if _, ok := holdMethods[o.holdMethod]; !ok {
+		fmt.Fprintln(os.Stderr, "hostile: -hold-method takes listen or tools/list")
+		os.Exit(2)
+	}
+	if o.hold < 0 || o.holdConc < 1 || o.holdRate < 0 || o.holdAgain <= 0 {
+		fmt.Fprintln(os.Stderr, "hostile: -hold counts and intervals must be positive")
+		os.Exit(2)
 	}
 	if o.listenConc < 1 || o.soakGood < 1 || o.pipeline < 1 || o.slowLen < 1 || o.slowEvery <= 0 || o.goodEvery <= 0 || o.progress <= 0 || o.listenRate < 0 {
 		fmt.Fprintln(os.Stderr, "hostile: counts and intervals must be positive")
@@ -131,15 +162,14 @@ func run(ctx context.Context, o *options, out io.Writer) (int, error) {
 			return 1, err
 		}
 		args := strings.Fields(o.serverArgs)
-		var debug string
-		if o.soak {
-			// The soak samples the server's goroutine count (the
-			// fixture's -debug-addr).
-			if debug, err = freeAddr(); err != nil {
-				return 1, err
-			}
-			args = append(args, "-debug-addr", debug)
+		// The soak samples the server's goroutine count, and both modes
+		// read its connection cap's counts at the end (the fixture's
+		// -debug-addr).
+		debug, err := freeAddr()
+		if err != nil {
+			return 1, err
 		}
+		args = append(args, "-debug-addr", debug)
 		srv, err = startChild(bin, args)
 		if err != nil {
 			return 1, err
@@ -152,9 +182,8 @@ func run(ctx context.Context, o *options, out io.Writer) (int, error) {
 			}
 		}()
 		u = srv.url
-		if debug != "" {
-			srv.debug = "http://" + debug + "/goroutines"
-		}
+		srv.debug = "http://" + debug + "/goroutines"
+		srv.debugConns = "http://" + debug + "/conns"
 		if o.serverNice != 0 {
 			if err := setPriority(strconv.Itoa(srv.cmd.Process.Pid), o.serverNice); err != nil {
 				return 1, fmt.Errorf("setting the server's priority: %w", err)
@@ -164,6 +193,9 @@ func run(ctx context.Context, o *options, out io.Writer) (int, error) {
 	fmt.Fprintf(out, "hostile: target %s, RLIMIT_NOFILE %d, duration %v\n", u, limit, o.duration)
 	if srv != nil && o.serverNice != 0 {
 		fmt.Fprintf(out, "hostile: the server runs at nice %d\n", o.serverNice)
+	}
+	if o.goodApart && o.goodNice != 0 {
+		fmt.Fprintf(out, "hostile: the well-behaved client runs at nice %d\n", o.goodNice)
 	}
 	if err := probe(ctx, u); err != nil {
 		return 1, err
@@ -232,13 +264,23 @@ func hostile(ctx context.Context, o *options, u string, srv *child, out io.Write
 	defer cancel()
 	hostileCtx, stopHostile := context.WithCancel(ctx)
 	defer stopHostile()
-	good := &goodCaller{outcomes: newCounter(), from: goodFrom(o.goodFrom, u)}
+	good := &goodCaller{outcomes: newCounter(), from: goodFrom(o.goodFrom, u), list: o.goodMethod == "tools/list"}
 	flood := &listenFlood{statuses: newCounter(), rate: o.listenRate}
 	slow := &slowClients{events: newCounter()}
 	nr := &nonReaders{events: newCounter()}
+	hold := newHolders()
+	var holdFrom []net.IP
+	if o.hold > 0 {
+		var err error
+		if holdFrom, err = holdSources(u, o.holdFrom, o.holdAddrs); err != nil {
+			fmt.Fprintln(out, "hostile:", err)
+			return 1
+		}
+	}
 	samp := &sampler{}
 	var wg sync.WaitGroup
 	var floodEnd atomic.Int64 // when the listen attempts were all answered, since start
+	var holdEnd atomic.Int64  // when the held connections were all opened, since start
 	start := time.Now()
 	var cpu0 cpuSnapshot
 	var cpuFlood atomic.Pointer[cpuSnapshot] // taken when the listen attempts were all answered
@@ -281,6 +323,15 @@ func hostile(ctx context.Context, o *options, u string, srv *child, out io.Write
 	})
 	wg.Go(func() { slow.run(hostileCtx, u, o.slow, o.slowLen, o.slowEvery, false) })
 	wg.Go(func() { nr.run(hostileCtx, u, o.nonread, o.pipeline, o.big, 0) })
+	if o.hold > 0 {
+		wg.Go(func() {
+			hold.run(hostileCtx, u, o.holdMethod, o.hold, o.holdConc, o.holdRate, holdFrom, 0, func() {
+				if runCtx.Err() == nil {
+					holdEnd.Store(int64(time.Since(start)))
+				}
+			})
+		})
+	}
 	if srv != nil {
 		wg.Go(func() { samp.run(runCtx, srv.cmd.Process.Pid, o.sample, nil) })
 	}
@@ -299,6 +350,9 @@ func hostile(ctx context.Context, o *options, u string, srv *child, out io.Write
 			n, p50, p99, mx := good.percentiles(0, time.Hour)
 			line := fmt.Sprintf("  %5.1fs good=%d p50=%v p99=%v max=%v listens sent=%d held=%d slow open=%d nonread open=%d written=%d",
 				time.Since(start).Seconds(), n, p50, p99, mx, flood.sent.Load(), flood.held.Load(), slow.open.Load(), nr.open.Load(), nr.written.Load())
+			if o.hold > 0 {
+				line += fmt.Sprintf(" hold opened=%d open=%d streams=%d closed-by-server=%d", hold.opened.Load(), hold.open.Load(), hold.streams.Load(), hold.closedBy.Load())
+			}
 			if srv != nil {
 				rss, _ := procRSS(srv.cmd.Process.Pid)
 				fds, _ := procFDs(srv.cmd.Process.Pid)
@@ -319,6 +373,11 @@ func hostile(ctx context.Context, o *options, u string, srv *child, out io.Write
 	heldAtEnd := flood.held.Load()
 	slowOpen, nrOpen := slow.open.Load(), nr.open.Load()
 	floodSeen, slowSeen, nrSeen := flood.statuses.String(), slow.events.String(), nr.events.String()
+	holdOpen, holdStreams, holdClosed, holdEnds := hold.open.Load(), hold.streams.Load(), hold.closedBy.Load(), hold.ends.String()
+	connStats := ""
+	if srv != nil {
+		connStats = srv.connStats()
+	}
 	var dump goroutineDump
 	var dumpErr error
 	cpu1 := takeCPU(pid)
@@ -366,8 +425,8 @@ func hostile(ctx context.Context, o *options, u string, srv *child, out io.Write
 			where += fmt.Sprintf(", the hostile clients at nice %d", o.attackNice)
 		}
 	}
-	fmt.Fprintf(out, "\nwell-behaved tools/call every %v from %s, %s: %d calls, p50 %v, p99 %v, max %v; outcomes: %s\n",
-		o.goodEvery, addrName(good.from), where, n, p50.Round(10*time.Microsecond), p99.Round(10*time.Microsecond), mx.Round(10*time.Microsecond), good.outcomes)
+	fmt.Fprintf(out, "\nwell-behaved %s every %v from %s, %s: %d calls, p50 %v, p99 %v, max %v; outcomes: %s\n",
+		o.goodMethod, o.goodEvery, addrName(good.from), where, n, p50.Round(10*time.Microsecond), p99.Round(10*time.Microsecond), mx.Round(10*time.Microsecond), good.outcomes)
 	good.mu.Lock()
 	fmt.Fprintf(out, "  slowest call %v; calls that opened a connection: %d\n", good.worst, good.dials)
 	good.mu.Unlock()
@@ -391,6 +450,22 @@ func hostile(ctx context.Context, o *options, u string, srv *child, out io.Write
 		o.slow, o.slowLen, o.slowEvery, slowOpen, slowSeen)
 	fmt.Fprintf(out, "non-reading clients: %d (%d pipelined calls, ~%d KiB answers each); open at the end %d; requests written in full %d; events: %s\n",
 		o.nonread, o.pipeline, o.big>>10, nrOpen, nr.written.Load(), nrSeen)
+	if o.hold > 0 {
+		holdTime := "still opening at the end"
+		if he := time.Duration(holdEnd.Load()); he > 0 {
+			holdTime = "all opened and answered in " + he.Round(100*time.Millisecond).String()
+		}
+		fmt.Fprintf(out, "held connections: %d to open (one %s each, then held) from %d workers over %d source addresses, %s; opened %d (max open at once %d); answers: %s\n",
+			o.hold, o.holdMethod, o.holdConc, len(holdFrom), holdTime, hold.opened.Load(), hold.maxOpen.Load(), hold.answers)
+		fmt.Fprintf(out, "  at the end: still open %d (of them accepted streams %d); closed by the server %d; how they ended: %s\n",
+			holdOpen, holdStreams, holdClosed, holdEnds)
+		for _, e := range hold.answers.examples() {
+			fmt.Fprintln(out, "  first", e)
+		}
+	}
+	if connStats != "" {
+		fmt.Fprintln(out, "server connection cap at the end:", connStats)
+	}
 	if srv != nil {
 		fmt.Fprintf(out, "server RSS max %s over %d samples; open descriptors max %d\n", mib(samp.maxRSS), len(samp.rss), samp.maxFDs)
 		fmt.Fprintf(out, "CPU over the %v run: server %v, this load generator %v, machine busy %v (of %d cores x %v)\n",
@@ -424,7 +499,7 @@ func hostile(ctx context.Context, o *options, u string, srv *child, out io.Write
 	if p99 > 100*time.Millisecond || (srv != nil && samp.maxRSS > 300<<20) || good.outcomes.get("ok") != n {
 		verdict = "MISSED"
 	}
-	fmt.Fprintf(out, "target (tools/call p99 within 100ms, no failed call, RSS under 300 MiB): %s\n", verdict)
+	fmt.Fprintf(out, "target ("+o.goodMethod+" p99 within 100ms, no failed call, RSS under 300 MiB): %s\n", verdict)
 	return 0
 }
 

@@ -75,6 +75,28 @@ type child struct {
 	errs  *tailBuffer
 	done  chan struct{}
 	debug string // the URL of its goroutine count, when it serves one
+	// debugConns is the URL of its connection cap's counts, when it
+	// serves them.
+	debugConns string
+}
+
+// connStats returns the counts of the child's connection cap as it
+// reports them (one line), or "" when it serves none.
+func (c *child) connStats() string {
+	if c.debugConns == "" {
+		return ""
+	}
+	hc := http.Client{Timeout: 2 * time.Second}
+	resp, err := hc.Get(c.debugConns)
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1024))
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }
 
 // goroutines returns the child's goroutine count, or -1 when it serves

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -48,6 +49,14 @@ func soak(ctx context.Context, o *options, u string, srv *child, out io.Writer) 
 	flood := &listenFlood{statuses: newCounter()}
 	slow := &slowClients{events: newCounter()}
 	nr := &nonReaders{events: newCounter()}
+	hold := newHolders()
+	var holdFrom []net.IP
+	if o.hold > 0 {
+		var err error
+		if holdFrom, err = holdSources(u, o.holdFrom, o.holdAddrs); err != nil {
+			return 1, err
+		}
+	}
 	samp := &sampler{}
 	var (
 		gmu   sync.Mutex
@@ -63,6 +72,11 @@ func soak(ctx context.Context, o *options, u string, srv *child, out io.Writer) 
 	wg.Go(func() { flood.run(runCtx, u, o.listens, o.listenConc, 500*time.Millisecond, 2*time.Second, nil) })
 	wg.Go(func() { slow.run(runCtx, u, o.slow, o.slowLen, o.slowEvery, true) })
 	wg.Go(func() { nr.run(runCtx, u, o.nonread, o.pipeline, o.big, 45*time.Second) })
+	if o.hold > 0 {
+		// Holders whose connection the server closes open another after
+		// o.holdAgain: steady load of connections held after a refusal.
+		wg.Go(func() { hold.run(runCtx, u, o.holdMethod, o.hold, o.holdConc, o.holdRate, holdFrom, o.holdAgain, nil) })
+	}
 	if srv != nil {
 		wg.Go(func() {
 			samp.run(runCtx, srv.cmd.Process.Pid, o.sample, func(at time.Duration, rss int64, fds int) {
@@ -72,8 +86,8 @@ func soak(ctx context.Context, o *options, u string, srv *child, out io.Writer) 
 					gAt, gSeen = append(gAt, at), append(gSeen, g)
 					gmu.Unlock()
 				}
-				fmt.Fprintf(out, "  t=%-5v rss=%-10s fds=%-5d goroutines=%-5d good requests=%d 5xx=%d lost=%d wrong=%d listens held=%d slow open=%d nonread open=%d\n",
-					at, mib(rss), fds, g, st.requests.Load(), st.fivexx.Load(), st.lost.Load(), st.wrong.Load(), flood.held.Load(), slow.open.Load(), nr.open.Load())
+				fmt.Fprintf(out, "  t=%-5v rss=%-10s fds=%-5d goroutines=%-5d good requests=%d 5xx=%d lost=%d wrong=%d listens held=%d slow open=%d nonread open=%d held conns open=%d\n",
+					at, mib(rss), fds, g, st.requests.Load(), st.fivexx.Load(), st.lost.Load(), st.wrong.Load(), flood.held.Load(), slow.open.Load(), nr.open.Load(), hold.open.Load())
 			})
 		})
 	}
@@ -88,7 +102,14 @@ func soak(ctx context.Context, o *options, u string, srv *child, out io.Writer) 
 	fmt.Fprintf(out, "  well-behaved listens refused: %s\n", st.refused)
 	fmt.Fprintf(out, "hostile share: listen attempts %d (answers %s); slow-body clients %d (events %s); non-readers %d (requests written %d, events %s)\n",
 		flood.sent.Load(), flood.statuses, o.slow, slow.events, o.nonread, nr.written.Load(), nr.events)
+	if o.hold > 0 {
+		fmt.Fprintf(out, "held connections: %d holders (one %s each, reopened %v after the server closes it) over %d source addresses; opened %d (max open at once %d); answers: %s; closed by the server %d\n",
+			o.hold, o.holdMethod, o.holdAgain, len(holdFrom), hold.opened.Load(), hold.maxOpen.Load(), hold.answers, hold.closedBy.Load())
+	}
 	if srv != nil {
+		if cs := srv.connStats(); cs != "" {
+			fmt.Fprintln(out, "server connection cap at the end:", cs)
+		}
 		samp.mu.Lock()
 		var rss []int64
 		var fds []int

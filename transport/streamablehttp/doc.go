@@ -110,6 +110,11 @@
 // NewHTTPServer returns an http.Server to match, with ReadHeaderTimeout,
 // IdleTimeout and MaxHeaderBytes set and ReadTimeout and WriteTimeout
 // left at zero: those bound a whole request and would cut such streams.
+// It also caps concurrent connections (ConnLimit, DefaultMaxConns by
+// default): at the cap the connection idle longest is closed to make room
+// and, when none is idle, a new connection is refused with 503 and closed;
+// answers refused for load (429, 503) close their HTTP/1 connection. A
+// server built by hand gets the same bounds from NewConnLimit(n).Apply.
 //
 // # Memory
 //

@@ -1,4 +1,5 @@
-// Package share is what the replicas of one deployment share: events
+// Package share is for deployments of several replicas (mrtr.WithShare):
+// it is what the replicas of one deployment share: events
 // published on named channels, single-use claims that expire, and small
 // records that expire.
 //

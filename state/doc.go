@@ -1,5 +1,7 @@
-// Package state turns the server-side state of an unfinished MCP request
-// into a tamper-proof token that the client hands back on its retry.
+// Package state is a building block beneath mrtr, for deployments that
+// manage their keys (most servers only set MRTRKIT_STATE_KEYS): it turns
+// the server-side state of an unfinished MCP request into a tamper-proof
+// token that the client hands back on its retry.
 //
 // # Why
 //

@@ -1,6 +1,9 @@
-// Package legacy serves clients of the initialize era (MCP 2025-11-25 and
-// 2025-06-18) with the same mrtr.Server, the same handlers and the same
-// multi-round safety as clients of 2026-07-28.
+// Package legacy is the bridge the transports use to serve clients of the
+// initialize era (MCP 2025-11-25 and 2025-06-18) with the same
+// mrtr.Server, the same handlers and the same multi-round safety as
+// clients of 2026-07-28. Servers rarely use it directly: the transports
+// build an Engine themselves when the Server's description lists legacy
+// versions; pass your own (WithLegacy) to set its options or keys.
 //
 // Such a client starts with initialize, carries a session id on every
 // later request, and expects the server to send it requests
@@ -171,6 +174,6 @@
 // A transport hosts an Engine through a small surface: Initialize,
 // Engine.Session for later requests, Session.Handle with a Sender for the
 // request's stream, Session.Listen with a Sender for the session's own
-// stream, Session.Close. Streamable HTTP (transport/streamablehttp,
-// WithLegacy) and stdio (transport/stdio) host it.
+// stream, Session.Close. Streamable HTTP (transport/streamablehttp) and
+// stdio (transport/stdio) host it, each building one by default.
 package legacy

@@ -1,5 +1,7 @@
-// Package streamablehttp serves an mrtr.Server to MCP clients over HTTP,
-// using the Streamable HTTP transport of MCP 2026-07-28.
+// Package streamablehttp is the HTTP layer a deployment mounts: it serves
+// an mrtr.Server to MCP clients over HTTP, using the Streamable HTTP
+// transport of MCP 2026-07-28, and to 2025-11-25 clients on the same
+// endpoint.
 //
 // Each JSON-RPC message arrives as its own POST to one endpoint ("/mcp" by
 // default). A notification is answered 202 Accepted with no body. A

@@ -83,14 +83,14 @@ func (c *call) request() *Request {
 }
 
 func (s *Server) callTool(ctx context.Context, c *call) (json.RawMessage, *Error) {
-	c.stage = "target"
+	c.stage = StageTarget
 	if c.target == "" {
 		return nil, InvalidParamsError("tools/call needs params.name, a non-empty string")
 	}
 	if c.ep.entry == nil {
 		return nil, unknownTool(c.target, nearest(c.target, s.visibleNames(c.in, KindTool)))
 	}
-	c.stage = "arguments"
+	c.stage = StageArguments
 	args := c.p.Arguments
 	switch {
 	case isAbsent(args):
@@ -108,14 +108,14 @@ func (s *Server) callTool(ctx context.Context, c *call) (json.RawMessage, *Error
 }
 
 func (s *Server) getPrompt(ctx context.Context, c *call) (json.RawMessage, *Error) {
-	c.stage = "target"
+	c.stage = StageTarget
 	if c.target == "" {
 		return nil, InvalidParamsError("prompts/get needs params.name, a non-empty string")
 	}
 	if c.ep.entry == nil {
 		return nil, unknownPrompt(c.target, nearest(c.target, s.visibleNames(c.in, KindPrompt)))
 	}
-	c.stage = "arguments"
+	c.stage = StageArguments
 	req := c.request()
 	req.Name = c.target
 	args := c.p.Arguments
@@ -142,7 +142,7 @@ func (s *Server) getPrompt(ctx context.Context, c *call) (json.RawMessage, *Erro
 }
 
 func (s *Server) readResource(ctx context.Context, c *call) (json.RawMessage, *Error) {
-	c.stage = "target"
+	c.stage = StageTarget
 	if c.target == "" {
 		return nil, InvalidParamsError("resources/read needs params.uri, a non-empty string")
 	}
@@ -190,7 +190,7 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 	fromState := false
 	var once time.Duration // OnceOnly: the lifetime of the presented state to claim
 	if !isAbsent(c.p.RequestState) {
-		c.stage = "state"
+		c.stage = StageState
 		c.rec.StatePresented = true
 		claims, err := s.openState(c, args)
 		if err != nil {
@@ -212,7 +212,7 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 			once = claims.ExpiresAt.Sub(claims.IssuedAt)
 		}
 	}
-	c.stage = "answers"
+	c.stage = StageAnswers
 	if err := s.decodeResponses(c.p.InputResponses, asked, &req.Responses); err != nil {
 		return nil, err
 	}
@@ -220,13 +220,13 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 		fromState = true
 	}
 	if once > 0 {
-		c.stage = "state"
+		c.stage = StageState
 		if err := s.claimOnce(ctx, c, once); err != nil {
 			return nil, err
 		}
 	}
 
-	c.stage = "" // from here, what the handler answers is its own
+	c.stage = StageNone // from here, what the handler answers is its own
 	hctx := ctx
 	if s.limits.handlerTimeout > 0 {
 		h := &c.hctx
@@ -241,7 +241,7 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 		}
 	}
 	if ctx.Err() == nil && hctx.Err() == context.DeadlineExceeded {
-		c.stage = "timeout"
+		c.stage = StageTimeout
 		s.log.Warn("mrtr: a handler ran out of time", "method", c.method, "target", clip(c.target), "timeout", s.limits.handlerTimeout)
 		return nil, NewError(CodeInternalError, "Request timed out after "+s.limits.handlerTimeout.String(), nil)
 	}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/internal/testkit"
-	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	redisshare "github.com/mrtrkit/mrtrkit/redis"
 )
@@ -60,7 +59,7 @@ func replica(t testing.TB, srv *redisServer, opts ...redisshare.Option) *mrtr.Se
 
 func message(t testing.TB, method string, params obj) *mrtr.Message {
 	t.Helper()
-	params["_meta"] = obj{wire.MetaProtocolVersion: version, wire.MetaClientCapabilities: obj{"elicitation": obj{}}}
+	params["_meta"] = obj{mrtr.MetaProtocolVersion: version, mrtr.MetaClientCapabilities: obj{"elicitation": obj{}}}
 	b, err := json.Marshal(obj{"jsonrpc": "2.0", "id": 9, "method": method, "params": params})
 	require.NoError(t, err)
 	msg, _, perr := mrtr.ParseMessage(b)

@@ -57,4 +57,3 @@ func TestKnownMethod(t *testing.T) {
 	assert.Equal(t, otherMethod, knownMethod("ping"), "removed in 2026-07-28")
 	assert.Equal(t, otherMethod, knownMethod("tools/call/../x"))
 }
-

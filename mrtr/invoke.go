@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mrtrkit/mrtrkit/discover"
+	"github.com/mrtrkit/mrtrkit/internal/strictjson"
 	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
 
@@ -64,16 +65,31 @@ func (s *Server) findResource(in *Inbound, uri string) endpoint {
 // string (prompt arguments).
 func (c *call) checkArguments(args json.RawMessage, stringValues bool) *Error {
 	v := &c.in.Message.args
-	if !v.checked || len(v.raw) != len(args) || len(args) == 0 || &v.raw[0] != &args[0] {
+	if !v.Checked || len(v.Raw) != len(args) || len(args) == 0 || &v.Raw[0] != &args[0] {
 		return strictArguments(args, stringValues)
 	}
-	if v.err != nil {
-		return v.err
+	if v.Problem != "" {
+		return invalidArguments(v.Problem)
 	}
-	if stringValues && v.nonString != nil {
-		return InvalidParamsError("Invalid arguments: arguments." + quoteName(v.nonString) + " must be a string")
+	if stringValues && v.NonString != nil {
+		return invalidArguments(strictjson.NotString("arguments", v.NonString).Error())
 	}
 	return nil
+}
+
+// strictArguments passes args through the strict door (strictjson.Check),
+// refusing with -32602 what it refuses.
+func strictArguments(args json.RawMessage, stringValues bool) *Error {
+	if err := strictjson.Check(args, "arguments", stringValues); err != nil {
+		return invalidArguments(err.Error())
+	}
+	return nil
+}
+
+// invalidArguments is the -32602 refusal of arguments the strict door
+// refused for problem.
+func invalidArguments(problem string) *Error {
+	return InvalidParamsError("Invalid arguments: " + problem)
 }
 
 // request starts the Request a handler sees.

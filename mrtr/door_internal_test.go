@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzArgumentsVerdict holds the door that ParseMessage runs in its one
@@ -17,15 +19,11 @@ func FuzzArgumentsVerdict(f *testing.F) {
 		body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":` + string(raw) + `}}`)
 		msg, _, perr := ParseMessage(body)
 		if !json.Valid(body) {
-			if perr == nil || perr.Code != CodeParseError {
-				t.Fatalf("body %q is not JSON but parsed with %v", body, perr)
-			}
+			require.Falsef(t, perr == nil || perr.Code != CodeParseError, "body %q is not JSON but parsed with %v", body, perr)
 			return
 		}
 		if perr != nil {
-			if perr.Code == CodeParseError {
-				t.Fatalf("valid body %q refused as unparsable", body)
-			}
+			require.Falsef(t, perr.Code == CodeParseError, "valid body %q refused as unparsable", body)
 			return
 		}
 		trimmed := bytes.TrimSpace(raw)
@@ -41,9 +39,7 @@ func FuzzArgumentsVerdict(f *testing.F) {
 		}
 		for _, strings := range []bool{false, true} {
 			got, want := c.checkArguments(args, strings), strictArguments(args, strings)
-			if (got == nil) != (want == nil) || (got != nil && got.Message != want.Message) {
-				t.Fatalf("arguments %q (strings %v): one pass says %v, the door alone %v", raw, strings, got, want)
-			}
+			require.Falsef(t, (got == nil) != (want == nil) || (got != nil && got.Message != want.Message), "arguments %q (strings %v): one pass says %v, the door alone %v", raw, strings, got, want)
 		}
 	})
 }

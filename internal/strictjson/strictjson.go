@@ -158,7 +158,7 @@ func (d *door) where() string {
 	return b.String()
 }
 
-// quoteName renders a raw member name for an error message: as is when it
+// QuoteName renders a raw member name for an error message: as is when it
 // is a short plain identifier, else quoted and cut to a short prefix.
 func QuoteName(quoted []byte) string {
 	name, err := wire.MemberName(quoted)

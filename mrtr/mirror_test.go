@@ -172,17 +172,10 @@ func TestParamHeaderNamedInError(t *testing.T) {
 	assert.Equal(t, "Header mismatch: Mcp-Param-Tenant-ID header value does not match the argument", e.Message)
 }
 
-// Regression: the Mcp-Param-* check read the declared argument with an
-// exact-name lookup, while handlers decoded the arguments with
-// encoding/json, which matches struct fields ignoring case with the last
-// member winning. Arguments {"region":"us","REGION":"eu"} passed the check
-// against "Mcp-Param-Region: us" while the handler bound region = "eu", so
-// an intermediary that routed or authorised on the header was bypassed.
-// Now checkParamHeaders matches names exactly and the strict door
-// (strictArguments), which runs right after it on every call, refuses two
-// names that Go's decoding folds together, with or without a Mirror.
-func TestRegressionParamHeaderBypassThroughCaseVariantArgument(t *testing.T) {
-	f := newFixture(t)
+// addDeployTool registers the tool "deploy", whose region argument is
+// mirrored in the Mcp-Param-Region header, and returns the regions its
+// handler bound, as Go's JSON decoding binds them, in call order.
+func addDeployTool(t *testing.T, f *fixture) *[]string {
 	var bound []string
 	schema := `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`
 	require.NoError(t, f.srv.AddTool(mrtr.Tool{Name: "deploy", InputSchema: json.RawMessage(schema)},
@@ -196,6 +189,21 @@ func TestRegressionParamHeaderBypassThroughCaseVariantArgument(t *testing.T) {
 			bound = append(bound, args.Region)
 			return mrtr.TextResult(args.Region), nil
 		})))
+	return &bound
+}
+
+// Regression: the Mcp-Param-* check read the declared argument with an
+// exact-name lookup, while handlers decoded the arguments with
+// encoding/json, which matches struct fields ignoring case with the last
+// member winning. Arguments {"region":"us","REGION":"eu"} passed the check
+// against "Mcp-Param-Region: us" while the handler bound region = "eu", so
+// an intermediary that routed or authorised on the header was bypassed.
+// Now checkParamHeaders matches names exactly and the strict door
+// (strictArguments), which runs right after it on every call, refuses two
+// names that Go's decoding folds together, with or without a Mirror.
+func TestRegressionParamHeaderBypassThroughCaseVariantArgument(t *testing.T) {
+	f := newFixture(t)
+	bound := addDeployTool(t, f)
 	m := mirror("tools/call", "deploy")
 	m.Params = map[string]mrtr.HeaderValue{"region": hv("us")}
 	for _, tt := range []struct{ args, path string }{
@@ -214,11 +222,11 @@ func TestRegressionParamHeaderBypassThroughCaseVariantArgument(t *testing.T) {
 		assert.Equal(t, "Invalid arguments: "+tt.path+" repeats a member name: names that differ only in case are one name to Go's JSON decoding", e.Message)
 		assert.False(t, r.Envelope)
 	}
-	assert.Empty(t, bound, "the handler ran on ambiguous arguments")
+	assert.Empty(t, *bound, "the handler ran on ambiguous arguments")
 
 	// The exact name is what the header vouches for.
 	f.call("tools/call", obj{"name": "deploy", "arguments": obj{"region": "us"}}, withMirror(m)).complete(t)
-	assert.Equal(t, []string{"us"}, bound)
+	assert.Equal(t, []string{"us"}, *bound)
 }
 
 // A lone case variant of a mirrored argument ({"REGION":"eu"}) binds to
@@ -228,31 +236,19 @@ func TestRegressionParamHeaderBypassThroughCaseVariantArgument(t *testing.T) {
 // folded name and required the header.)
 func TestRegressionParamHeaderLoneCaseVariant(t *testing.T) {
 	f := newFixture(t)
-	var bound []string
-	schema := `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`
-	require.NoError(t, f.srv.AddTool(mrtr.Tool{Name: "deploy", InputSchema: json.RawMessage(schema)},
-		mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
-			var args struct {
-				Region string `json:"region"`
-			}
-			if err := json.Unmarshal(req.Arguments, &args); err != nil {
-				return nil, err
-			}
-			bound = append(bound, args.Region)
-			return mrtr.TextResult(args.Region), nil
-		})))
+	bound := addDeployTool(t, f)
 	for _, name := range []string{"REGION", "Region"} {
 		// No Mcp-Param-Region header: an intermediary saw no region.
 		r := f.call("tools/call", obj{"name": "deploy", "arguments": obj{name: "eu"}}, withMirror(mirror("tools/call", "deploy")))
 		if r.Error == nil {
-			assert.Empty(t, bound[len(bound)-1], "no Mcp-Param-Region header was sent, the handler deployed to %q (arguments {%q:\"eu\"})", bound[len(bound)-1], name)
+			assert.Empty(t, (*bound)[len(*bound)-1], "no Mcp-Param-Region header was sent, the handler deployed to %q (arguments {%q:\"eu\"})", (*bound)[len(*bound)-1], name)
 		}
 		// A header naming another region.
 		m := mirror("tools/call", "deploy")
 		m.Params = map[string]mrtr.HeaderValue{"region": hv("us")}
 		r = f.call("tools/call", obj{"name": "deploy", "arguments": obj{name: "eu"}}, withMirror(m))
 		if r.Error == nil {
-			assert.Equal(t, "us", bound[len(bound)-1], "Mcp-Param-Region said us, the handler deployed to %q (arguments {%q:\"eu\"})", bound[len(bound)-1], name)
+			assert.Equal(t, "us", (*bound)[len(*bound)-1], "Mcp-Param-Region said us, the handler deployed to %q (arguments {%q:\"eu\"})", (*bound)[len(*bound)-1], name)
 		}
 	}
 }

@@ -68,11 +68,11 @@ func (c *call) checkArguments(args json.RawMessage, stringValues bool) *Error {
 	if !v.Checked || len(v.Raw) != len(args) || len(args) == 0 || &v.Raw[0] != &args[0] {
 		return strictArguments(args, stringValues)
 	}
-	if v.Problem != "" {
-		return invalidArguments(v.Problem)
+	if v.Fail != "" {
+		return InvalidParamsError("Invalid arguments: " + v.Where + " " + v.Fail)
 	}
 	if stringValues && v.NonString != nil {
-		return invalidArguments(strictjson.NotString("arguments", v.NonString).Error())
+		return invalidArguments(strictjson.NotString("arguments", v.NonString))
 	}
 	return nil
 }

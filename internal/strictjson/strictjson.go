@@ -75,15 +75,16 @@ func Check(raw []byte, root string, stringValues bool) error {
 	if stringValues && d.nonString != nil {
 		// Checked last, so that a refusal for a rule of the door wins
 		// whatever the order of the members.
-		return NotString(root, d.nonString)
+		return errors.New(NotString(root, d.nonString))
 	}
 	return nil
 }
 
-// NotString is the door's refusal of a top-level member, named by its raw
-// (quoted) name, whose value is not a string where every value must be.
-func NotString(root string, name []byte) error {
-	return errors.New(root + "." + QuoteName(name) + " must be a string")
+// NotString words the door's refusal of a top-level member, named by its
+// raw (quoted) name, whose value is not a string where every value must
+// be.
+func NotString(root string, name []byte) string {
+	return root + "." + QuoteName(name) + " must be a string"
 }
 
 // door walks one argument value. The first problem found stops the walk.
@@ -900,7 +901,8 @@ func (v *syntax) members(depth int, fn func(name []byte, value json.RawMessage) 
 type Verdict struct {
 	Checked   bool   // the message had an arguments object, and the door ran
 	Raw       []byte // the arguments the verdict is about
-	Problem   string // the door's refusal, as Check words it; "" when they passed
+	Where     string // the path of the refused value, as arguments.a.b[2]
+	Fail      string // what the door found wrong there; "" when they passed
 	NonString []byte // the first top-level member whose value is not a string
 }
 
@@ -923,6 +925,6 @@ func (v *syntax) strictArguments(depth int, args *Verdict) bool {
 	if !v.value(depth) {
 		return false
 	}
-	*args = Verdict{Checked: true, Raw: v.b[start:v.i], Problem: d.where() + " " + d.fail}
+	*args = Verdict{Checked: true, Raw: v.b[start:v.i], Where: d.where(), Fail: d.fail}
 	return true
 }

@@ -217,3 +217,100 @@ func BenchmarkAbusiveArguments(b *testing.B) {
 		})
 	}
 }
+
+// Regression: a sealed state opened for arguments that decode
+// differently from those it was issued for: case-variant member names
+// (Go's decoding binds them ignoring case, the last one winning) and
+// numbers that round to the same double have one digest. Such arguments
+// were refused only on calls that carried or produced a requestState.
+// Now strictArguments refuses them on every tools/call and prompts/get,
+// before any handler or state work, so the digest pins what a handler
+// decodes.
+func TestRegressionDigestPinsWhatHandlersRead(t *testing.T) {
+	f := newFixture(t)
+	var paid []string
+	calls := 0
+	f.addTool("pay", func(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		calls++
+		var in struct {
+			Amount json.Number `json:"amount"`
+		}
+		if err := json.Unmarshal(req.Arguments, &in); err != nil {
+			return nil, err
+		}
+		if ans, ok := req.Responses.Elicitation("confirm"); ok && ans.Accepted() {
+			paid = append(paid, in.Amount.String())
+			return mrtr.TextResult("paid " + in.Amount.String()), nil
+		}
+		return mrtr.Ask("confirm", nameForm("Pay "+in.Amount.String()+"?")), nil
+	})
+	// A tool that never asks: no state is sealed or opened for it.
+	f.addTool("plain", func(context.Context, *mrtr.Request) (mrtr.Result, error) {
+		calls++
+		return mrtr.TextResult("ok"), nil
+	})
+	caps := obj{"elicitation": obj{}}
+
+	const (
+		repeats  = " repeats a member name: names that differ only in case are one name to Go's JSON decoding"
+		inexact  = " is a number with no exact IEEE 754 double form; send it as a string"
+		tooLong  = " is a number literal longer than 40 characters; send it as a string"
+		badUTF8  = " is not valid UTF-8"
+		lone     = " holds an unpaired surrogate escape"
+		tooDeep  = " is nested more than 100 levels deep"
+		longZero = "1." + "000000000000000000000000000000000000000" // 41 characters
+	)
+	deep100 := `{"a":` + strings.Repeat("[", 99) + strings.Repeat("]", 99) + `}`
+	deep101 := `{"a":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`
+	for _, tt := range []struct{ args, message string }{
+		{`{"amount":5,"AMOUNT":1000}`, "arguments.AMOUNT" + repeats},
+		{`{"AMOUNT":1000,"amount":5}`, "arguments.amount" + repeats},
+		{`{"amount":5,"Amount":5}`, "arguments.Amount" + repeats},
+		{`{"nested":{"a":1,"A":2}}`, "arguments.nested.A" + repeats},
+		{`{"list":[{"x":1,"X":2}]}`, "arguments.list[0].X" + repeats},
+		// Go's folding is Unicode simple folding: the long s is an s, the
+		// Kelvin sign a k, whether sent raw or escaped.
+		{`{"sum":1,"ſum":2}`, `arguments."ſum"` + repeats},
+		{`{"sum":1,"\u017fum":2}`, `arguments."ſum"` + repeats},
+		{`{"k":1,"\u212a":2}`, `arguments."K"` + repeats},
+		{`{"amount":9007199254740993}`, "arguments.amount" + inexact},
+		{`{"amount":0.10000000000000000001}`, "arguments.amount" + inexact},
+		{`{"amount":1e400}`, "arguments.amount" + inexact},
+		{`{"amount":[1,2,18446744073709551617]}`, "arguments.amount[2]" + inexact},
+		{`{"amount":` + longZero + `}`, "arguments.amount" + tooLong},
+		{`{"memo":"\ud800"}`, "arguments.memo" + lone},
+		{`{"memo":"\udc00\ud800"}`, "arguments.memo" + lone},
+		{"{\"memo\":\"\xff\"}", "arguments.memo" + badUTF8},
+		{deep101, "arguments.a[0][0]...[0][0][0][0]" + tooDeep}, // a deep path shows its ends
+	} {
+		for _, tool := range []string{"pay", "plain"} {
+			r := f.raw(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + tt.args +
+				`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}`)
+			e := r.fail(t, mrtr.CodeInvalidParams)
+			assert.Equal(t, "Invalid arguments: "+tt.message, e.Message, "%s: %s", tool, tt.args)
+			assert.False(t, r.Envelope)
+		}
+	}
+	// A bad member name is refused too. (Only the problem is asserted
+	// here, not the path the message reports.)
+	for _, args := range []string{"{\"m\xffemo\":1}", `{"a":1,"\ud800":2}`, `{"a":{"\udc00":1}}`} {
+		e := f.raw(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"plain","arguments":`+args+
+			`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`).fail(t, mrtr.CodeInvalidParams)
+		assert.True(t, strings.HasPrefix(e.Message, "Invalid arguments: arguments"), e.Message)
+		assert.True(t, strings.HasSuffix(e.Message, badUTF8) || strings.HasSuffix(e.Message, lone), e.Message)
+	}
+	assert.Zero(t, calls, "a handler ran on arguments the door refuses")
+
+	// Within the limits, the arguments reach the handler.
+	for _, args := range []string{deep100, `{"amount":` + longZero[:len(longZero)-1] + `}`, `{"memo":"\ud83d\ude00 é"}`, `{"Sum":1,"sun":2}`} {
+		f.call("tools/call", obj{"name": "plain", "arguments": rawJSON(args)}).complete(t)
+	}
+	assert.Equal(t, 4, calls)
+
+	// Canonical spellings are fine, and equal values share a state.
+	_, st := f.call("tools/call", obj{"_meta": meta(caps), "name": "pay", "arguments": rawJSON(`{"amount":1e0}`)}).inputRequired(t)
+	r := f.call("tools/call", obj{"_meta": meta(caps), "name": "pay", "arguments": rawJSON(`{"amount":1.0}`),
+		"requestState": st, "inputResponses": obj{"confirm": obj{"action": "accept", "content": obj{"name": "x"}}}})
+	r.complete(t)
+	assert.Equal(t, []string{"1.0"}, paid)
+}

@@ -3,6 +3,7 @@ package mrtr_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -10,6 +11,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
@@ -39,67 +42,37 @@ func FuzzParseMessage(f *testing.F) {
 	srv := newFixture(f, mrtr.WithLogger(discardLogger)).srv
 	f.Fuzz(func(t *testing.T, body []byte) {
 		msg, id, err := mrtr.ParseMessage(body)
-		if (msg == nil) == (err == nil) {
-			t.Fatalf("exactly one of message and error expected: %v %v", msg, err)
-		}
+		require.Falsef(t, (msg == nil) == (err == nil), "exactly one of message and error expected: %v %v", msg, err)
 		if err != nil {
-			if err.Code != mrtr.CodeParseError && err.Code != mrtr.CodeInvalidRequest {
-				t.Fatalf("unexpected code %d", err.Code)
-			}
-			if !err.Envelope() {
-				t.Fatalf("a message that does not parse is not an envelope error: %d", err.Code)
-			}
-			if !id.IsZero() && !json.Valid([]byte(id.String())) {
-				t.Fatalf("echoed id is not JSON: %q", id.String())
-			}
+			require.Falsef(t, err.Code != mrtr.CodeParseError && err.Code != mrtr.CodeInvalidRequest, "unexpected code %d", err.Code)
+			require.Falsef(t, !err.Envelope(), "a message that does not parse is not an envelope error: %d", err.Code)
+			require.Falsef(t, !id.IsZero() && !json.Valid([]byte(id.String())), "echoed id is not JSON: %q", id.String())
 			b, merr := (&mrtr.Response{ID: id, Error: err}).AppendJSON(nil)
-			if merr != nil || !json.Valid(b) {
-				t.Fatalf("error response is not JSON: %q %v", b, merr)
-			}
+			require.Falsef(t, merr != nil || !json.Valid(b), "error response is not JSON: %q %v", b, merr)
 			return
 		}
-		if id.String() != msg.ID.String() {
-			t.Fatalf("returned id %q, message id %q", id.String(), msg.ID.String())
-		}
+		require.Falsef(t, id.String() != msg.ID.String(), "returned id %q, message id %q", id.String(), msg.ID.String())
 		if !msg.ID.IsZero() {
 			var v any
-			if json.Unmarshal([]byte(msg.ID.String()), &v) != nil {
-				t.Fatalf("id is not JSON: %q", msg.ID.String())
-			}
-			switch v.(type) {
-			case string, float64:
-			default:
-				t.Fatalf("id is neither a string nor a number: %q", msg.ID.String())
-			}
+			require.Falsef(t, json.Unmarshal([]byte(msg.ID.String()), &v) != nil, "id is not JSON: %q", msg.ID.String())
+			_, isString := v.(string)
+			_, isNumber := v.(float64)
+			require.Truef(t, isString || isNumber, "id is neither a string nor a number: %q", msg.ID.String())
 		}
 		if msg.IsResponse() {
 			// A response (from a client of the initialize era): exactly one
 			// of result and error, and Handle refuses it.
-			if msg.Method != "" || msg.Params != nil || (msg.Result == nil) == (msg.Error == nil) {
-				t.Fatalf("malformed response message: %+v", msg)
-			}
-			if msg.Result != nil && (msg.Result[0] != '{' || msg.ID.IsZero()) {
-				t.Fatalf("result response without an object result or an id: %+v", msg)
-			}
+			require.Falsef(t, msg.Method != "" || msg.Params != nil || (msg.Result == nil) == (msg.Error == nil), "malformed response message: %+v", msg)
+			require.Falsef(t, msg.Result != nil && (msg.Result[0] != '{' || msg.ID.IsZero()), "result response without an object result or an id: %+v", msg)
 			resp := srv.Handle(context.Background(), &mrtr.Inbound{Message: msg})
-			if resp == nil || resp.Error == nil || resp.Error.Code != mrtr.CodeInvalidRequest || resp.ID.String() != msg.ID.String() {
-				t.Fatalf("a response message was not refused with -32600: %+v", resp)
-			}
+			require.Falsef(t, resp == nil || resp.Error == nil || resp.Error.Code != mrtr.CodeInvalidRequest || resp.ID.String() != msg.ID.String(), "a response message was not refused with -32600: %+v", resp)
 			return
 		}
-		if msg.Method == "" {
-			t.Fatal("empty method")
-		}
-		if msg.Result != nil || msg.Error != nil {
-			t.Fatalf("a request with a result or an error: %+v", msg)
-		}
-		if msg.Params != nil && (len(msg.Params) == 0 || msg.Params[0] != '{') {
-			t.Fatalf("params is not an object: %q", msg.Params)
-		}
+		require.NotEmpty(t, msg.Method, "empty method")
+		require.Falsef(t, msg.Result != nil || msg.Error != nil, "a request with a result or an error: %+v", msg)
+		require.Falsef(t, msg.Params != nil && (len(msg.Params) == 0 || msg.Params[0] != '{'), "params is not an object: %q", msg.Params)
 		b, merr := (&mrtr.Response{ID: msg.ID, Result: json.RawMessage(`{}`)}).AppendJSON(nil)
-		if merr != nil || !json.Valid(b) {
-			t.Fatalf("response is not JSON: %q %v", b, merr)
-		}
+		require.Falsef(t, merr != nil || !json.Valid(b), "response is not JSON: %q %v", b, merr)
 	})
 }
 
@@ -109,9 +82,7 @@ func FuzzParseMessage(f *testing.F) {
 func messageID(tb testing.TB, raw string) mrtr.ID {
 	tb.Helper()
 	msg, _, err := mrtr.ParseMessage([]byte(`{"jsonrpc":"2.0","id":` + raw + `,"method":"m"}`))
-	if err != nil {
-		tb.Fatal(err)
-	}
+	require.Nil(tb, err)
 	return msg.ID
 }
 
@@ -145,18 +116,10 @@ func fuzzServer(t testing.TB) *fixture {
 		return mrtr.TextResult("ok"), nil
 	})
 	schema := `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"integer","x-mcp-header":"N"}}}`
-	if err := fx.srv.AddTool(mrtr.Tool{Name: "t", InputSchema: json.RawMessage(schema)}, h, mrtr.StaticAsks(nil)); err != nil {
-		t.Fatal(err)
-	}
-	if err := fx.srv.AddTool(mrtr.Tool{Name: "u"}, h); err != nil {
-		t.Fatal(err)
-	}
-	if err := fx.srv.AddPrompt(mrtr.Prompt{Name: "t", Arguments: []mrtr.PromptArgument{{Name: "a", Required: true}}}, h); err != nil {
-		t.Fatal(err)
-	}
-	if err := fx.srv.AddResourceTemplate(mrtr.ResourceTemplate{URITemplate: "file:///{a}/{b}", Name: "f"}, h); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, fx.srv.AddTool(mrtr.Tool{Name: "t", InputSchema: json.RawMessage(schema)}, h, mrtr.StaticAsks(nil)))
+	require.NoError(t, fx.srv.AddTool(mrtr.Tool{Name: "u"}, h))
+	require.NoError(t, fx.srv.AddPrompt(mrtr.Prompt{Name: "t", Arguments: []mrtr.PromptArgument{{Name: "a", Required: true}}}, h))
+	require.NoError(t, fx.srv.AddResourceTemplate(mrtr.ResourceTemplate{URITemplate: "file:///{a}/{b}", Name: "f"}, h))
 	fx.srv.SetCompletionHandler(mrtr.CompletionHandlerFunc(func(ctx context.Context, req *mrtr.CompleteRequest) (*mrtr.Completion, error) {
 		return &mrtr.Completion{Values: []string{req.Argument.Value}}, nil
 	}))
@@ -165,13 +128,9 @@ func fuzzServer(t testing.TB) *fixture {
 
 // checkResponse verifies the invariants of every response.
 func checkResponse(t *testing.T, resp *mrtr.Response) {
-	if resp == nil {
-		t.Fatal("no response to a request")
-	}
+	require.NotNil(t, resp, "no response to a request")
 	b, err := resp.AppendJSON(nil)
-	if err != nil || !json.Valid(b) {
-		t.Fatalf("response is not JSON: %q %v", b, err)
-	}
+	require.Falsef(t, err != nil || !json.Valid(b), "response is not JSON: %q %v", b, err)
 	var env struct {
 		Result map[string]json.RawMessage `json:"result"`
 		Error  *struct {
@@ -179,55 +138,33 @@ func checkResponse(t *testing.T, resp *mrtr.Response) {
 			Message string `json:"message"`
 		} `json:"error"`
 	}
-	if err := json.Unmarshal(b, &env); err != nil {
-		t.Fatalf("response: %v: %s", err, b)
-	}
-	if (env.Result == nil) == (env.Error == nil) {
-		t.Fatalf("exactly one of result and error expected: %s", b)
-	}
+	require.NoError(t, json.Unmarshal(b, &env), "response: %s", b)
+	require.Falsef(t, (env.Result == nil) == (env.Error == nil), "exactly one of result and error expected: %s", b)
 	if e := resp.Error; e != nil {
-		if e.Code == codeUndecodable {
-			t.Fatalf("%s", e.Message)
-		}
+		require.Falsef(t, e.Code == codeUndecodable, "%s", e.Message)
 		// Envelope errors are the ladder's envelope codes and -32602 for
 		// _meta; every other error travels in-band.
 		switch e.Code {
 		case mrtr.CodeParseError, mrtr.CodeInvalidRequest, mrtr.CodeMethodNotFound, mrtr.CodeHeaderMismatch, mrtr.CodeMissingCapability, mrtr.CodeUnsupportedVersion:
-			if !e.Envelope() {
-				t.Fatalf("%d is not an envelope error: %s", e.Code, b)
-			}
+			require.Falsef(t, !e.Envelope(), "%d is not an envelope error: %s", e.Code, b)
 		case mrtr.CodeInvalidParams:
-			if e.Envelope() != strings.HasPrefix(e.Message, "Invalid _meta: ") {
-				t.Fatalf("-32602 envelope=%v: %s", e.Envelope(), b)
-			}
+			require.Falsef(t, e.Envelope() != strings.HasPrefix(e.Message, "Invalid _meta: "), "-32602 envelope=%v: %s", e.Envelope(), b)
 		default:
-			if e.Envelope() {
-				t.Fatalf("%d is an envelope error: %s", e.Code, b)
-			}
+			require.Falsef(t, e.Envelope(), "%d is an envelope error: %s", e.Code, b)
 		}
 		// Values the caller sent are quoted: no control character or line
 		// break reaches a message.
-		if !utf8.ValidString(e.Message) || strings.IndexFunc(e.Message, unicode.IsControl) >= 0 {
-			t.Fatalf("message with a raw control character or invalid UTF-8: %q", e.Message)
-		}
+		require.Falsef(t, !utf8.ValidString(e.Message) || strings.IndexFunc(e.Message, unicode.IsControl) >= 0, "message with a raw control character or invalid UTF-8: %q", e.Message)
 	}
 	if env.Result != nil {
 		rt := string(env.Result["resultType"])
-		if rt != `"complete"` && rt != `"input_required"` {
-			t.Fatalf("bad resultType: %s", b)
-		}
-		if _, ok := env.Result["_meta"]; !ok {
-			t.Fatalf("result without _meta: %s", b)
-		}
+		require.Falsef(t, rt != `"complete"` && rt != `"input_required"`, "bad resultType: %s", b)
+		require.Containsf(t, env.Result, "_meta", "result without _meta: %s", b)
 		if rt == `"input_required"` {
-			if _, ok := env.Result["ttlMs"]; ok {
-				t.Fatalf("input_required with ttlMs: %s", b)
-			}
+			require.NotContainsf(t, env.Result, "ttlMs", "input_required with ttlMs: %s", b)
 		}
 	}
-	if env.Error != nil && env.Error.Code == int(mrtr.CodeInternalError) && env.Error.Message != "Internal error" {
-		t.Fatalf("internal error with detail: %s", b)
-	}
+	require.Falsef(t, env.Error != nil && env.Error.Code == int(mrtr.CodeInternalError) && env.Error.Message != "Internal error", "internal error with detail: %s", b)
 }
 
 var fuzzMethods = []string{"tools/call", "tools/call", "tools/call", "prompts/get", "resources/read", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "completion/complete", "server/discover", "nope"}
@@ -284,7 +221,7 @@ var fuzzKeys = []string{"s", "f", "u", "r", "unasked"}
 func FuzzDecodeAnswer(f *testing.F) {
 	fx := newFixture(f, mrtr.WithLogger(discardLogger))
 	a := &asker{}
-	if err := fx.srv.AddTool(mrtr.Tool{Name: "ask"}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+	require.NoError(f, fx.srv.AddTool(mrtr.Tool{Name: "ask"}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
 		if req.Round == 0 {
 			return a.Handle(ctx, req)
 		}
@@ -299,9 +236,7 @@ func FuzzDecodeAnswer(f *testing.F) {
 			_ = s.Text()
 		}
 		return mrtr.TextResult("ok"), nil
-	})); err != nil {
-		f.Fatal(err)
-	}
+	})))
 	_, tok := fx.call("tools/call", obj{"name": "ask"}).inputRequired(f)
 	for _, seed := range []string{
 		`{"role":"assistant","content":{"type":"text","text":"x"},"model":"m","stopReason":"endTurn"}`,
@@ -325,14 +260,8 @@ func FuzzDecodeAnswer(f *testing.F) {
 		resp := fx.srv.Handle(context.Background(), &mrtr.Inbound{Message: &mrtr.Message{ID: id, Method: "tools/call", Params: params}})
 		checkResponse(t, resp)
 		if resp.Error != nil {
-			switch resp.Error.Code {
-			case mrtr.CodeInvalidParams, mrtr.CodeInvalidRequest:
-			default:
-				t.Fatalf("unexpected error %d %s for %q", resp.Error.Code, resp.Error.Message, answer)
-			}
-			if resp.Error.Code == mrtr.CodeInvalidParams && k == "unasked" && json.Valid(answer) {
-				t.Fatalf("an answer to an unasked key was judged: %s", resp.Error.Message)
-			}
+			require.Containsf(t, []mrtr.Code{mrtr.CodeInvalidParams, mrtr.CodeInvalidRequest}, resp.Error.Code, "unexpected error %d %s for %q", resp.Error.Code, resp.Error.Message, answer)
+			require.Falsef(t, resp.Error.Code == mrtr.CodeInvalidParams && k == "unasked" && json.Valid(answer), "an answer to an unasked key was judged: %s", resp.Error.Message)
 		}
 	})
 }
@@ -343,4 +272,173 @@ func mustJSON(v any) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// FuzzParamsMeta feeds arbitrary bytes as params._meta of every method.
+// Nothing may panic, every response is well formed (checkResponse), and a
+// refusal of _meta is an envelope -32602 whose message starts "Invalid
+// _meta: " or the unsupported-version / missing-capability codes.
+func FuzzParamsMeta(f *testing.F) {
+	fx := fuzzServer(f)
+	for _, seed := range []string{
+		string(mustJSON(meta(capsEverything))),
+		string(mustJSON(meta(nil))),
+		`{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`,
+		`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":[]}}`,
+		`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":5}}}`,
+		`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/logLevel":"nope"}`,
+		`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":{"a":1}}`,
+		`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","traceparent":"00-` + strings.Repeat("0", 32) + `-` + strings.Repeat("0", 16) + `-01"}`,
+		`{"io.modelcontextprotocol/protocolVersion":"1999-01-01"}`,
+		`{"io.modelcontextprotocol/protocolVersion":"2026-07-28\n"}`,
+		`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/protocolVersion":"2025-11-25"}`,
+		`{"io.modelcontextprotocol/clientInfo":{"name":"\u0000","version":1}}`,
+		`null`, `[]`, `"x"`, `{}`, `{"a":`, "\xff",
+	} {
+		for _, m := range []uint8{0, 5, 9, 10} {
+			f.Add(m, []byte(seed))
+		}
+	}
+	id := messageID(f, "1")
+	f.Fuzz(func(t *testing.T, method uint8, raw []byte) {
+		params := make([]byte, 0, len(raw)+64)
+		params = append(params, `{"name":"t","arguments":{"region":"eu"},"_meta":`...)
+		params = append(params, raw...)
+		params = append(params, '}')
+		msg := &mrtr.Message{ID: id, Method: fuzzMethods[int(method)%len(fuzzMethods)], Params: params}
+		resp := fx.srv.Handle(context.Background(), &mrtr.Inbound{Message: msg})
+		checkResponse(t, resp)
+		require.Falsef(t, !json.Valid(raw) && resp.Error == nil, "_meta that is not JSON was accepted: %q", raw)
+		// The same bytes as a whole message: ParseMessage refuses what is
+		// not JSON, and what it accepts is served as well.
+		body := append([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":`), params...)
+		body = append(body, '}')
+		if parsed, _, perr := mrtr.ParseMessage(body); perr == nil {
+			checkResponse(t, fx.srv.Handle(context.Background(), &mrtr.Inbound{Message: parsed}))
+		} else {
+			require.Containsf(t, []mrtr.Code{mrtr.CodeParseError, mrtr.CodeInvalidRequest}, perr.Code, "ParseMessage refused with code %d", perr.Code)
+		}
+	})
+}
+
+// cursorFor is a cursor in the documented format: base64url (no padding)
+// of "n:" and the name of the first item of the page.
+func cursorFor(name string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("n:" + name))
+}
+
+// FuzzListCursor feeds arbitrary cursors to tools/list. A cursor is
+// either refused with -32602 "Invalid cursor" or answers a page; the
+// cursor of an existing tool answers the page starting at it; every
+// nextCursor handed out is accepted in turn (the round trip).
+func FuzzListCursor(f *testing.F) {
+	fx := newFixture(f, mrtr.WithLogger(discardLogger), mrtr.WithPageSize(2))
+	names := []string{"a", "b", "c", "d", "e_f", "x.y-z"}
+	for _, n := range names {
+		fx.addTool(n, func(context.Context, *mrtr.Request) (mrtr.Result, error) { return mrtr.TextResult("ok"), nil })
+	}
+	for _, n := range names {
+		f.Add(cursorFor(n))
+	}
+	for _, s := range []string{"", "bjp1", "n:a", cursorFor(""), cursorFor("zzz"), cursorFor("a") + "=", "bjp", "!!!", "bjo", base64.StdEncoding.EncodeToString([]byte("n:a")), strings.Repeat("A", 4096), "\xff", "bg"} {
+		f.Add(s)
+	}
+	m := meta(nil)
+	f.Fuzz(func(t *testing.T, cursor string) {
+		r := serve(t, fx.srv, request("tools/list", obj{"_meta": m, "cursor": cursor}))
+		if r.Error != nil {
+			require.Falsef(t, r.Error.Code != int(mrtr.CodeInvalidParams) || r.Error.Message != "Invalid cursor", "cursor %q refused with %d %q", cursor, r.Error.Code, r.Error.Message)
+			return
+		}
+		tools, _ := r.Result["tools"].([]any)
+		require.Falsef(t, len(tools) == 0 || len(tools) > 2, "cursor %q: page of %d tools: %s", cursor, len(tools), r.Raw)
+		for i, n := range names {
+			if cursor == cursorFor(n) {
+				require.Equalf(t, names[i], tools[0].(map[string]any)["name"], "cursor of %q", n)
+			}
+		}
+		if next, ok := r.Result["nextCursor"].(string); ok {
+			again := serve(t, fx.srv, request("tools/list", obj{"_meta": m, "cursor": next}))
+			require.Falsef(t, again.Error != nil, "the server's own nextCursor %q was refused: %s", next, again.Raw)
+		}
+	})
+}
+
+// FuzzInputResponses feeds arbitrary bytes as the whole
+// params.inputResponses of a retry that carries a genuine requestState.
+// Nothing may panic; a refusal is -32602 (or the envelope's -32600); an
+// inputResponses that is not a JSON object (or null) is never accepted.
+func FuzzInputResponses(f *testing.F) {
+	fx := newFixture(f, mrtr.WithLogger(discardLogger))
+	a := &asker{}
+	require.NoError(f, fx.srv.AddTool(mrtr.Tool{Name: "ask"}, a))
+	_, tok := fx.call("tools/call", obj{"name": "ask", "_meta": meta(capsEverything)}).inputRequired(f)
+	for _, seed := range []string{
+		`{"s":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m"},"f":{"action":"accept","content":{"name":"x"}},"u":{"action":"accept"},"r":{"roots":[]}}`,
+		`{"f":{"action":"decline"}}`,
+		`{"unasked":{"action":"accept"}}`,
+		`{"f":{"action":"accept"},"f":{"action":"decline"}}`,
+		`{"":null}`, `{"s":[]}`, `{"s":"` + strings.Repeat("x", 1000) + `"}`,
+		`{}`, `[]`, `null`, `1`, `"x"`, `{"f":`, "\xff", `{"f\n":{"action":"accept"}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	prefix := `{"_meta":` + string(mustJSON(meta(capsEverything))) + `,"name":"ask","requestState":"` + tok + `","inputResponses":`
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		// The whole message goes through ParseMessage first, as a
+		// transport sends it: raw that is not one JSON value (say "{}}")
+		// makes the body invalid, which ParseMessage refuses.
+		body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + prefix)
+		body = append(body, raw...)
+		body = append(body, "}}"...)
+		msg, _, perr := mrtr.ParseMessage(body)
+		if perr != nil {
+			require.Falsef(t, perr.Code != mrtr.CodeParseError && perr.Code != mrtr.CodeInvalidRequest, "ParseMessage refused with code %d", perr.Code)
+			require.Falsef(t, perr.Code == mrtr.CodeParseError && json.Valid(raw), "a message whose inputResponses are valid JSON does not parse: %q: %s", raw, perr.Message)
+			return
+		}
+		resp := fx.srv.Handle(context.Background(), &mrtr.Inbound{Message: msg})
+		checkResponse(t, resp)
+		if resp.Error != nil {
+			require.Containsf(t, []mrtr.Code{mrtr.CodeInvalidParams, mrtr.CodeInvalidRequest}, resp.Error.Code, "inputResponses %q refused with code %d %q", raw, resp.Error.Code, resp.Error.Message)
+			return
+		}
+		// Accepted: raw may have closed inputResponses and added members
+		// of its own, so what was accepted is the parsed message, which
+		// must render its inputResponses as an object or null.
+		var p struct {
+			InputResponses json.RawMessage `json:"inputResponses"`
+		}
+		require.Falsef(t, json.Unmarshal(msg.Params, &p) != nil, "accepted params do not decode: %q", msg.Params)
+		ir := strings.TrimSpace(string(p.InputResponses))
+		require.Falsef(t, ir != "" && ir != "null" && !strings.HasPrefix(ir, "{"), "inputResponses %s accepted", ir)
+	})
+}
+
+// FuzzRequestState sends arbitrary requestState strings on a tools/call.
+// A forged state must never reach the handler's later rounds: the call is
+// refused with the invalid-state error, or answered as a first call when
+// the state is absent.
+func FuzzRequestState(f *testing.F) {
+	fx := newFixture(f, mrtr.WithLogger(discardLogger))
+	a := &asker{}
+	require.NoError(f, fx.srv.AddTool(mrtr.Tool{Name: "ask"}, a))
+	_, tok := fx.call("tools/call", obj{"name": "ask", "_meta": meta(capsEverything)}).inputRequired(f)
+	for _, s := range []string{tok[:len(tok)-1], tok[1:], tok + "A", "", "A", "AQEC", strings.Repeat("A", 5000), "\n", "time=x level=ERROR msg=forged"} {
+		f.Add(s)
+	}
+	m := meta(capsEverything)
+	answers := obj{"f": obj{"action": "decline"}}
+	f.Fuzz(func(t *testing.T, s string) {
+		if s == tok {
+			return
+		}
+		r := serve(t, fx.srv, request("tools/call", obj{"_meta": m, "name": "ask", "requestState": s, "inputResponses": answers}))
+		if r.Error == nil {
+			require.Falsef(t, s != "", "forged requestState %q accepted: %s", s, r.Raw)
+			return
+		}
+		require.Falsef(t, r.Error.Code != int(mrtr.CodeInvalidParams), "requestState %q refused with %d: %s", s, r.Error.Code, r.Raw)
+		require.Falsef(t, len(r.Raw) > 4096, "refusal of %d-byte state is %d bytes", len(s), len(r.Raw))
+	})
 }

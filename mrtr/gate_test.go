@@ -375,3 +375,74 @@ func TestLoadSheddingInputRequired(t *testing.T) {
 	assert.Equal(t, "busy", toolText(t, res))
 	assert.Equal(t, []int{0, 1}, rounds)
 }
+
+// Regression: a handler that embedded a typed nil request, such as
+// mrtr.Ask("k", (*mrtr.ElicitRequest)(nil)), made Handle panic: the
+// capability gate read v.Mode (and v.Tools) before the embedded requests
+// were validated, and an interface nil check does not catch a typed nil.
+// Now inputRequired runs validateInputRequest, which refuses nil
+// pointers, on every request before gateCapabilities sees any, and the
+// handler bug is answered with -32603.
+func TestRegressionTypedNilInputRequestPanics(t *testing.T) {
+	tests := []struct {
+		name string
+		ir   mrtr.InputRequest
+		caps obj
+	}{
+		{"nil elicitation", (*mrtr.ElicitRequest)(nil), capsEverything},
+		{"nil elicitation, nothing declared", (*mrtr.ElicitRequest)(nil), capsNone},
+		{"nil sampling with sampling declared", (*mrtr.SamplingRequest)(nil), capsSampling},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			askTool(t, f, mrtr.Ask("k", tt.ir))
+			r, panicked := handleRecovering(t, f.srv, request("tools/call", obj{"_meta": meta(tt.caps), "name": "t"}))
+			if panicked {
+				return
+			}
+			e := r.fail(t, mrtr.CodeInternalError)
+			assert.Equal(t, "Internal error", e.Message)
+		})
+	}
+}
+
+// Regression: when the client declared no sampling at all, a sampling
+// request that needed sampling.tools or sampling.context yielded
+// requiredCapabilities {"sampling":{}}, and a client that declared just
+// that was refused again with {"sampling":{"tools":{}}}; a form and a url
+// elicitation with no elicitation declared yielded
+// {"elicitation":{"url":{}}}, which allows url mode only. Now
+// gateCapabilities checks the sub-capabilities whether or not the parent
+// was declared, and names form explicitly beside url, so that declaring
+// exactly what -32021 names is always enough.
+func TestRegressionRequiredCapabilitiesIncompleteWhenParentMissing(t *testing.T) {
+	thisServer := simpleSampling("x")
+	thisServer.IncludeContext = "thisServer"
+	tests := []struct {
+		name     string
+		asks     map[string]mrtr.InputRequest
+		required string
+	}{
+		{"sampling with tools", map[string]mrtr.InputRequest{"a": samplingWithTools()}, `{"sampling":{"tools":{}}}`},
+		{"sampling with context", map[string]mrtr.InputRequest{"a": thisServer}, `{"sampling":{"context":{}}}`},
+		{"form and url elicitation", map[string]mrtr.InputRequest{"a": nameForm("x"), "b": &mrtr.ElicitRequest{Mode: "url", Message: "x", URL: "https://example.com/"}}, `{"elicitation":{"form":{},"url":{}}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			askTool(t, f, &mrtr.InputRequired{Requests: tt.asks})
+			e := f.call("tools/call", obj{"_meta": meta(capsNone), "name": "t"}).fail(t, mrtr.CodeMissingCapability)
+			var data struct {
+				Required json.RawMessage `json:"requiredCapabilities"`
+			}
+			require.NoError(t, json.Unmarshal(e.Data, &data))
+			assert.JSONEq(t, tt.required, string(data.Required))
+
+			// Declaring exactly what was named must be enough.
+			var declared obj
+			require.NoError(t, json.Unmarshal(data.Required, &declared))
+			f.call("tools/call", obj{"_meta": meta(declared), "name": "t"}).inputRequired(t)
+		})
+	}
+}

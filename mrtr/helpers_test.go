@@ -291,3 +291,37 @@ func keysOf(v any) []string {
 	m, _ := v.(map[string]any)
 	return slices.Sorted(maps.Keys(m))
 }
+
+// handleRecovering serves body like serve, but turns a panic in Handle
+// into a test failure so that one bug does not abort the whole run.
+func handleRecovering(t *testing.T, srv *mrtr.Server, body string, opts ...inOpt) (r reply, panicked bool) {
+	t.Helper()
+	msg, _, perr := mrtr.ParseMessage([]byte(body))
+	require.Nil(t, perr)
+	in := &mrtr.Inbound{Message: msg}
+	for _, o := range opts {
+		o(in)
+	}
+	var resp *mrtr.Response
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				t.Errorf("Handle panicked: %v", p)
+				panicked = true
+			}
+		}()
+		resp = srv.Handle(context.Background(), in)
+	}()
+	if panicked {
+		return reply{}, true
+	}
+	require.NotNil(t, resp)
+	return decodeResponse(t, resp), false
+}
+
+func methodOf(m *mrtr.Message) string {
+	if m == nil {
+		return ""
+	}
+	return m.Method
+}

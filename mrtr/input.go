@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/go-playground/validator/v10"
+	"github.com/mrtrkit/mrtrkit/internal/strictjson"
 	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
 
@@ -574,8 +575,8 @@ func decodeAnswer(k kind, raw json.RawMessage) (any, error) {
 		if w.Content[0] != '{' {
 			return nil, errors.New("content must be an object")
 		}
-		if err := strictJSON(w.Content, "content", false); err != nil {
-			return nil, errors.New(err.Message)
+		if err := strictjson.Check(w.Content, "content", false); err != nil {
+			return nil, err
 		}
 		if err := json.Unmarshal(w.Content, &r.Content); err != nil {
 			return nil, fmt.Errorf("malformed: %v", err)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"time"
-
-	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
 
 // TokenInfo is what a transport's authenticator learned from the
@@ -66,13 +64,22 @@ type Call struct {
 	// Error is the error answered; nil for a result.
 	Error *Error
 	// Refusal names the step of the Server that refused the request when
-	// the Server, not the handler, decided the answer: "params", "version",
-	// "meta", "method", "target", "header", "arguments", "state" (with
-	// StateReason), "answers", "capability", "round_limit", "limit",
-	// "scope", "timeout" or "panic"; an entry hidden from the caller
-	// (WithVisibility) is refused at "target", as an unknown one is. "" when
-	// the handler answered, including with an error of its own.
+	// the Server, not the handler, decided the answer: RefusedAt's name
+	// ("params", "version", "meta", "method", "target", "header",
+	// "arguments", "state" (with StateReason), "answers", "capability",
+	// "round_limit", "limit", "scope", "timeout" or "panic"), as logs and
+	// metrics carry it. "" when the handler answered, including with an
+	// error of its own.
 	Refusal string
+	// RefusedAt is the step that refused the request, StageNone when the
+	// handler answered. Stages compare in ladder order. An entry hidden
+	// from the caller (WithVisibility) is refused at StageTarget, as an
+	// unknown one is.
+	RefusedAt Stage
+	// Resolved reports whether Target named a tool, prompt or resource
+	// registered on the Server and visible to the caller. Only then is
+	// Target a name the Server chose rather than whatever the client sent.
+	Resolved bool
 	// StateReason says why a presented requestState was refused
 	// ("expired", "integrity", "principal_mismatch", ...), for logs and
 	// metrics; never shown to the client.
@@ -123,7 +130,7 @@ func (s *Server) intercepted(ctx context.Context, in *Inbound, rec *Call) *Respo
 func AuditLog(l *slog.Logger) Interceptor {
 	return func(ctx context.Context, c *Call, next func(context.Context) *Response) *Response {
 		resp := next(ctx)
-		mrtrMethod := c.Message.Method == wire.MethodToolsCall || c.Message.Method == wire.MethodPromptsGet || c.Message.Method == wire.MethodResourcesRead
+		mrtrMethod := c.Message.Method == MethodToolsCall || c.Message.Method == MethodPromptsGet || c.Message.Method == MethodResourcesRead
 		if !mrtrMethod && c.Refusal == "" {
 			return resp
 		}

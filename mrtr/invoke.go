@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mrtrkit/mrtrkit/discover"
+	"github.com/mrtrkit/mrtrkit/internal/strictjson"
 	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
 
@@ -64,16 +65,31 @@ func (s *Server) findResource(in *Inbound, uri string) endpoint {
 // string (prompt arguments).
 func (c *call) checkArguments(args json.RawMessage, stringValues bool) *Error {
 	v := &c.in.Message.args
-	if !v.checked || len(v.raw) != len(args) || len(args) == 0 || &v.raw[0] != &args[0] {
+	if !v.Checked || len(v.Raw) != len(args) || len(args) == 0 || &v.Raw[0] != &args[0] {
 		return strictArguments(args, stringValues)
 	}
-	if v.err != nil {
-		return v.err
+	if v.Fail != "" {
+		return InvalidParamsError("Invalid arguments: " + v.Where + " " + v.Fail)
 	}
-	if stringValues && v.nonString != nil {
-		return InvalidParamsError("Invalid arguments: arguments." + quoteName(v.nonString) + " must be a string")
+	if stringValues && v.NonString != nil {
+		return invalidArguments(strictjson.NotString("arguments", v.NonString))
 	}
 	return nil
+}
+
+// strictArguments passes args through the strict door (strictjson.Check),
+// refusing with -32602 what it refuses.
+func strictArguments(args json.RawMessage, stringValues bool) *Error {
+	if err := strictjson.Check(args, "arguments", stringValues); err != nil {
+		return invalidArguments(err.Error())
+	}
+	return nil
+}
+
+// invalidArguments is the -32602 refusal of arguments the strict door
+// refused for problem.
+func invalidArguments(problem string) *Error {
+	return InvalidParamsError("Invalid arguments: " + problem)
 }
 
 // request starts the Request a handler sees.
@@ -83,14 +99,14 @@ func (c *call) request() *Request {
 }
 
 func (s *Server) callTool(ctx context.Context, c *call) (json.RawMessage, *Error) {
-	c.stage = "target"
+	c.stage = StageTarget
 	if c.target == "" {
 		return nil, InvalidParamsError("tools/call needs params.name, a non-empty string")
 	}
 	if c.ep.entry == nil {
 		return nil, unknownTool(c.target, nearest(c.target, s.visibleNames(c.in, KindTool)))
 	}
-	c.stage = "arguments"
+	c.stage = StageArguments
 	args := c.p.Arguments
 	switch {
 	case isAbsent(args):
@@ -108,14 +124,14 @@ func (s *Server) callTool(ctx context.Context, c *call) (json.RawMessage, *Error
 }
 
 func (s *Server) getPrompt(ctx context.Context, c *call) (json.RawMessage, *Error) {
-	c.stage = "target"
+	c.stage = StageTarget
 	if c.target == "" {
 		return nil, InvalidParamsError("prompts/get needs params.name, a non-empty string")
 	}
 	if c.ep.entry == nil {
 		return nil, unknownPrompt(c.target, nearest(c.target, s.visibleNames(c.in, KindPrompt)))
 	}
-	c.stage = "arguments"
+	c.stage = StageArguments
 	req := c.request()
 	req.Name = c.target
 	args := c.p.Arguments
@@ -142,7 +158,7 @@ func (s *Server) getPrompt(ctx context.Context, c *call) (json.RawMessage, *Erro
 }
 
 func (s *Server) readResource(ctx context.Context, c *call) (json.RawMessage, *Error) {
-	c.stage = "target"
+	c.stage = StageTarget
 	if c.target == "" {
 		return nil, InvalidParamsError("resources/read needs params.uri, a non-empty string")
 	}
@@ -190,7 +206,7 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 	fromState := false
 	var once time.Duration // OnceOnly: the lifetime of the presented state to claim
 	if !isAbsent(c.p.RequestState) {
-		c.stage = "state"
+		c.stage = StageState
 		c.rec.StatePresented = true
 		claims, err := s.openState(c, args)
 		if err != nil {
@@ -212,7 +228,7 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 			once = claims.ExpiresAt.Sub(claims.IssuedAt)
 		}
 	}
-	c.stage = "answers"
+	c.stage = StageAnswers
 	if err := s.decodeResponses(c.p.InputResponses, asked, &req.Responses); err != nil {
 		return nil, err
 	}
@@ -220,13 +236,13 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 		fromState = true
 	}
 	if once > 0 {
-		c.stage = "state"
+		c.stage = StageState
 		if err := s.claimOnce(ctx, c, once); err != nil {
 			return nil, err
 		}
 	}
 
-	c.stage = "" // from here, what the handler answers is its own
+	c.stage = StageNone // from here, what the handler answers is its own
 	hctx := ctx
 	if s.limits.handlerTimeout > 0 {
 		h := &c.hctx
@@ -241,7 +257,7 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 		}
 	}
 	if ctx.Err() == nil && hctx.Err() == context.DeadlineExceeded {
-		c.stage = "timeout"
+		c.stage = StageTimeout
 		s.log.Warn("mrtr: a handler ran out of time", "method", c.method, "target", clip(c.target), "timeout", s.limits.handlerTimeout)
 		return nil, NewError(CodeInternalError, "Request timed out after "+s.limits.handlerTimeout.String(), nil)
 	}

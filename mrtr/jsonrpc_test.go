@@ -282,3 +282,26 @@ func TestErrorsAsAndCodeOf(t *testing.T) {
 	assert.Equal(t, mrtr.CodeInternalError, mrtr.CodeOf(errors.New("plain")), "as the Server answers it")
 	assert.Equal(t, mrtr.Code(0), mrtr.CodeOf(nil))
 }
+
+// Regression: the envelope was decoded into a struct, so member names
+// matched ignoring case: {"JSONRPC":"2.0",...} passed the version check
+// and {"METHOD":"tools/list"} was taken as the method, although JSON-RPC
+// member names are case-sensitive. The same decoding read params (a
+// "NAME" member overrode "name"), the _meta version probe and
+// ClientCapabilities ({"SAMPLING":{}} declared sampling). Now
+// ParseMessage, params.decode and ClientCapabilities.UnmarshalJSON all
+// read members through wire.EachMember, by exact name.
+func TestRegressionJSONRPCMemberNamesAreCaseSensitive(t *testing.T) {
+	for _, body := range []string{
+		`{"JSONRPC":"2.0","id":1,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":1,"METHOD":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":1,"Method":"tools/list"}`,
+	} {
+		t.Run(body, func(t *testing.T) {
+			msg, _, err := mrtr.ParseMessage([]byte(body))
+			if assert.NotNil(t, err, "parsed as method %q", methodOf(msg)) {
+				assert.Equal(t, mrtr.CodeInvalidRequest, err.Code)
+			}
+		})
+	}
+}

@@ -97,8 +97,8 @@ type call struct {
 	digest   state.Digest // of the arguments, once computed
 	digested bool
 
-	rec   *Call  // what interceptors see
-	stage string // the step of the ladder the call is at, named as Call.Refusal names it
+	rec   *Call // what interceptors see
+	stage Stage // the step of the ladder the call is at
 
 	// Room for what serving the call needs, so that it takes one
 	// allocation rather than one each: the parsed _meta, the handler's
@@ -157,7 +157,7 @@ func (s *Server) respond(ctx context.Context, in *Inbound, rec *Call, c *call, o
 		if v := recover(); v != nil {
 			s.log.Error("mrtr: a handler panicked", "method", clip(msg.Method), "target", clip(rec.Target),
 				"panic", clip(fmt.Sprint(v)), "stack", string(debug.Stack()))
-			rec.Refusal, rec.ResultType = "panic", ""
+			rec.RefusedAt, rec.Refusal, rec.ResultType = StagePanic, StagePanic.String(), ""
 			rec.Error = internalError()
 			*out = Response{ID: msg.ID, Error: rec.Error}
 			resp = out
@@ -166,7 +166,7 @@ func (s *Server) respond(ctx context.Context, in *Inbound, rec *Call, c *call, o
 	if msg.Method != wire.MethodSubscriptionsListen {
 		key := limitKey(in)
 		if lerr := s.limits.admit(key); lerr != nil {
-			rec.Refusal, rec.Error = "limit", lerr
+			rec.RefusedAt, rec.Refusal, rec.Error = StageLimit, StageLimit.String(), lerr
 			*out = Response{ID: msg.ID, Error: lerr}
 			return out
 		}
@@ -189,10 +189,10 @@ func (s *Server) respond(ctx context.Context, in *Inbound, rec *Call, c *call, o
 // the package documentation; each step refuses with its own code, and a
 // refusal is recorded in rec with the step that made it.
 func (s *Server) serve(ctx context.Context, in *Inbound, rec *Call, c *call) (res json.RawMessage, err *Error) {
-	c.in, c.method, c.rec, c.stage = in, in.Message.Method, rec, "params"
+	c.in, c.method, c.rec, c.stage = in, in.Message.Method, rec, StageParams
 	defer func() {
-		if err != nil && rec.Refusal == "" {
-			rec.Refusal = c.stage
+		if err != nil && rec.RefusedAt == StageNone {
+			rec.RefusedAt, rec.Refusal = c.stage, c.stage.String()
 		}
 	}()
 	if err := c.p.read(in.Message); err != nil {
@@ -204,19 +204,19 @@ func (s *Server) serve(ctx context.Context, in *Inbound, rec *Call, c *call) (re
 	// mismatch.
 	fields, metaErr := splitMeta(c.p.Meta)
 	version, claimed := versionOf(&fields, s.versions)
-	c.stage = "version"
+	c.stage = StageVersion
 	if c.method == "initialize" && !claimed {
 		return nil, s.initializeRefused(in.Message.Params)
 	}
-	c.stage = "header"
+	c.stage = StageVersionHeader
 	if err := checkVersionHeader(in.Mirror, version, claimed); err != nil {
 		return nil, err
 	}
-	c.stage = "version"
+	c.stage = StageVersion
 	if claimed && !s.desc.Supports(version) {
 		return nil, unsupportedVersion(s.desc.ModernVersions(), version)
 	}
-	c.stage = "meta"
+	c.stage = StageMeta
 	if metaErr != nil {
 		return nil, metaErr
 	}
@@ -228,32 +228,33 @@ func (s *Server) serve(ctx context.Context, in *Inbound, rec *Call, c *call) (re
 		meta.LogLevel = "" // the server does not log: the opt-in means nothing
 	}
 	c.meta = meta
-	c.stage = "method"
+	c.stage = StageMethod
 	m := methods[c.method]
 	if m == nil || (m.served != nil && !m.served(s.advertised())) {
 		return nil, methodNotFound(c.method)
 	}
 	if m.target != "" {
-		c.stage = "target"
+		c.stage = StageTarget
 		if err := c.readTarget(m.target); err != nil {
 			return nil, err
 		}
 		rec.Target = c.target
 		if c.target != "" {
 			m.resolve(s, c)
+			rec.Resolved = c.ep.entry != nil
 		}
 		if c.ep.entry != nil && len(c.ep.scopes) > 0 {
-			c.stage = "scope"
+			c.stage = StageScope
 			if err := checkScopes(in.Token, c.ep.scopes); err != nil {
 				return nil, err
 			}
 		}
 	}
-	c.stage = "header"
+	c.stage = StageHeader
 	if err := checkMirror(c, m); err != nil {
 		return nil, err
 	}
-	c.stage = "params"
+	c.stage = StageMethodParams
 	return m.serve(s, ctx, c)
 }
 

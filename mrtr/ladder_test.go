@@ -3,12 +3,14 @@ package mrtr_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
@@ -234,4 +236,149 @@ func TestCallerValuesAreQuotedAndClipped(t *testing.T) {
 	assert.Equal(t, obj{"uri": long[:64] + "..."}, e.dataJSON(t))
 	e = f.call("tools/list", obj{"_meta": meta(capsNone, wire.MetaProtocolVersion, "2099-"+x64)}).fail(t, mrtr.CodeUnsupportedVersion)
 	assert.Equal(t, obj{"supported": []any{version}, "requested": "2099-" + x63[:59] + "..."}, e.dataJSON(t))
+}
+
+// Regression: the version probe decoded _meta into a struct, whose tags
+// encoding/json matches ignoring case (the last match winning), while the
+// _meta parser read the exact key. A _meta with the real key naming an
+// unsupported version followed by a case variant naming a supported one
+// passed the header cross-check and the version check, and was served
+// with the unsupported version. Now splitMeta splits _meta once by exact
+// member name, and versionOf and parseMeta both read those members.
+func TestRegressionVersionCheckBypassedByCaseVariantKey(t *testing.T) {
+	const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{` +
+		`"io.modelcontextprotocol/clientCapabilities":{},` +
+		`"io.modelcontextprotocol/protocolVersion":"1999-01-01",` +
+		`"IO.MODELCONTEXTPROTOCOL/PROTOCOLVERSION":"2026-07-28"}}}`
+	for _, mirrored := range []bool{false, true} {
+		t.Run(fmt.Sprint("mirror=", mirrored), func(t *testing.T) {
+			f := newFixture(t)
+			var served string
+			f.addTool("t", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+				served = req.Meta.ProtocolVersion
+				return mrtr.TextResult("ok"), nil
+			})
+			var opts []inOpt
+			if mirrored {
+				opts = append(opts, withMirror(mirror("tools/call", "t")))
+			}
+			r := f.raw(body, opts...)
+			assert.Empty(t, served, "the handler ran for protocol version %q", served)
+			require.NotNil(t, r.Error, "a request declaring protocolVersion 1999-01-01 was served: %s", r.Raw)
+			if mirrored {
+				// The header says 2026-07-28, the body 1999-01-01.
+				assert.Equal(t, int(mrtr.CodeHeaderMismatch), r.Error.Code)
+			} else {
+				assert.Equal(t, int(mrtr.CodeUnsupportedVersion), r.Error.Code)
+			}
+		})
+	}
+}
+
+// Regression: completion/complete was served whenever the completions
+// capability was advertised, which the Description may do on its own,
+// and the call of a nil CompletionHandler made Handle panic. Now the
+// server's completion method answers an empty completion when no handler
+// is set.
+func TestRegressionCompletionAdvertisedWithoutHandlerPanics(t *testing.T) {
+	desc := testDesc()
+	desc.Capabilities.Completions = &discover.Empty{}
+	f := newFixtureDesc(t, desc)
+	body := request("completion/complete", obj{
+		"_meta":    meta(capsNone),
+		"ref":      obj{"type": "ref/prompt", "name": "p"},
+		"argument": obj{"name": "a", "value": "x"},
+	})
+	r, panicked := handleRecovering(t, f.srv, body)
+	if panicked {
+		return
+	}
+	res := r.complete(t)
+	assert.Equal(t, obj{"values": []any{}}, res["completion"])
+}
+
+func TestRegressionParamsAndCapabilitiesAreCaseSensitive(t *testing.T) {
+	f := newFixture(t)
+	var served []string
+	f.addTool("t", func(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		served = append(served, req.Name)
+		if req.Capabilities().Sampling != nil {
+			return mrtr.Ask("s", simpleSampling("x")), nil
+		}
+		return mrtr.TextResult("ok"), nil
+	})
+	f.addTool("other", noopTool)
+
+	// "NAME" is not "name": the call names tool t.
+	f.call("tools/call", obj{"_meta": meta(capsNone), "name": "t", "NAME": "other"}).complete(t)
+	assert.Equal(t, []string{"t"}, served)
+
+	// {"SAMPLING":{}} declares nothing.
+	f.call("tools/call", obj{"_meta": meta(obj{"SAMPLING": obj{}}), "name": "t"}).complete(t)
+	f.call("tools/call", obj{"_meta": meta(obj{"sampling": obj{}}), "name": "t"}).inputRequired(t)
+
+	// A params member given twice is refused, not resolved by position.
+	r := f.raw(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"other","name":"t",` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
+	r.fail(t, mrtr.CodeInvalidRequest)
+	assert.True(t, r.Envelope)
+	assert.Len(t, served, 3)
+}
+
+// Regression: an initialize-era client (no _meta claim) read a header
+// complaint. Now initializeRefused answers -32022 naming the versions the
+// server speaks, before the header checks.
+func TestRegressionLegacyInitializeNamesSupportedVersions(t *testing.T) {
+	f := newFixture(t)
+	r := f.raw(`{"jsonrpc":"2.0","id":11,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
+		withMirror(&mrtr.Mirror{}))
+	e := r.fail(t, mrtr.CodeUnsupportedVersion)
+	assert.True(t, r.Envelope)
+	assert.JSONEq(t, `{"supported":["2026-07-28"],"requested":"2025-06-18"}`, string(e.Data))
+
+	// With a modern claim, initialize is a removed method.
+	r = f.call("initialize", obj{"_meta": meta(nil)})
+	r.fail(t, mrtr.CodeMethodNotFound)
+}
+
+// Regression: a name that is not a string was taken for a header
+// mismatch. Now readTarget refuses it as a params error (-32602, in-band)
+// before the Mcp-Name header is compared.
+func TestRegressionNonStringNameIsInvalidParams(t *testing.T) {
+	f := newFixture(t)
+	f.addTool("t", noopTool)
+	r := f.call("tools/call", obj{"name": 42}, withMirror(mirror("tools/call", "42")))
+	e := r.fail(t, mrtr.CodeInvalidParams)
+	assert.Equal(t, "tools/call params.name must be a string", e.Message)
+	assert.False(t, r.Envelope)
+}
+
+// Regression: a Message built by hand (not by ParseMessage) with malformed
+// params made Handle panic. Now params.decode reads them through
+// wire.EachMember, which reports malformed input as an error.
+func TestRegressionMalformedParamsDoNotPanic(t *testing.T) {
+	f := newFixture(t)
+	f.addTool("t", noopTool)
+	id := messageID(t, "1")
+	for _, p := range []string{`{"`, `{0`, `{"a":`, `{"a" 1}`, `{"a":"x`, `{"a":[1,`, `[`, `"x"`} {
+		resp := f.srv.Handle(context.Background(), &mrtr.Inbound{Message: &mrtr.Message{ID: id, Method: "tools/call", Params: json.RawMessage(p)}})
+		require.NotNil(t, resp, p)
+		require.NotNil(t, resp.Error, p)
+		assert.Equal(t, mrtr.CodeInvalidRequest, resp.Error.Code, p)
+		assert.Equal(t, "1", resp.ID.String())
+	}
+}
+
+// Regression: -32022 listed the legacy versions too, including the one
+// just refused. Now unsupportedVersion names the description's
+// ModernVersions only: those a request can name in _meta.
+func TestRegressionUnsupportedVersionListsModernVersionsOnly(t *testing.T) {
+	desc := testDesc()
+	desc.LegacyVersions = []string{"2025-11-25"}
+	f := newFixtureDesc(t, desc)
+	m := meta(nil)
+	m["io.modelcontextprotocol/protocolVersion"] = "2025-11-25"
+	r := f.call("server/discover", obj{"_meta": m})
+	e := r.fail(t, mrtr.CodeUnsupportedVersion)
+	assert.JSONEq(t, `{"supported":["2026-07-28"],"requested":"2025-11-25"}`, string(e.Data))
 }

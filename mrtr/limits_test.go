@@ -257,23 +257,46 @@ func TestInterceptorsSeeEveryRefusal(t *testing.T) {
 	assert.Equal(t, "alice", last.Principal)
 	assert.Empty(t, last.Refusal)
 
+	assert.Equal(t, mrtr.StageNone, last.RefusedAt)
+	assert.True(t, last.Resolved)
+
 	for _, tc := range []struct {
-		req     *mrtrtest.Request
-		refusal string
+		req      *mrtrtest.Request
+		stage    mrtr.Stage
+		refusal  string
+		resolved bool
 	}{
-		{mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "ask"}).WithMeta(wire.MetaProtocolVersion, "1999-01-01"), "version"},
-		{mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "ask"}).WithMeta(wire.MetaClientCapabilities, nil), "meta"},
-		{mrtrtest.NewRequest("ping", nil), "method"},
-		{mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "nope"}), "target"},
-		{mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "ask", "arguments": json.RawMessage(`{"a":1,"A":2}`)}), "arguments"},
-		{mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "ask", "requestState": 7}), "state"},
-		{mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "ask"}), "capability"},
-		{mrtrtest.NewRequest(wire.MethodToolsList, map[string]any{"cursor": "???"}), "params"},
+		{mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "ask"}).WithMeta(wire.MetaProtocolVersion, "1999-01-01"), mrtr.StageVersion, "version", false},
+		{mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "ask"}).WithMeta(wire.MetaClientCapabilities, nil), mrtr.StageMeta, "meta", false},
+		{mrtrtest.NewRequest("ping", nil), mrtr.StageMethod, "method", false},
+		{mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "nope"}), mrtr.StageTarget, "target", false},
+		{mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "ask", "arguments": json.RawMessage(`{"a":1,"A":2}`)}), mrtr.StageArguments, "arguments", true},
+		{mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "ask", "requestState": 7}), mrtr.StageState, "state", true},
+		{mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "ask"}), mrtr.StageCapability, "capability", true},
+		{mrtrtest.NewRequest(wire.MethodToolsList, map[string]any{"cursor": "???"}), mrtr.StageMethodParams, "params", false},
 	} {
 		send(tc.req)
 		assert.Equal(t, tc.refusal, last.Refusal, "%s", tc.req.Body())
+		assert.Equal(t, tc.stage, last.RefusedAt, "%s", tc.req.Body())
+		assert.Equal(t, tc.resolved, last.Resolved, "%s", tc.req.Body())
 		assert.NotNil(t, last.Error, "%s", tc.req.Body())
 	}
+}
+
+// TestStagesInLadderOrder pins the names the stages carry in logs and
+// metrics, and which of them come after the version steps.
+func TestStagesInLadderOrder(t *testing.T) {
+	var names []string
+	var accepted []bool
+	for s := mrtr.StageNone; s <= mrtr.StagePanic; s++ {
+		names = append(names, s.String())
+		accepted = append(accepted, s.VersionAccepted())
+	}
+	assert.Equal(t, []string{"", "limit", "params", "header", "version", "meta", "method", "target", "scope", "header",
+		"params", "limit", "arguments", "state", "answers", "capability", "round_limit", "timeout", "panic"}, names)
+	assert.Equal(t, []bool{true, false, false, false, false, false, true, true, true, true,
+		true, true, true, true, true, true, true, true, true}, accepted)
+	assert.Empty(t, (mrtr.StagePanic + 1).String())
 }
 
 func TestAuditLog(t *testing.T) {

@@ -10,9 +10,10 @@ import (
 	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
 
-// Cursors are opaque to clients: base64url of "n:" and the name of the
-// first item of the page. A cursor naming an item that is gone, or that
-// does not decode, is -32602.
+// cursorPrefix begins the text of every cursor. Cursors are opaque to
+// clients: base64url of "n:" and the name of the first item of the page.
+// A cursor naming an item that is gone, or that does not decode, is
+// -32602.
 const cursorPrefix = "n:"
 
 func encodeCursor(name string) string {

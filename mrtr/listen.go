@@ -123,13 +123,13 @@ func (s *Server) listen(ctx context.Context, c *call) (json.RawMessage, *Error) 
 			}
 		}
 	}
-	c.stage = "limit"
+	c.stage = StageListenLimit
 	release, lerr := s.limits.listen(limitKey(c.in))
 	if lerr != nil {
 		return nil, lerr
 	}
 	defer release()
-	c.stage = ""
+	c.stage = StageNone
 	id := c.in.Message.ID.raw
 	meta := map[string]json.RawMessage{wire.MetaSubscriptionID: id}
 	s.hub.add(l)

@@ -14,6 +14,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/mrtrkit/mrtrkit/internal/testkit"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
@@ -252,12 +255,10 @@ func injectionServer(t *testing.T, logger *slog.Logger) *mrtr.Server {
 		_ = json.Unmarshal(req.Arguments, &a)
 		return a.V
 	}
-	if err := srv.AddResourceTemplate(mrtr.ResourceTemplate{URITemplate: "note://{name}", Name: "note"},
+	require.NoError(t, srv.AddResourceTemplate(mrtr.ResourceTemplate{URITemplate: "note://{name}", Name: "note"},
 		mrtr.HandlerFunc(func(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
 			return nil, fmt.Errorf("no note named %s", req.Vars["name"])
-		})); err != nil {
-		t.Fatal(err)
-	}
+		})))
 	schema := json.RawMessage(`{"type":"object"}`)
 	for name, h := range map[string]mrtr.HandlerFunc{
 		"fail": func(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
@@ -273,9 +274,7 @@ func injectionServer(t *testing.T, logger *slog.Logger) *mrtr.Server {
 			return mrtr.TextResult("ok"), nil
 		},
 	} {
-		if err := srv.AddTool(mrtr.Tool{Name: name, InputSchema: schema}, h); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, srv.AddTool(mrtr.Tool{Name: name, InputSchema: schema}, h))
 	}
 	return srv
 }
@@ -294,16 +293,12 @@ func injectionPaths() []injectionPath {
 	handle := func(t *testing.T, srv *mrtr.Server, method string, params obj) {
 		t.Helper()
 		body, err := json.Marshal(obj{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		msg, _, perr := mrtr.ParseMessage(body)
 		if perr != nil {
 			return // refused before anything is logged
 		}
-		if resp := srv.Handle(context.Background(), &mrtr.Inbound{Message: msg}); resp == nil {
-			t.Fatalf("no response to %s", method)
-		}
+		require.NotNilf(t, srv.Handle(context.Background(), &mrtr.Inbound{Message: msg}), "no response to %s", method)
 	}
 	m := meta(capsEverything)
 	return []injectionPath{
@@ -350,15 +345,13 @@ func TestLogInjection(t *testing.T) {
 			sink.done()
 			out := sink.buf.String()
 			msgs, violations := checkLogLines(t, sink.name, "mrtr", out)
-			if len(msgs) == 0 && p.name != "tool name" && p.name != "method name" {
-				t.Errorf("%s, %s handler: nothing was logged; the path is not exercised", p.name, sink.name)
-			}
+			assert.Falsef(t, len(msgs) == 0 && p.name != "tool name" && p.name != "method name", "%s, %s handler: nothing was logged; the path is not exercised", p.name, sink.name)
 			for _, v := range violations {
 				if p.known != "" {
 					t.Logf("KNOWN VIOLATION (%s) %s, %s handler: %s", p.known, p.name, sink.name, v)
 					continue
 				}
-				t.Errorf("%s, %s handler: %s", p.name, sink.name, v)
+				assert.Failf(t, "log injection", "%s, %s handler: %s", p.name, sink.name, v)
 			}
 		}
 	}
@@ -369,17 +362,14 @@ func TestLogLineChecker(t *testing.T) {
 	var b bytes.Buffer
 	l := slog.New(slog.NewTextHandler(&b, nil))
 	l.Info("mrtr: ok", "v", "a\nb")
-	if _, v := checkLogLines(t, "text", "mrtr", b.String()); len(v) != 0 {
-		t.Fatalf("a genuine record was flagged: %v", v)
-	}
+	_, v := checkLogLines(t, "text", "mrtr", b.String())
+	require.Empty(t, v, "a genuine record was flagged")
 	b.Reset()
 	l.Info("mrtr: not constant\ntime=" + forgedTime + "T00:00:00Z level=ERROR msg=FORGED")
-	if _, v := checkLogLines(t, "text", "mrtr", b.String()); len(v) == 0 {
-		t.Fatal("a forged record went unnoticed")
-	}
+	_, v = checkLogLines(t, "text", "mrtr", b.String())
+	require.NotEmpty(t, v, "a forged record went unnoticed")
 	b.Reset()
 	l.Info("mrtr: ok", "v", strings.Repeat(filler, 1000))
-	if _, v := checkLogLines(t, "text", "mrtr", b.String()); len(v) == 0 {
-		t.Fatal("an unclipped value went unnoticed")
-	}
+	_, v = checkLogLines(t, "text", "mrtr", b.String())
+	require.NotEmpty(t, v, "an unclipped value went unnoticed")
 }

@@ -27,13 +27,13 @@ type method struct {
 	serve func(s *Server, ctx context.Context, c *call) (json.RawMessage, *Error)
 }
 
-// methods is the method table. A method that is not here does not exist
-// in MCP 2026-07-28 (including those it removed, such as initialize and
-// ping): -32601.
 // methodNames are the methods of the table, by which ParseMessage reads a
 // request's method without allocating a string for it.
 var methodNames = slices.Collect(maps.Keys(methods))
 
+// methods is the method table. A method that is not here does not exist
+// in MCP 2026-07-28 (including those it removed, such as initialize and
+// ping): -32601.
 var methods = map[string]*method{
 	wire.MethodDiscover:            {serve: (*Server).serveDiscover},
 	wire.MethodToolsList:           {served: hasTools, serve: (*Server).listTools},

@@ -1,6 +1,7 @@
 package mrtr_test
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -169,4 +170,105 @@ func TestParamHeaderNamedInError(t *testing.T) {
 	m.Params = map[string]mrtr.HeaderValue{"tenant-id": hv("y")}
 	e = f.call("tools/call", obj{"name": "t", "arguments": obj{"a": "x"}}, withMirror(m)).fail(t, mrtr.CodeHeaderMismatch)
 	assert.Equal(t, "Header mismatch: Mcp-Param-Tenant-ID header value does not match the argument", e.Message)
+}
+
+// addDeployTool registers the tool "deploy", whose region argument is
+// mirrored in the Mcp-Param-Region header, and returns the regions its
+// handler bound, as Go's JSON decoding binds them, in call order.
+func addDeployTool(t *testing.T, f *fixture) *[]string {
+	var bound []string
+	schema := `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`
+	require.NoError(t, f.srv.AddTool(mrtr.Tool{Name: "deploy", InputSchema: json.RawMessage(schema)},
+		mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+			var args struct {
+				Region string `json:"region"`
+			}
+			if err := json.Unmarshal(req.Arguments, &args); err != nil {
+				return nil, err
+			}
+			bound = append(bound, args.Region)
+			return mrtr.TextResult(args.Region), nil
+		})))
+	return &bound
+}
+
+// Regression: the Mcp-Param-* check read the declared argument with an
+// exact-name lookup, while handlers decoded the arguments with
+// encoding/json, which matches struct fields ignoring case with the last
+// member winning. Arguments {"region":"us","REGION":"eu"} passed the check
+// against "Mcp-Param-Region: us" while the handler bound region = "eu", so
+// an intermediary that routed or authorised on the header was bypassed.
+// Now checkParamHeaders matches names exactly and the strict door
+// (strictArguments), which runs right after it on every call, refuses two
+// names that Go's decoding folds together, with or without a Mirror.
+func TestRegressionParamHeaderBypassThroughCaseVariantArgument(t *testing.T) {
+	f := newFixture(t)
+	bound := addDeployTool(t, f)
+	m := mirror("tools/call", "deploy")
+	m.Params = map[string]mrtr.HeaderValue{"region": hv("us")}
+	for _, tt := range []struct{ args, path string }{
+		{`{"region":"us","REGION":"eu"}`, "arguments.REGION"},
+		{`{"REGION":"eu","region":"us"}`, "arguments.region"},
+		{`{"region":"us","Region":"eu"}`, "arguments.Region"},
+	} {
+		// With the header, the one Go's decoding keeps (the last) is
+		// compared first: a mismatch is -32020; a match leaves the
+		// arguments to the strict door. Either way no handler runs.
+		r := f.call("tools/call", obj{"name": "deploy", "arguments": rawJSON(tt.args)}, withMirror(m))
+		require.NotNil(t, r.Error, tt.args)
+		assert.Contains(t, []int{int(mrtr.CodeHeaderMismatch), int(mrtr.CodeInvalidParams)}, int(r.Error.Code), tt.args)
+		r = f.call("tools/call", obj{"name": "deploy", "arguments": rawJSON(tt.args)})
+		e := r.fail(t, mrtr.CodeInvalidParams)
+		assert.Equal(t, "Invalid arguments: "+tt.path+" repeats a member name: names that differ only in case are one name to Go's JSON decoding", e.Message)
+		assert.False(t, r.Envelope)
+	}
+	assert.Empty(t, *bound, "the handler ran on ambiguous arguments")
+
+	// The exact name is what the header vouches for.
+	f.call("tools/call", obj{"name": "deploy", "arguments": obj{"region": "us"}}, withMirror(m)).complete(t)
+	assert.Equal(t, []string{"us"}, *bound)
+}
+
+// A lone case variant of a mirrored argument ({"REGION":"eu"}) binds to
+// the declared field in Go's decoding, as the pair above would: the
+// Mcp-Param-* check must not let the handler read a value no header
+// vouched for. (Before the reshape, the check found the argument by
+// folded name and required the header.)
+func TestRegressionParamHeaderLoneCaseVariant(t *testing.T) {
+	f := newFixture(t)
+	bound := addDeployTool(t, f)
+	for _, name := range []string{"REGION", "Region"} {
+		// No Mcp-Param-Region header: an intermediary saw no region.
+		r := f.call("tools/call", obj{"name": "deploy", "arguments": obj{name: "eu"}}, withMirror(mirror("tools/call", "deploy")))
+		if r.Error == nil {
+			assert.Empty(t, (*bound)[len(*bound)-1], "no Mcp-Param-Region header was sent, the handler deployed to %q (arguments {%q:\"eu\"})", (*bound)[len(*bound)-1], name)
+		}
+		// A header naming another region.
+		m := mirror("tools/call", "deploy")
+		m.Params = map[string]mrtr.HeaderValue{"region": hv("us")}
+		r = f.call("tools/call", obj{"name": "deploy", "arguments": obj{name: "eu"}}, withMirror(m))
+		if r.Error == nil {
+			assert.Equal(t, "us", (*bound)[len(*bound)-1], "Mcp-Param-Region said us, the handler deployed to %q (arguments {%q:\"eu\"})", (*bound)[len(*bound)-1], name)
+		}
+	}
+}
+
+// Regression: the fast path of the x-mcp-header scan looked for the
+// keyword in the raw schema text, so a declaration whose key was written
+// with a JSON escape ("x-mcp-h\u0065ader") was neither validated nor
+// enforced, although every client decodes it as x-mcp-header (the schema
+// is advertised verbatim in tools/list). Now paramHeaders takes the full
+// walk whenever the schema holds an escape.
+func TestRegressionEscapedParamHeaderKeyIgnored(t *testing.T) {
+	f := newFixture(t)
+	bad := `{"type":"object","properties":{"a":{"type":"number","x-mcp-h\u0065ader":"A"}}}`
+	assert.Error(t, f.srv.AddTool(mrtr.Tool{Name: "bad", InputSchema: json.RawMessage(bad)}, mrtr.HandlerFunc(noopTool)),
+		"an x-mcp-header on a number property must be refused")
+
+	good := `{"type":"object","properties":{"a":{"type":"string","x-mcp-h\u0065ader":"A"}}}`
+	require.NoError(t, f.srv.AddTool(mrtr.Tool{Name: "good", InputSchema: json.RawMessage(good)}, mrtr.HandlerFunc(noopTool)))
+	r := f.call("tools/call", obj{"name": "good", "arguments": obj{"a": "x"}}, withMirror(mirror("tools/call", "good")))
+	if assert.NotNil(t, r.Error, "missing Mcp-Param-A header was accepted") {
+		assert.Equal(t, int(mrtr.CodeHeaderMismatch), r.Error.Code)
+	}
 }

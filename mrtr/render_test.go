@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
@@ -129,4 +131,54 @@ func assertNoDuplicateKeys(t *testing.T, raw json.RawMessage) {
 		return true
 	}
 	walk()
+}
+
+// Regression: the result encoder deleted MetaServerInfo from the _meta
+// map of the handler's result in place, mutating memory the handler owns:
+// a shared, pre-built result lost the key after the first call, and
+// concurrent calls raced on the map. Now render copies the map before it
+// drops the key.
+func TestRegressionRenderMutatesHandlerMeta(t *testing.T) {
+	shared := &mrtr.CallToolResult{
+		Content: []mrtr.Content{mrtr.Text("static")},
+		Meta: mrtr.Object{
+			wire.MetaServerInfo: json.RawMessage(`{"name":"x","version":"0"}`),
+			"com.example/k":     json.RawMessage(`1`),
+		},
+	}
+	f := newFixture(t)
+	f.addTool("t", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) { return shared, nil })
+	f.call("tools/call", obj{"name": "t"}).complete(t)
+	assert.Len(t, shared.Meta, 2, "the handler's result was modified: %v", shared.Meta)
+	assert.Contains(t, shared.Meta, wire.MetaServerInfo)
+
+	// Served concurrently, the shared result is only read (the race
+	// detector would report a write).
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			_, _ = rawRound(f.srv, "", obj{"_meta": meta(capsNone), "name": "t"})
+		})
+	}
+	wg.Wait()
+	assert.Len(t, shared.Meta, 2)
+}
+
+// Regression: results served to an authenticated principal were cached as
+// public. Now the Server's hint makes them private unless the description
+// sets a scope (results that never depend on who asks).
+func TestRegressionAuthenticatedResultsArePrivateByDefault(t *testing.T) {
+	f := newFixture(t)
+	f.addTool("t", noopTool)
+	r := f.call("tools/list", obj{"_meta": meta(nil)})
+	assert.Equal(t, "public", r.ok(t)["cacheScope"])
+	r = f.call("tools/list", obj{"_meta": meta(nil)}, asPrincipal("alice"))
+	assert.Equal(t, "private", r.ok(t)["cacheScope"])
+
+	desc := testDesc()
+	desc.Cache.Scope = discover.Public
+	g := newFixtureDesc(t, desc)
+	g.addTool("t", noopTool)
+	r = g.call("tools/list", obj{"_meta": meta(nil)}, asPrincipal("alice"))
+	assert.Equal(t, "public", r.ok(t)["cacheScope"], "an explicit scope is kept")
 }

@@ -280,3 +280,22 @@ func TestInputResponseErrorsQuoteAShortPrefix(t *testing.T) {
 		})
 	}
 }
+
+// Regression: an answer given twice under the same key was resolved by
+// position. Now decodeResponses refuses it.
+func TestRegressionDuplicateAnswerRefused(t *testing.T) {
+	f := newFixture(t)
+	f.addTool("ask", func(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		if _, ok := req.Responses.Elicitation("name"); ok {
+			return mrtr.TextResult("done"), nil
+		}
+		return mrtr.Ask("name", nameForm("Name?")), nil
+	})
+	caps := obj{"elicitation": obj{}}
+	_, st := f.call("tools/call", obj{"_meta": meta(caps), "name": "ask"}).inputRequired(t)
+	body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask","requestState":"` + st + `",` +
+		`"inputResponses":{"name":{"action":"decline"},"name":{"action":"accept","content":{"name":"x"}}},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}`
+	e := f.raw(body).fail(t, mrtr.CodeInvalidParams)
+	assert.Contains(t, e.Message, "answered twice")
+}

@@ -142,7 +142,7 @@ func (s *Server) inputRequiredJournal(c *call, r *InputRequired, args json.RawMe
 		asked[key] = byte(ir.inputKind())
 		asks[key] = wireInputRequest(ir)
 	}
-	c.stage = "capability"
+	c.stage = StageCapability
 	if j == nil { // as above: gated when asked
 		if err := gateCapabilities(r.Requests, c.meta.ClientCapabilities); err != nil {
 			return nil, err
@@ -150,11 +150,11 @@ func (s *Server) inputRequiredJournal(c *call, r *InputRequired, args json.RawMe
 	}
 	next := round + 1
 	if next > s.maxRounds {
-		c.stage = "round_limit"
+		c.stage = StageRoundLimit
 		s.log.Error("mrtr: a handler asked past the round limit", "method", c.method, "target", clip(c.target), "round", next, "limit", s.maxRounds)
 		return nil, roundLimitError()
 	}
-	c.stage = ""
+	c.stage = StageNone
 	b, perr := s.binding(c, args)
 	if perr != nil {
 		return nil, perr

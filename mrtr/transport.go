@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/mrtrkit/mrtrkit/internal/strictjson"
 	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
 
@@ -94,7 +95,7 @@ type Message struct {
 	// strict door found in params.arguments in that same pass.
 	split   []member
 	splitOK bool
-	args    argsVerdict
+	args    strictjson.Verdict
 }
 
 // IsNotification reports whether the message is a notification: a method
@@ -120,13 +121,13 @@ func ParseMessage(body []byte) (*Message, ID, *Error) {
 	}
 	switch body[0] {
 	case '[':
-		if !validJSON(body) {
+		if !strictjson.Valid(body) {
 			return nil, ID{}, parseError("body is not valid JSON")
 		}
 		return nil, ID{}, invalidRequest("batches are not supported; send one message per request")
 	case '{':
 	default:
-		if !validJSON(body) {
+		if !strictjson.Valid(body) {
 			return nil, ID{}, parseError("body is not valid JSON")
 		}
 		return nil, ID{}, invalidRequest("message must be a JSON object")
@@ -139,10 +140,9 @@ func ParseMessage(body []byte) (*Message, ID, *Error) {
 	}
 	var hasID bool
 	var split []member
-	var args argsVerdict
+	var args strictjson.Verdict
 	var dup bool
-	v := syntax{b: body}
-	err := v.members(0, func(name []byte, val json.RawMessage) error {
+	err := strictjson.Object(body, func(name []byte, val json.RawMessage) error {
 		var slot *json.RawMessage
 		switch string(name) {
 		case "jsonrpc":
@@ -175,10 +175,7 @@ func ParseMessage(body []byte) (*Message, ID, *Error) {
 			return nil
 		}
 	}, &args)
-	if err == nil {
-		v.space()
-	}
-	if err != nil || v.i != len(body) {
+	if err != nil {
 		return nil, ID{}, parseError("body is not valid JSON")
 	}
 	if dup {

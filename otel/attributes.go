@@ -8,7 +8,6 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
-	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -57,16 +56,16 @@ const maxValue = 256
 
 // methods are the methods an mrtr.Server serves.
 var methods = map[string]bool{
-	wire.MethodDiscover:            true,
-	wire.MethodToolsList:           true,
-	wire.MethodToolsCall:           true,
-	wire.MethodPromptsList:         true,
-	wire.MethodPromptsGet:          true,
-	wire.MethodResourcesList:       true,
-	wire.MethodResourcesRead:       true,
-	wire.MethodTemplatesList:       true,
-	wire.MethodComplete:            true,
-	wire.MethodSubscriptionsListen: true,
+	mrtr.MethodDiscover:            true,
+	mrtr.MethodToolsList:           true,
+	mrtr.MethodToolsCall:           true,
+	mrtr.MethodPromptsList:         true,
+	mrtr.MethodPromptsGet:          true,
+	mrtr.MethodResourcesList:       true,
+	mrtr.MethodResourcesRead:       true,
+	mrtr.MethodTemplatesList:       true,
+	mrtr.MethodComplete:            true,
+	mrtr.MethodSubscriptionsListen: true,
 }
 
 // knownMethod returns method when the Server serves it, otherMethod
@@ -80,39 +79,18 @@ func knownMethod(method string) string {
 
 // multiRound reports whether method may take input-required rounds.
 func multiRound(method string) bool {
-	return method == wire.MethodToolsCall || method == wire.MethodPromptsGet || method == wire.MethodResourcesRead
-}
-
-// pastTarget holds the Call.Refusal values of the steps the Server reaches
-// only once the target resolved to a registration, and "" for an error a
-// handler answered. A target is only trusted as a low-cardinality value
-// (span name, metric attribute) when the request got that far: before, it
-// is whatever the client sent.
-var pastTarget = map[string]bool{
-	"":            true,
-	"arguments":   true,
-	"state":       true,
-	"answers":     true,
-	"capability":  true,
-	"round_limit": true,
-	"scope":       true,
-	"timeout":     true,
-	"panic":       true,
+	return method == mrtr.MethodToolsCall || method == mrtr.MethodPromptsGet || method == mrtr.MethodResourcesRead
 }
 
 // targetResolved reports whether c's target named a registered tool,
-// prompt or resource.
-func targetResolved(c *mrtr.Call) bool {
-	return c.Target != "" && (c.Error == nil || pastTarget[c.Refusal])
-}
+// prompt or resource. A target is only trusted as a low-cardinality value
+// (span name, metric attribute) then: before, it is whatever the client
+// sent.
+func targetResolved(c *mrtr.Call) bool { return c.Resolved }
 
 // versionAccepted reports whether the protocol version c claimed was one
-// the Server speaks: the request got past the version steps. The
-// "header" and "params" steps come both before and after them, so a
-// refusal there does not count.
-func versionAccepted(c *mrtr.Call) bool {
-	return c.Error == nil || pastTarget[c.Refusal] || c.Refusal == "target" || c.Refusal == "method"
-}
+// the Server speaks: the request got past the version steps.
+func versionAccepted(c *mrtr.Call) bool { return c.RefusedAt.VersionAccepted() }
 
 // clip bounds s to maxValue bytes, cut at a rune boundary.
 func clip(s string) string {
@@ -197,7 +175,7 @@ func readMeta(params json.RawMessage, fields []string) requestMeta {
 			}
 			return s
 		}
-		rm.version = clip(str(wire.MetaProtocolVersion))
+		rm.version = clip(str(mrtr.MetaProtocolVersion))
 		for _, f := range fields {
 			if v := str(f); v != "" {
 				if rm.carrier == nil {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -53,28 +52,8 @@ func TestClip(t *testing.T) {
 }
 
 func TestKnownMethod(t *testing.T) {
-	assert.Equal(t, "tools/call", knownMethod(wire.MethodToolsCall))
-	assert.Equal(t, "subscriptions/listen", knownMethod(wire.MethodSubscriptionsListen))
+	assert.Equal(t, "tools/call", knownMethod(mrtr.MethodToolsCall))
+	assert.Equal(t, "subscriptions/listen", knownMethod(mrtr.MethodSubscriptionsListen))
 	assert.Equal(t, otherMethod, knownMethod("ping"), "removed in 2026-07-28")
 	assert.Equal(t, otherMethod, knownMethod("tools/call/../x"))
-}
-
-func TestTargetResolved(t *testing.T) {
-	e := &mrtr.Error{Code: mrtr.CodeInvalidParams}
-	for _, tc := range []struct {
-		call mrtr.Call
-		want bool
-	}{
-		{mrtr.Call{Target: "t"}, true},
-		{mrtr.Call{Target: ""}, false},
-		{mrtr.Call{Target: "t", Error: e}, true}, // the handler's error
-		{mrtr.Call{Target: "t", Error: e, Refusal: "state"}, true},
-		{mrtr.Call{Target: "t", Error: e, Refusal: "arguments"}, true},
-		{mrtr.Call{Target: "t", Error: e, Refusal: "target"}, false},
-		{mrtr.Call{Target: "t", Error: e, Refusal: "header"}, false},
-		{mrtr.Call{Target: "t", Error: e, Refusal: "params"}, false},
-		{mrtr.Call{Target: "t", Error: e, Refusal: "limit"}, false},
-	} {
-		assert.Equal(t, tc.want, targetResolved(&tc.call), "%+v", tc.call)
-	}
 }

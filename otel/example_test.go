@@ -12,7 +12,6 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/mrtrkit/mrtrkit/discover"
-	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
 	otelmrtr "github.com/mrtrkit/mrtrkit/otel"
@@ -46,7 +45,7 @@ func ExampleInterceptor() {
 	}))
 	res, _ := c.CallTool(ctx, "greet", nil)
 	fmt.Println(res.Text())
-	mrtrtest.Send(ctx, srv, "", mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "greet", "requestState": "forged"}).
+	mrtrtest.Send(ctx, srv, "", mrtrtest.NewRequest(mrtr.MethodToolsCall, map[string]any{"name": "greet", "requestState": "forged"}).
 		WithMeta("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"))
 
 	show := []string{"gen_ai.tool.name", "mrtr.round", "mrtr.state.presented", "mrtr.result_type", "mrtr.refusal", "mrtr.state.reason", "error.type"}

@@ -12,7 +12,6 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -182,7 +181,7 @@ func (in *instrumentation) intercept(ctx context.Context, c *mrtr.Call, next fun
 	if meta.version != "" {
 		attrs = append(attrs, keyProtocolVersion.String(meta.version))
 	}
-	if method == wire.MethodToolsCall {
+	if method == mrtr.MethodToolsCall {
 		attrs = append(attrs, keyOperation.String(operationExecuteTool))
 	}
 	startOpts := []trace.SpanStartOption{
@@ -196,7 +195,7 @@ func (in *instrumentation) intercept(ctx context.Context, c *mrtr.Call, next fun
 	ctx, span := in.tracer.Start(parent, knownMethod(method), startOpts...)
 	defer span.End()
 
-	if method == wire.MethodSubscriptionsListen {
+	if method == mrtr.MethodSubscriptionsListen {
 		in.listening.Add(ctx, 1)
 		defer in.listening.Add(context.WithoutCancel(ctx), -1)
 	}
@@ -222,17 +221,17 @@ func (in *instrumentation) recordSpan(span trace.Span, c *mrtr.Call) {
 		return
 	}
 	method := c.Message.Method
-	if targetResolved(c) && (method == wire.MethodToolsCall || method == wire.MethodPromptsGet) {
+	if targetResolved(c) && (method == mrtr.MethodToolsCall || method == mrtr.MethodPromptsGet) {
 		span.SetName(method + " " + c.Target)
 	}
 	attrs := make([]attribute.KeyValue, 0, 8)
 	if c.Target != "" {
 		switch method {
-		case wire.MethodToolsCall:
+		case mrtr.MethodToolsCall:
 			attrs = append(attrs, keyToolName.String(clip(c.Target)))
-		case wire.MethodPromptsGet:
+		case mrtr.MethodPromptsGet:
 			attrs = append(attrs, keyPromptName.String(clip(c.Target)))
-		case wire.MethodResourcesRead:
+		case mrtr.MethodResourcesRead:
 			attrs = append(attrs, keyResourceURI.String(clip(c.Target)))
 		}
 	}
@@ -258,7 +257,7 @@ func (in *instrumentation) recordSpan(span trace.Span, c *mrtr.Call) {
 	}
 	span.SetAttributes(attrs...)
 
-	if c.Error == nil && c.ResultType == wire.ResultInputRequired {
+	if c.Error == nil && c.ResultType == mrtr.ResultTypeInputRequired {
 		asked := make([]string, len(c.Asked))
 		for i, k := range c.Asked {
 			asked[i] = clip(k)
@@ -286,12 +285,12 @@ func (in *instrumentation) recordMetrics(ctx context.Context, c *mrtr.Call, vers
 	base = append(base, keyMethod.String(knownMethod(method)))
 	resolved := targetResolved(c)
 	switch method {
-	case wire.MethodToolsCall:
+	case mrtr.MethodToolsCall:
 		base = append(base, keyOperation.String(operationExecuteTool))
 		if resolved {
 			base = append(base, keyToolName.String(clip(c.Target)))
 		}
-	case wire.MethodPromptsGet:
+	case mrtr.MethodPromptsGet:
 		if resolved {
 			base = append(base, keyPromptName.String(clip(c.Target)))
 		}
@@ -313,7 +312,7 @@ func (in *instrumentation) recordMetrics(ctx context.Context, c *mrtr.Call, vers
 	in.requests.Add(ctx, 1, set)
 	in.duration.Record(ctx, elapsed.Seconds(), set)
 
-	if c.Error == nil && c.ResultType == wire.ResultComplete && multiRound(method) {
+	if c.Error == nil && c.ResultType == mrtr.ResultTypeComplete && multiRound(method) {
 		in.rounds.Record(ctx, int64(c.Round), metric.WithAttributeSet(attribute.NewSet(base...)))
 	}
 	if c.Refusal != "" {

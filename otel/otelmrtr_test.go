@@ -23,7 +23,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mrtrkit/mrtrkit/discover"
-	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
 	otelmrtr "github.com/mrtrkit/mrtrkit/otel"
@@ -201,7 +200,7 @@ func TestSpanPerRequest(t *testing.T) {
 	ctx := context.Background()
 	c := f.client()
 
-	_, err := c.Call(ctx, wire.MethodToolsList, nil)
+	_, err := c.Call(ctx, mrtr.MethodToolsList, nil)
 	require.NoError(t, err)
 	list := f.only()
 	assert.Equal(t, "tools/list", list.Name())
@@ -248,13 +247,13 @@ func TestSpanPerRequest(t *testing.T) {
 
 func TestRequestIDs(t *testing.T) {
 	f := newFixture(t)
-	f.send("", mrtrtest.NewRequest(wire.MethodToolsList, nil).WithID("req-7"))
-	f.send("", mrtrtest.NewRequest(wire.MethodToolsList, nil).WithID(42))
+	f.send("", mrtrtest.NewRequest(mrtr.MethodToolsList, nil).WithID("req-7"))
+	f.send("", mrtrtest.NewRequest(mrtr.MethodToolsList, nil).WithID(42))
 	spans := f.ended()
 	require.Len(t, spans, 2)
 	assertAttrs(t, spans[0].Attributes(), map[string]any{"jsonrpc.request.id": "req-7", "mrtr.principal.digest": "anonymous"})
 	assertAttrs(t, spans[1].Attributes(), map[string]any{"jsonrpc.request.id": "42"})
-	assert.Nil(t, f.srv.Handle(context.Background(), mrtrtest.NewRequest(wire.MethodToolsList, nil).WithID(nil).Inbound("")))
+	assert.Nil(t, f.srv.Handle(context.Background(), mrtrtest.NewRequest(mrtr.MethodToolsList, nil).WithID(nil).Inbound("")))
 	assert.Len(t, f.ended(), 2, "a notification has no span")
 }
 
@@ -265,7 +264,7 @@ const (
 )
 
 func tracedRequest() *mrtrtest.Request {
-	return mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "plain"}).
+	return mrtrtest.NewRequest(mrtr.MethodToolsCall, map[string]any{"name": "plain"}).
 		WithMeta("traceparent", traceparent).
 		WithMeta("tracestate", "rojo=00f067aa0ba902b7").
 		WithMeta("baggage", "tenant=acme")
@@ -301,7 +300,7 @@ func TestAmbientSpanLinkedOrParent(t *testing.T) {
 	f.spans.Reset()
 
 	// Without a traceparent in _meta the transport's span is the parent.
-	f.srv.Handle(ctx, mrtrtest.NewRequest(wire.MethodToolsList, nil).Inbound(""))
+	f.srv.Handle(ctx, mrtrtest.NewRequest(mrtr.MethodToolsList, nil).Inbound(""))
 	s = f.only()
 	assert.Equal(t, ambient.SpanContext().SpanID(), s.Parent().SpanID())
 	assert.Equal(t, ambient.SpanContext().TraceID(), s.SpanContext().TraceID())
@@ -310,7 +309,7 @@ func TestAmbientSpanLinkedOrParent(t *testing.T) {
 
 func TestTraceContextIgnoredWhenNotAString(t *testing.T) {
 	f := newFixture(t)
-	f.send("", mrtrtest.NewRequest(wire.MethodToolsList, nil).WithMeta("traceparent", 7))
+	f.send("", mrtrtest.NewRequest(mrtr.MethodToolsList, nil).WithMeta("traceparent", 7))
 	s := f.only()
 	assert.False(t, s.Parent().IsValid(), "a new root")
 	assert.NotEqual(t, remoteTrace, s.SpanContext().TraceID().String())
@@ -355,7 +354,7 @@ func TestRoundEvents(t *testing.T) {
 
 func TestRefusalOfForgedState(t *testing.T) {
 	f := newFixture(t)
-	_, rerr := f.send(principalName, mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "greet", "requestState": "forged"}))
+	_, rerr := f.send(principalName, mrtrtest.NewRequest(mrtr.MethodToolsCall, map[string]any{"name": "greet", "requestState": "forged"}))
 	require.NotNil(t, rerr)
 	s := f.only()
 	assert.Equal(t, "tools/call greet", s.Name(), "the tool exists: the state was refused after it resolved")
@@ -377,7 +376,7 @@ func TestRefusalOfReplayedState(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	args := map[string]any{"account": argValue}
-	raw, err := f.client().Call(ctx, wire.MethodToolsCall, map[string]any{"name": "greet", "arguments": args})
+	raw, err := f.client().Call(ctx, mrtr.MethodToolsCall, map[string]any{"name": "greet", "arguments": args})
 	require.NoError(t, err)
 	var ir struct{ RequestState string }
 	require.NoError(t, json.Unmarshal(raw, &ir))
@@ -385,7 +384,7 @@ func TestRefusalOfReplayedState(t *testing.T) {
 	f.spans.Reset()
 
 	// Bob presents alice's state.
-	_, rerr := f.send("bob", mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "greet", "arguments": args, "requestState": ir.RequestState}).
+	_, rerr := f.send("bob", mrtrtest.NewRequest(mrtr.MethodToolsCall, map[string]any{"name": "greet", "arguments": args, "requestState": ir.RequestState}).
 		WithCapabilities(`{"elicitation":{}}`))
 	require.NotNil(t, rerr)
 	s := f.only()
@@ -416,7 +415,7 @@ func TestJSONRPCErrors(t *testing.T) {
 	f.spans.Reset()
 
 	// A handler's own error: no refusal, and its message is not recorded.
-	_, rerr = f.send("", mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "fail", "arguments": map[string]any{"account": argValue}}))
+	_, rerr = f.send("", mrtrtest.NewRequest(mrtr.MethodToolsCall, map[string]any{"name": "fail", "arguments": map[string]any{"account": argValue}}))
 	require.NotNil(t, rerr)
 	require.Contains(t, rerr.Message, argValue)
 	s = f.only()
@@ -428,7 +427,7 @@ func TestJSONRPCErrors(t *testing.T) {
 	f.spans.Reset()
 
 	// An unknown tool: recorded on the span, but not in its name.
-	_, rerr = f.send("", mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "no-such-tool"}))
+	_, rerr = f.send("", mrtrtest.NewRequest(mrtr.MethodToolsCall, map[string]any{"name": "no-such-tool"}))
 	require.NotNil(t, rerr)
 	s = f.only()
 	assert.Equal(t, "tools/call", s.Name())
@@ -506,10 +505,10 @@ func TestMetrics(t *testing.T) {
 	require.NoError(t, err)
 	_, err = c.CallTool(ctx, "plain", nil)
 	require.NoError(t, err)
-	f.send("", mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "greet", "requestState": "forged"}))
-	f.send("", mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "no-such-tool"}))
+	f.send("", mrtrtest.NewRequest(mrtr.MethodToolsCall, map[string]any{"name": "greet", "requestState": "forged"}))
+	f.send("", mrtrtest.NewRequest(mrtr.MethodToolsCall, map[string]any{"name": "no-such-tool"}))
 	f.send("", mrtrtest.NewRequest("ping", nil))
-	f.send("", mrtrtest.NewRequest(wire.MethodToolsList, nil).WithMeta(wire.MetaProtocolVersion, "1999-01-01"))
+	f.send("", mrtrtest.NewRequest(mrtr.MethodToolsList, nil).WithMeta(mrtr.MetaProtocolVersion, "1999-01-01"))
 
 	m := f.metrics()
 	complete := attribute.String("mrtr.result_type", "complete")
@@ -568,9 +567,9 @@ func TestMetrics(t *testing.T) {
 func TestMetricsBoundCardinality(t *testing.T) {
 	f := newFixture(t)
 	for _, name := range []string{"a1", "a2", "a3"} {
-		f.send("", mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "no-such-tool-" + name}))
+		f.send("", mrtrtest.NewRequest(mrtr.MethodToolsCall, map[string]any{"name": "no-such-tool-" + name}))
 		f.send("", mrtrtest.NewRequest("x/"+name, nil))
-		f.send("", mrtrtest.NewRequest(wire.MethodToolsList, nil).WithMeta(wire.MetaProtocolVersion, "1999-01-0"+name[1:]))
+		f.send("", mrtrtest.NewRequest(mrtr.MethodToolsList, nil).WithMeta(mrtr.MetaProtocolVersion, "1999-01-0"+name[1:]))
 	}
 	for _, m := range f.metrics() {
 		var sets []attribute.Set
@@ -597,7 +596,7 @@ func TestMetricsBoundCardinality(t *testing.T) {
 
 func TestListenStreams(t *testing.T) {
 	f := newFixture(t)
-	in := mrtrtest.NewRequest(wire.MethodSubscriptionsListen, map[string]any{"notifications": map[string]any{"toolsListChanged": true}}).Inbound("")
+	in := mrtrtest.NewRequest(mrtr.MethodSubscriptionsListen, map[string]any{"notifications": map[string]any{"toolsListChanged": true}}).Inbound("")
 	acked := make(chan struct{}, 1)
 	in.Emit = func([]byte) error {
 		select {
@@ -650,9 +649,9 @@ func TestNothingOfTheCallerRecorded(t *testing.T) {
 	require.Error(t, err)
 	_, err = c.GetPrompt(ctx, "summary", map[string]string{"topic": promptArg})
 	require.NoError(t, err)
-	f.send(principalName, mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "greet", "arguments": args, "requestState": "forged-" + argValue}))
-	f.send(principalName, mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "plain", "arguments": json.RawMessage(`{"a":"` + argValue + `","A":1}`)}))
-	f.send(principalName, mrtrtest.NewRequest(wire.MethodToolsCall, map[string]any{"name": "plain", "arguments": args}).WithMeta("x-custom", argValue))
+	f.send(principalName, mrtrtest.NewRequest(mrtr.MethodToolsCall, map[string]any{"name": "greet", "arguments": args, "requestState": "forged-" + argValue}))
+	f.send(principalName, mrtrtest.NewRequest(mrtr.MethodToolsCall, map[string]any{"name": "plain", "arguments": json.RawMessage(`{"a":"` + argValue + `","A":1}`)}))
+	f.send(principalName, mrtrtest.NewRequest(mrtr.MethodToolsCall, map[string]any{"name": "plain", "arguments": args}).WithMeta("x-custom", argValue))
 
 	secrets := []string{argValue, answerValue, promptArg, principalName}
 	var recorded []string
@@ -737,7 +736,7 @@ func TestOrderAmongInterceptors(t *testing.T) {
 			inner = trace.SpanContextFromContext(ctx)
 			return next(ctx)
 		}))
-	mrtrtest.Send(context.Background(), srv, "", mrtrtest.NewRequest(wire.MethodDiscover, nil))
+	mrtrtest.Send(context.Background(), srv, "", mrtrtest.NewRequest(mrtr.MethodDiscover, nil))
 	require.Len(t, spans.Ended(), 1)
 	assert.Equal(t, spans.Ended()[0].SpanContext(), inner)
 	assert.Equal(t, "server/discover", spans.Ended()[0].Name())

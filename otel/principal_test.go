@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -29,7 +28,7 @@ func TestPrincipalDigestAttributeIsKeyed(t *testing.T) {
 	unkeyed := sha256.Sum256([]byte("mrtrkit principal\x00" + principalName))
 
 	f := newFixture(t)
-	_, err := f.client().Call(context.Background(), wire.MethodToolsList, nil)
+	_, err := f.client().Call(context.Background(), mrtr.MethodToolsList, nil)
 	require.NoError(t, err)
 	got := attrs(f.only().Attributes())["mrtr.principal.digest"].AsString()
 	assert.Equal(t, keyed, got)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,27 +14,34 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/discover"
-	"github.com/mrtrkit/mrtrkit/internal/testkit"
-	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	redisshare "github.com/mrtrkit/mrtrkit/redis"
+	"github.com/mrtrkit/mrtrkit/state"
 )
 
 type obj = map[string]any
 
 const version = "2026-07-28"
 
+// replicaRing is the key ring every replica seals requestState with, as
+// the replicas of one deployment share theirs.
+var replicaRing = sync.OnceValues(state.GenerateKeyRing)
+
 // replica is one mrtr.Server of a deployment sharing a Redis: the same
 // key ring and audience as every other, a Redis client of its own.
 func replica(t testing.TB, srv *redisServer, opts ...redisshare.Option) *mrtr.Server {
 	t.Helper()
-	desc := testkit.Desc("replicas", "1.0.0")
+	desc := discover.Description{Server: discover.Implementation{Name: "replicas", Version: "1.0.0"}}
 	desc.Capabilities.Tools = &discover.ListChanged{ListChanged: true}
 	desc.Capabilities.Resources = &discover.ResourcesCapability{ListChanged: true, Subscribe: true}
 	client := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1, DialTimeout: 500 * time.Millisecond})
 	t.Cleanup(func() { client.Close() })
+	ring, err := replicaRing()
+	require.NoError(t, err)
+	codec, err := state.NewAEAD(ring)
+	require.NoError(t, err)
 	s, err := mrtr.NewServer(desc,
-		mrtr.WithCodec(testkit.Codec(t)),
+		mrtr.WithCodec(codec),
 		mrtr.WithAudience("https://mcp.example.test/mcp"),
 		mrtr.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
 		mrtr.WithShare(redisshare.New(client, opts...)))
@@ -60,7 +68,7 @@ func replica(t testing.TB, srv *redisServer, opts ...redisshare.Option) *mrtr.Se
 
 func message(t testing.TB, method string, params obj) *mrtr.Message {
 	t.Helper()
-	params["_meta"] = obj{wire.MetaProtocolVersion: version, wire.MetaClientCapabilities: obj{"elicitation": obj{}}}
+	params["_meta"] = obj{mrtr.MetaProtocolVersion: version, mrtr.MetaClientCapabilities: obj{"elicitation": obj{}}}
 	b, err := json.Marshal(obj{"jsonrpc": "2.0", "id": 9, "method": method, "params": params})
 	require.NoError(t, err)
 	msg, _, perr := mrtr.ParseMessage(b)

@@ -240,10 +240,11 @@ func newCodec(ring *KeyRing, alg byte, opts []Option) (*codec, error) {
 	return c, nil
 }
 
-// Buffers for building frames in Seal. Buffers that grew beyond
-// maxPooledBuffer are left to the garbage collector.
+// maxPooledBuffer bounds the buffers bufferPool keeps: one that grew
+// beyond it is left to the garbage collector.
 const maxPooledBuffer = 64 << 10
 
+// bufferPool holds the buffers Seal builds frames in.
 var bufferPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 func getBuffer(n int) *[]byte {

@@ -1,14 +1,28 @@
-package mrtr
+package wire
 
 import (
 	"bytes"
 	"encoding/json"
 	"testing"
 
-	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// members collects the members of object b into a map through
+// EachMember, refusing duplicates: the shape the Server's readers give
+// EachMember, checked here against encoding/json.
+func members(b []byte) (map[string]json.RawMessage, error) {
+	m := make(map[string]json.RawMessage, 8)
+	err := EachMember(b, func(name string, v json.RawMessage) error {
+		if _, dup := m[name]; dup {
+			return ErrDuplicateMember
+		}
+		m[name] = v
+		return nil
+	})
+	return m, err
+}
 
 func TestMembersMatchesEncodingJSON(t *testing.T) {
 	cases := []string{
@@ -31,9 +45,9 @@ func TestMembersMatchesEncodingJSON(t *testing.T) {
 
 func TestMembersRefusesDuplicatesAndNonObjects(t *testing.T) {
 	_, err := members([]byte(`{"a":1,"a":2}`))
-	assert.ErrorIs(t, err, wire.ErrDuplicateMember)
+	assert.ErrorIs(t, err, ErrDuplicateMember)
 	_, err = members([]byte(`{"a":1,"\u0061":2}`))
-	assert.ErrorIs(t, err, wire.ErrDuplicateMember, "an escaped spelling is the same name")
+	assert.ErrorIs(t, err, ErrDuplicateMember, "an escaped spelling is the same name")
 	_, err = members([]byte(`[1]`))
 	assert.Error(t, err)
 	// Case variants are different names, as JSON-RPC and MCP require.
@@ -59,7 +73,7 @@ func FuzzMembers(f *testing.F) {
 		}
 		if err != nil {
 			// Only duplicates may be refused; encoding/json keeps the last.
-			require.ErrorIs(t, err, wire.ErrDuplicateMember)
+			require.ErrorIs(t, err, ErrDuplicateMember)
 			return
 		}
 		require.Len(t, got, len(want))

@@ -1,8 +1,19 @@
-package mrtr
+// Package strictjson holds mrtrkit's byte-level JSON readers: the strict
+// door every argument object (and every elicitation answer's content)
+// passes before a handler or the state pipeline sees it, the syntax
+// checker every message passes before anything reads it, and the one-pass
+// reader that validates a JSON-RPC message, splits its envelope and its
+// params, and runs the door over params.arguments on the way.
+//
+// It knows nothing of MCP beyond the name "arguments": its verdicts are
+// plain errors whose text names the offending value by path, and package
+// mrtr turns them into JSON-RPC errors.
+package strictjson
 
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 	"unicode"
@@ -11,24 +22,6 @@ import (
 
 	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
-
-// This file holds mrtrkit's two JSON readers: the exact-name member
-// splitter that every layer of the ladder uses on the envelope, and the
-// strict door every argument object passes before a handler or the state
-// pipeline sees it.
-
-// members collects the members of object b into a map, refusing duplicates.
-func members(b []byte) (map[string]json.RawMessage, error) {
-	m := make(map[string]json.RawMessage, 8)
-	err := wire.EachMember(b, func(name string, v json.RawMessage) error {
-		if _, dup := m[name]; dup {
-			return wire.ErrDuplicateMember
-		}
-		m[name] = v
-		return nil
-	})
-	return m, err
-}
 
 // Limits of the strict door.
 const (
@@ -46,9 +39,10 @@ const (
 	pairwiseNames = 8
 )
 
-// strictArguments is the one door every argument object passes (the
-// arguments of tools/call and prompts/get) before a handler or the state
-// pipeline sees it. In one pass, in time linear in its size, it refuses:
+// Check is the one door every argument object passes (the arguments of
+// tools/call and prompts/get, the content of an elicitation answer)
+// before a handler or the state pipeline sees it. In one pass, in time
+// linear in its size, it refuses:
 //
 //   - two member names of one object that are equal under the case
 //     folding encoding/json uses to bind names to struct fields (Unicode
@@ -63,34 +57,34 @@ const (
 //     escapes), which decoders repair differently;
 //   - nesting deeper than 100 levels.
 //
-// With stringValues, every member of the top-level object must also be a
-// string (prompt arguments); the other rules are judged first. The error message names the offending
-// member by path, quoting at most a short prefix of each name; the path is
-// built only when there is an error to report.
-func strictArguments(raw json.RawMessage, stringValues bool) *Error {
-	if err := strictJSON(raw, "arguments", stringValues); err != nil {
-		return InvalidParamsError("Invalid arguments: " + err.Message)
-	}
-	return nil
-}
-
-// strictJSON applies the strict door's rules to any untrusted JSON value
-// (root names it in the error message, whose text is only the problem).
-func strictJSON(raw json.RawMessage, root string, stringValues bool) *Error {
+// root names the value in the error, whose text is only the problem
+// ("arguments.a.b[2] repeats a member name"). With stringValues, every
+// member of the top-level object must also be a string (prompt
+// arguments); the other rules are judged first. The error names the
+// offending member by path, quoting at most a short prefix of each name;
+// the path is built only when there is an error to report.
+func Check(raw []byte, root string, stringValues bool) error {
 	d := door{b: raw, root: root, stringValues: stringValues}
 	end := d.value(wire.SkipSpace(raw, 0), 0)
 	if d.fail == "" && wire.SkipSpace(raw, end) != len(raw) {
 		d.fail = "is not one JSON value"
 	}
 	if d.fail != "" {
-		return InvalidParamsError(d.where() + " " + d.fail)
+		return errors.New(d.where() + " " + d.fail)
 	}
 	if stringValues && d.nonString != nil {
 		// Checked last, so that a refusal for a rule of the door wins
 		// whatever the order of the members.
-		return InvalidParamsError(root + "." + quoteName(d.nonString) + " must be a string")
+		return errors.New(NotString(root, d.nonString))
 	}
 	return nil
+}
+
+// NotString words the door's refusal of a top-level member, named by its
+// raw (quoted) name, whose value is not a string where every value must
+// be.
+func NotString(root string, name []byte) string {
+	return root + "." + QuoteName(name) + " must be a string"
 }
 
 // door walks one argument value. The first problem found stops the walk.
@@ -160,14 +154,14 @@ func (d *door) where() string {
 			continue
 		}
 		b.WriteByte('.')
-		b.WriteString(quoteName(e.name))
+		b.WriteString(QuoteName(e.name))
 	}
 	return b.String()
 }
 
-// quoteName renders a raw member name for an error message: as is when it
+// QuoteName renders a raw member name for an error message: as is when it
 // is a short plain identifier, else quoted and cut to a short prefix.
-func quoteName(quoted []byte) string {
+func QuoteName(quoted []byte) string {
 	name, err := wire.MemberName(quoted)
 	if err != nil {
 		name = string(quoted)
@@ -592,16 +586,16 @@ func sameDecimal(a, b []byte) bool {
 	return x.neg == y.neg && x.exp == y.exp && x.n == y.n && bytes.Equal(x.digits[:x.n], y.digits[:y.n])
 }
 
-// maxValidDepth bounds the nesting validJSON accepts, as encoding/json
+// maxValidDepth bounds the nesting Valid accepts, as encoding/json
 // bounds its own.
 const maxValidDepth = 10000
 
-// validJSON reports whether b is exactly one JSON value (RFC 8259),
+// Valid reports whether b is exactly one JSON value (RFC 8259),
 // surrounded by optional whitespace: the check every message passes
 // before anything reads it. It accepts what json.Valid accepts, except
 // nesting deeper than maxValidDepth, and runs several times faster, which
 // matters for a body of megabytes that will be refused anyway.
-func validJSON(b []byte) bool {
+func Valid(b []byte) bool {
 	v := syntax{b: b}
 	v.space()
 	if !v.value(0) {
@@ -804,6 +798,29 @@ func numberEnd(b []byte, i int) (int, bool) {
 	return i, true
 }
 
+// Object validates body, which must be one JSON object surrounded by
+// optional whitespace, in one pass, and calls fn with the exact
+// (unescaped) name and the raw value of each of its members, in order.
+// When sub returns a function for a member's name and that member's value
+// is an object, the value's own members are validated and handed to that
+// function in the same pass. With args, a member named "arguments" of such
+// an inner object whose value is an object passes the strict door in the
+// same pass, and args records the verdict. It returns wire.ErrMalformed
+// for anything that is not valid JSON, and the first error fn or a
+// function of sub returns.
+func Object(body []byte, fn func(name []byte, value json.RawMessage) error, sub func(name []byte) func([]byte, json.RawMessage) error, args *Verdict) error {
+	v := syntax{b: body}
+	v.space()
+	if err := v.members(0, fn, sub, args); err != nil {
+		return err
+	}
+	v.space()
+	if v.i != len(body) {
+		return wire.ErrMalformed
+	}
+	return nil
+}
+
 // members validates the object at v.i and calls fn with the exact
 // (unescaped) name and the raw value of each of its members, in order, leaving v.i just past
 // the object. When sub returns a function for a member's name and that
@@ -813,7 +830,7 @@ func numberEnd(b []byte, i int) (int, bool) {
 //
 // With args, a member named "arguments" whose value is an object passes
 // the strict door in the same pass, and args records the verdict.
-func (v *syntax) members(depth int, fn func(name []byte, value json.RawMessage) error, sub func(name []byte) func([]byte, json.RawMessage) error, args *argsVerdict) error {
+func (v *syntax) members(depth int, fn func(name []byte, value json.RawMessage) error, sub func(name []byte) func([]byte, json.RawMessage) error, args *Verdict) error {
 	if depth >= maxValidDepth || v.i >= len(v.b) || v.b[v.i] != '{' {
 		return wire.ErrMalformed
 	}
@@ -879,26 +896,27 @@ func (v *syntax) members(depth int, fn func(name []byte, value json.RawMessage) 
 	}
 }
 
-// argsVerdict is what the strict door found in the arguments of a
-// message, while ParseMessage read it.
-type argsVerdict struct {
-	checked   bool
-	raw       []byte // the arguments the verdict is about
-	err       *Error // the door's refusal; nil when they passed
-	nonString []byte // the first top-level member whose value is not a string
+// A Verdict is what the strict door found in the arguments of a message,
+// while Object read it.
+type Verdict struct {
+	Checked   bool   // the message had an arguments object, and the door ran
+	Raw       []byte // the arguments the verdict is about
+	Where     string // the path of the refused value, as arguments.a.b[2]
+	Fail      string // what the door found wrong there; "" when they passed
+	NonString []byte // the first top-level member whose value is not a string
 }
 
 // strictArguments runs the strict door over the arguments object at v.i,
 // which also validates it, and records the verdict. When the door refuses
 // them for a rule of its own, the value is validated again as plain JSON,
 // so that a message that is not JSON at all is still told apart.
-func (v *syntax) strictArguments(depth int, args *argsVerdict) bool {
+func (v *syntax) strictArguments(depth int, args *Verdict) bool {
 	start := v.i
 	d := door{b: v.b, root: "arguments"}
 	end := d.value(start, 0)
 	if d.fail == "" {
 		v.i = end
-		*args = argsVerdict{checked: true, raw: v.b[start:end], nonString: d.nonString}
+		*args = Verdict{Checked: true, Raw: v.b[start:end], NonString: d.nonString}
 		return true
 	}
 	if d.malformed {
@@ -907,6 +925,6 @@ func (v *syntax) strictArguments(depth int, args *argsVerdict) bool {
 	if !v.value(depth) {
 		return false
 	}
-	*args = argsVerdict{checked: true, raw: v.b[start:v.i], err: InvalidParamsError("Invalid arguments: " + d.where() + " " + d.fail)}
+	*args = Verdict{Checked: true, Raw: v.b[start:v.i], Where: d.where(), Fail: d.fail}
 	return true
 }

@@ -1,4 +1,4 @@
-package mrtr
+package strictjson
 
 import (
 	"bytes"
@@ -66,6 +66,11 @@ func FuzzExactDouble(f *testing.F) {
 	})
 }
 
+// checkArguments is the door as the Server runs it on arguments.
+func checkArguments(raw string, stringValues bool) error {
+	return Check([]byte(raw), "arguments", stringValues)
+}
+
 func TestStrictArguments(t *testing.T) {
 	deep := strings.Repeat(`{"a":`, maxArgumentDepth) + "1" + strings.Repeat("}", maxArgumentDepth)
 	tooDeep := strings.Repeat(`[`, maxArgumentDepth+1) + strings.Repeat("]", maxArgumentDepth+1)
@@ -93,15 +98,13 @@ func TestStrictArguments(t *testing.T) {
 		{tooDeep, `is nested more than 100 levels deep`},
 	}
 	for _, c := range cases {
-		err := strictArguments(json.RawMessage(c.args), false)
+		err := checkArguments(c.args, false)
 		if c.problem == "" {
-			assert.Nil(t, err, c.args)
+			assert.NoError(t, err, c.args)
 			continue
 		}
-		if assert.NotNil(t, err, c.args) {
-			assert.Equal(t, CodeInvalidParams, err.Code)
-			assert.False(t, err.Envelope())
-			assert.Contains(t, err.Message, c.problem, c.args)
+		if assert.Error(t, err, c.args) {
+			assert.Contains(t, err.Error(), c.problem, c.args)
 		}
 	}
 }
@@ -115,27 +118,27 @@ func TestStrictArgumentsManyMembers(t *testing.T) {
 		b.WriteString(`"m` + strconv.Itoa(i) + `":0,`)
 	}
 	ok := b.String() + `"z":0}`
-	assert.Nil(t, strictArguments(json.RawMessage(ok), false))
+	assert.NoError(t, checkArguments(ok, false))
 	for _, twin := range []string{`"M0"`, `"M` + strconv.Itoa(pairwiseNames-1) + `"`, `"M` + strconv.Itoa(2*pairwiseNames) + `"`, `"m1\u017f"`} {
 		bad := b.String() + twin + `:1}`
 		if twin == `"m1\u017f"` {
 			bad = b.String() + `"m1s":1,` + twin + `:1}`
 		}
-		err := strictArguments(json.RawMessage(bad), false)
-		if assert.NotNil(t, err, twin) {
-			assert.Contains(t, err.Message, "repeats a member name")
+		err := checkArguments(bad, false)
+		if assert.Error(t, err, twin) {
+			assert.Contains(t, err.Error(), "repeats a member name")
 		}
 	}
 }
 
 func TestStrictPromptArguments(t *testing.T) {
-	assert.Nil(t, strictArguments(json.RawMessage(`{"a":"x","b":"y"}`), true))
-	err := strictArguments(json.RawMessage(`{"a":"x","b":1}`), true)
-	require.NotNil(t, err)
-	assert.Contains(t, err.Message, "arguments.b must be a string")
-	err = strictArguments(json.RawMessage(`{"a":"x","A":"y"}`), true)
-	require.NotNil(t, err)
-	assert.Contains(t, err.Message, "repeats a member name")
+	assert.NoError(t, checkArguments(`{"a":"x","b":"y"}`, true))
+	err := checkArguments(`{"a":"x","b":1}`, true)
+	require.Error(t, err)
+	assert.Equal(t, "arguments.b must be a string", err.Error())
+	err = checkArguments(`{"a":"x","A":"y"}`, true)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "repeats a member name")
 }
 
 func TestStrictArgumentsQuoteAShortPrefix(t *testing.T) {
@@ -145,11 +148,11 @@ func TestStrictArgumentsQuoteAShortPrefix(t *testing.T) {
 		`{"` + long + `":9007199254740993}`,
 		`{"` + strings.Repeat("é", 40000) + `\n":` + "1" + strings.Repeat("1", 100) + `}`,
 	} {
-		err := strictArguments(json.RawMessage(args), false)
-		require.NotNil(t, err)
-		assert.Less(t, len(err.Message), 200, "the message quotes a short prefix of the name")
-		assert.True(t, utf8.ValidString(err.Message))
-		assert.NotContains(t, err.Message, "\n", "no raw line break of the caller's reaches the message")
+		err := checkArguments(args, false)
+		require.Error(t, err)
+		assert.Less(t, len(err.Error()), 200, "the message quotes a short prefix of the name")
+		assert.True(t, utf8.ValidString(err.Error()))
+		assert.NotContains(t, err.Error(), "\n", "no raw line break of the caller's reaches the message")
 	}
 }
 
@@ -225,7 +228,7 @@ func FuzzStrictArguments(f *testing.F) {
 		if !json.Valid(raw) || len(bytes.TrimSpace(raw)) == 0 {
 			return
 		}
-		err := strictArguments(raw, false)
+		err := Check(raw, "arguments", false)
 		names, numbers, utf, unknown := referenceViolations(t, raw)
 		if unknown {
 			return
@@ -236,7 +239,7 @@ func FuzzStrictArguments(f *testing.F) {
 			}
 			return
 		}
-		m := err.Message
+		m := err.Error()
 		switch {
 		case strings.Contains(m, "repeats a member name"):
 			if !names {
@@ -267,61 +270,19 @@ func TestAppendFoldedMatchesEqualFold(t *testing.T) {
 	}
 }
 
-// FuzzValidJSON holds validJSON to encoding/json's verdict.
+// FuzzValidJSON holds Valid to encoding/json's verdict.
 func FuzzValidJSON(f *testing.F) {
 	for _, s := range []string{`{}`, `[1,2]`, ` {"a" : [true, false, null, -0.5e+3, "\u00e9\n"]} `, `{"a":}`, `01`, `1.`, `"\x"`, `[1,]`, "\"\x01\"", `{"a":1}x`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, want := validJSON(b), json.Valid(b); got != want {
-			t.Fatalf("validJSON(%q) = %v, json.Valid says %v", b, got, want)
+		if got, want := Valid(b), json.Valid(b); got != want {
+			t.Fatalf("Valid(%q) = %v, json.Valid says %v", b, got, want)
 		}
 	})
 }
 
 func TestValidJSONDepth(t *testing.T) {
-	assert.True(t, validJSON([]byte(strings.Repeat("[", maxValidDepth)+strings.Repeat("]", maxValidDepth))))
-	assert.False(t, validJSON([]byte(strings.Repeat("[", maxValidDepth+1)+strings.Repeat("]", maxValidDepth+1))))
-}
-
-// FuzzArgumentsVerdict holds the door that ParseMessage runs in its one
-// pass to the door run on its own: same verdict, same message, and a body
-// that is not JSON is still a parse error.
-func FuzzArgumentsVerdict(f *testing.F) {
-	for _, s := range []string{`{}`, `{"a":1}`, `{"a":1,"A":2}`, `{"n":9007199254740993}`, `{"s":"\ud800"}`, `{"a":01}`, `{"a":"\q"}`, `{"a":[1,}`, `{"a":"x","b":2}`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":` + string(raw) + `}}`)
-		msg, _, perr := ParseMessage(body)
-		if !json.Valid(body) {
-			if perr == nil || perr.Code != CodeParseError {
-				t.Fatalf("body %q is not JSON but parsed with %v", body, perr)
-			}
-			return
-		}
-		if perr != nil {
-			if perr.Code == CodeParseError {
-				t.Fatalf("valid body %q refused as unparsable", body)
-			}
-			return
-		}
-		trimmed := bytes.TrimSpace(raw)
-		if len(trimmed) == 0 || trimmed[0] != '{' {
-			return
-		}
-		c := &call{in: &Inbound{Message: msg}}
-		var args json.RawMessage
-		for _, m := range msg.split {
-			if string(m.name) == "arguments" {
-				args = m.value
-			}
-		}
-		for _, strings := range []bool{false, true} {
-			got, want := c.checkArguments(args, strings), strictArguments(args, strings)
-			if (got == nil) != (want == nil) || (got != nil && got.Message != want.Message) {
-				t.Fatalf("arguments %q (strings %v): one pass says %v, the door alone %v", raw, strings, got, want)
-			}
-		}
-	})
+	assert.True(t, Valid([]byte(strings.Repeat("[", maxValidDepth)+strings.Repeat("]", maxValidDepth))))
+	assert.False(t, Valid([]byte(strings.Repeat("[", maxValidDepth+1)+strings.Repeat("]", maxValidDepth+1))))
 }

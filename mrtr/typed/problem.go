@@ -95,11 +95,11 @@ func label(path string) string {
 	return path
 }
 
-// joinPath appends a member name to a path, quoting names that would not
-// read as one path segment.
 // maxNameEcho bounds what a problem's path repeats of one member name.
 const maxNameEcho = 32
 
+// joinPath appends a member name to a path, quoting names that would not
+// read as one path segment.
 func joinPath(parent, name string) string {
 	if len(name) > maxNameEcho {
 		// A name the caller sent is echoed as a short prefix only.

@@ -274,10 +274,11 @@ var datetimeFormats = map[string]string{
 	time.RFC3339Nano: "date-time",
 }
 
-// oneofValues splits a oneof parameter as validator does: words, or
-// 'quoted phrases'.
+// oneofSplit matches the values of a oneof parameter.
 var oneofSplit = regexp.MustCompile(`'[^']*'|\S+`)
 
+// oneofValues splits a oneof parameter as validator does: words, or
+// 'quoted phrases'.
 func oneofValues(param string) []string {
 	vals := oneofSplit.FindAllString(param, -1)
 	for i, v := range vals {

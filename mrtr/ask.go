@@ -191,6 +191,7 @@ func Memo[T any](ctx context.Context, req *Request, key string, f func(context.C
 		return v, nil
 	}
 	v, err := f(context.WithValue(ctx, memoCtxKey{}, key))
+	r.memoDone(key)
 	if err != nil {
 		return zero, err
 	}

@@ -378,3 +378,32 @@ func TestStraightLineInlineModel(t *testing.T) {
 	require.Contains(t, fmt.Sprint(out["content"]), "answer 2", "the recorded answer, not a new one")
 	require.EqualValues(t, 2, calls.Load(), "the model is not called again on the retry")
 }
+
+// A memo that asks and another question go out in one round; once the
+// memo completes, the other answer stays recorded and is not asked again.
+func TestStraightLineMemoAndQuestionInOneRound(t *testing.T) {
+	f := newFixture(t)
+	var asked atomic.Int32
+	f.addTool("both", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		name, err1 := mrtr.Memo(ctx, req, "name", func(ctx context.Context) (string, error) {
+			who, err := mrtr.Elicit(ctx, req, "who", whoForm("Who?"))
+			if err != nil {
+				return "", err
+			}
+			return who.Content["name"].(string), nil
+		})
+		roots, err2 := mrtr.ListRoots(ctx, req, "roots")
+		if err := mrtr.Check(err1, err2); err != nil {
+			return nil, err
+		}
+		if _, err := mrtr.Sample(ctx, req, "poem", &mrtr.SamplingRequest{Messages: []mrtr.SamplingMessage{mrtr.UserText("for " + name)}, MaxTokens: 9}); err != nil {
+			return nil, err
+		}
+		asked.Add(1)
+		return mrtr.TextResult(fmt.Sprint(name, len(roots.Roots))), nil
+	})
+	res, err := answeringClient(f.srv).CallTool(context.Background(), "both", nil)
+	require.NoError(t, err)
+	require.Equal(t, "Ada2", res.Text())
+	require.Equal(t, [][]string{{"roots", "who"}, {"poem"}}, res.Asked, "the roots are not asked again")
+}

@@ -327,13 +327,20 @@ func (ru *run) memoLookup(key string, fp [digestLen]byte) ([]byte, bool, error) 
 	return nil, false, nil
 }
 
+// memoDone notes that the f of memo key returned, whatever it returned:
+// later asks are no longer its own.
+func (ru *run) memoDone(key string) {
+	ru.mu.Lock()
+	defer ru.mu.Unlock()
+	if i := slices.Index(ru.active, key); i >= 0 {
+		ru.active = slices.Delete(ru.active, i, i+1)
+	}
+}
+
 func (ru *run) memoStore(key string, fp [digestLen]byte, value []byte) {
 	ru.mu.Lock()
 	defer ru.mu.Unlock()
 	ru.newMemo = append(ru.newMemo, jentry{tag: tagMemo, key: key, digest: fp, value: value})
-	if i := slices.Index(ru.active, key); i >= 0 {
-		ru.active = slices.Delete(ru.active, i, i+1)
-	}
 	for i := range ru.reached {
 		if re := &ru.reached[i]; re.memo == key && re.answer != nil {
 			re.consumed = true

@@ -6,16 +6,16 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
 	"github.com/mrtrkit/mrtrkit/state"
 )
 
-// A tool that asks the user for their name and greets them on the retry,
-// tested in process with mrtrtest: the client answers the elicitation
-// round, and the call goes through the server's real pipeline (sealed
-// requestState, capability gate, strict door).
+// A tool that asks the user for their name in straight-line code, tested
+// in process with mrtrtest: the first run ends at the ask, the client
+// answers the elicitation round, and the tool runs again from the top with
+// the answer, through the server's real pipeline (sealed requestState,
+// capability gate, strict door).
 func Example() {
 	// A real server loads its requestState keys from configuration (see
 	// package state); without WithCodec it makes a random key and warns.
@@ -27,22 +27,23 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	srv, err := mrtr.NewServer(discover.Description{Server: discover.Implementation{Name: "greeter", Version: "1.0.0"}}, mrtr.WithCodec(codec))
+	srv, err := mrtr.New("greeter", "1.0.0", mrtr.WithCodec(codec))
 	if err != nil {
 		log.Fatal(err)
 	}
 
+	question := &mrtr.ElicitRequest{
+		Message: "What is your name?",
+		RequestedSchema: &mrtr.ElicitSchema{
+			Type:       "object",
+			Properties: map[string]json.RawMessage{"name": json.RawMessage(`{"type":"string"}`)},
+			Required:   []string{"name"},
+		},
+	}
 	greet := mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
-		ans, ok := req.Responses.Elicitation("name")
-		if !ok {
-			return mrtr.Ask("name", &mrtr.ElicitRequest{
-				Message: "What is your name?",
-				RequestedSchema: &mrtr.ElicitSchema{
-					Type:       "object",
-					Properties: map[string]json.RawMessage{"name": json.RawMessage(`{"type":"string"}`)},
-					Required:   []string{"name"},
-				},
-			}), nil
+		ans, err := mrtr.Elicit(ctx, req, "name", question)
+		if err != nil {
+			return nil, err // no answer yet: the client is asked
 		}
 		if !ans.Accepted() {
 			return mrtr.ErrorResult("The user did not give a name."), nil
@@ -55,7 +56,7 @@ func Example() {
 
 	client := mrtrtest.NewClient(srv, mrtrtest.OnElicitation(func(ctx context.Context, r *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
 		fmt.Println("asked:", r.Message)
-		return &mrtr.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+		return &mrtr.ElicitResult{Action: mrtr.Accepted, Content: map[string]any{"name": "Ada"}}, nil
 	}))
 	res, err := client.CallTool(context.Background(), "greet", nil)
 	if err != nil {
@@ -68,4 +69,27 @@ func Example() {
 	// asked: What is your name?
 	// Hello, Ada!
 	// rounds: 1 [[name]]
+}
+
+// The low-level layer beneath the asks: a handler that returns an
+// *InputRequired itself and reads the answer in Request.Responses on the
+// retry, carrying whatever it needs in its own State.
+func ExampleInputRequired() {
+	srv, _ := mrtr.New("greeter", "1.0.0")
+	srv.AddTool(mrtr.Tool{Name: "greet"}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		ans, ok := req.Responses.Elicitation("name")
+		if !ok {
+			ir := mrtr.Ask("name", &mrtr.ElicitRequest{Message: "What is your name?", RequestedSchema: &mrtr.ElicitSchema{
+				Type: "object", Properties: map[string]json.RawMessage{"name": json.RawMessage(`{"type":"string"}`)}}})
+			ir.State = []byte("asked at round 0") // sealed; back in req.State on the retry
+			return ir, nil
+		}
+		return mrtr.TextResult(fmt.Sprintf("Hello, %v! (%s)", ans.Content["name"], req.State)), nil
+	}))
+	client := mrtrtest.NewClient(srv, mrtrtest.OnElicitation(func(ctx context.Context, r *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
+		return &mrtr.ElicitResult{Action: mrtr.Accepted, Content: map[string]any{"name": "Ada"}}, nil
+	}))
+	res, _ := client.CallTool(context.Background(), "greet", nil)
+	fmt.Println(res.Text())
+	// Output: Hello, Ada! (asked at round 0)
 }

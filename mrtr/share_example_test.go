@@ -35,12 +35,13 @@ func ExampleWithShare() {
 
 	// A confirmation must not be replayed: OnceOnly lets each state of
 	// the tool be used once, on whichever replica.
+	confirm := &mrtr.ElicitRequest{
+		Message:         "Deploy to production?",
+		RequestedSchema: &mrtr.ElicitSchema{Type: "object", Properties: map[string]json.RawMessage{"yes": json.RawMessage(`{"type":"boolean"}`)}},
+	}
 	deploy := mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
-		if req.Round == 0 {
-			return mrtr.Ask("confirm", &mrtr.ElicitRequest{
-				Message:         "Deploy to production?",
-				RequestedSchema: &mrtr.ElicitSchema{Type: "object", Properties: map[string]json.RawMessage{"yes": json.RawMessage(`{"type":"boolean"}`)}},
-			}), nil
+		if _, err := mrtr.Elicit(ctx, req, "confirm", confirm); err != nil {
+			return nil, err
 		}
 		return mrtr.TextResult("deployed"), nil
 	})

@@ -32,11 +32,12 @@ func ExampleInterceptor() {
 		mrtr.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
 		mrtr.WithInterceptors(otelmrtr.Interceptor(otelmrtr.WithTracerProvider(tp))))
 	_ = srv.AddTool(mrtr.Tool{Name: "greet"}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
-		if a, ok := req.Responses.Elicitation("name"); ok && a.Accepted() {
-			return mrtr.TextResult(fmt.Sprintf("Hello, %v!", a.Content["name"])), nil
+		a, err := mrtr.Elicit(ctx, req, "name", &mrtr.ElicitRequest{Message: "Your name?", RequestedSchema: &mrtr.ElicitSchema{
+			Type: "object", Properties: map[string]json.RawMessage{"name": json.RawMessage(`{"type":"string"}`)}}})
+		if err != nil {
+			return nil, err
 		}
-		return mrtr.Ask("name", &mrtr.ElicitRequest{Message: "Your name?", RequestedSchema: &mrtr.ElicitSchema{
-			Type: "object", Properties: map[string]json.RawMessage{"name": json.RawMessage(`{"type":"string"}`)}}}), nil
+		return mrtr.TextResult(fmt.Sprintf("Hello, %v!", a.Content["name"])), nil
 	}))
 
 	ctx := context.Background()

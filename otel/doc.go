@@ -1,4 +1,6 @@
-// Package otelmrtr traces and measures an mrtr.Server with OpenTelemetry.
+// Package otelmrtr is for deployments that observe their servers: it
+// traces and measures an mrtr.Server with OpenTelemetry, as an
+// interceptor.
 //
 // It is a module of its own (github.com/mrtrkit/mrtrkit/otel), so that
 // the core module does not depend on OpenTelemetry. The package is named

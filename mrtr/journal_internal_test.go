@@ -67,3 +67,27 @@ func FuzzJournal(f *testing.F) {
 		require.Equal(t, b, appendJournal(nil, j))
 	})
 }
+
+// Recorded elicitation answers are read back as they were: the fast path
+// agrees with encodeAnswer for every action, with and without content.
+func TestRecordedElicitRoundTrip(t *testing.T) {
+	for _, a := range []*ElicitResult{
+		{Action: Accepted, Content: map[string]any{"name": "Ada", "n": 2.0, "ok": true}, raw: []byte(`{"name":"Ada","n":2,"ok":true}`)},
+		{Action: Declined},
+		{Action: Cancelled},
+		{Action: Accepted},
+	} {
+		b, err := encodeAnswer(a)
+		require.NoError(t, err)
+		got, ok := readRecordedElicit(b)
+		require.True(t, ok, "%s", b)
+		require.Equal(t, a.Action, got.Action)
+		require.Equal(t, a.Content, got.Content)
+		require.Equal(t, string(a.raw), string(got.raw))
+		slow, err := decodeRecorded(kindElicitForm, b)
+		require.NoError(t, err)
+		require.Equal(t, got, slow)
+	}
+	_, ok := readRecordedElicit([]byte(`{"action":"maybe"}`))
+	require.False(t, ok)
+}

@@ -1,6 +1,7 @@
 package mrtr
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -470,7 +471,11 @@ func isInputRequired(r Result) bool {
 func decodeRecorded(k kind, raw []byte) (any, error) {
 	switch k {
 	case kindElicitForm, kindElicitURL:
-		// encodeAnswer wrote {"action":...,"content":{...}}.
+		// encodeAnswer wrote {"action":"...","content":{...}}, the action
+		// one of three plain words: read it as written.
+		if r, ok := readRecordedElicit(raw); ok {
+			return r, nil
+		}
 		r := &ElicitResult{}
 		err := wire.EachMember(raw, func(name string, v json.RawMessage) error {
 			switch name {
@@ -497,4 +502,37 @@ func decodeRecorded(k kind, raw []byte) (any, error) {
 		return &r, err
 	}
 	return nil, fmt.Errorf("unknown kind %d", k)
+}
+
+// readRecordedElicit reads an elicitation answer in the one form
+// encodeAnswer writes; ok is false for any other form.
+func readRecordedElicit(raw []byte) (*ElicitResult, bool) {
+	const pre, mid = `{"action":"`, `","content":`
+	if !bytes.HasPrefix(raw, []byte(pre)) || raw[len(raw)-1] != '}' {
+		return nil, false
+	}
+	rest := raw[len(pre):]
+	q := bytes.IndexByte(rest, '"')
+	if q < 0 {
+		return nil, false
+	}
+	r := &ElicitResult{Action: Action(rest[:q])}
+	switch r.Action {
+	case Accepted, Declined, Cancelled:
+	default:
+		return nil, false
+	}
+	rest = rest[q:]
+	switch {
+	case len(rest) == 2: // "}
+		return r, true
+	case bytes.HasPrefix(rest, []byte(mid)):
+		content := rest[len(mid) : len(rest)-1]
+		if json.Unmarshal(content, &r.Content) != nil {
+			return nil, false
+		}
+		r.raw = content
+		return r, true
+	}
+	return nil, false
 }

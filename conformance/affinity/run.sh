@@ -128,7 +128,7 @@ key="k1:$(head -c 32 /dev/urandom | base64 -w0)"
 declare -A addr
 for name in A B; do
 	: >"$work/replica-$name.log"
-	MRTRKIT_STATE_KEYS="$key" "$work/server" -addr 127.0.0.1:0 -path /mcp -v 2>"$work/replica-$name.log" &
+	MRTRKIT_STATE_KEYS="$key" "$work/server" -addr 127.0.0.1:0 -path /mcp -portable-sessions -v 2>"$work/replica-$name.log" &
 	pids+=("$!")
 	deadline=$((SECONDS + 15))
 	while :; do

@@ -9,14 +9,15 @@ import (
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
-// Health probes, for an orchestrator or a load balancer. Mount them on
-// their own paths beside the Handler, for example:
+// Health probes, for an orchestrator or a load balancer. The Handler
+// serves them on their own paths beside the endpoint, for example:
 //
-//	mux := http.NewServeMux()
-//	mux.Handle("/mcp", h)
-//	mux.Handle("/livez", streamablehttp.Liveness())
 //	ready := streamablehttp.Readiness(srv)
-//	mux.Handle("/readyz", ready)
+//	h, err := streamablehttp.New(srv,
+//		streamablehttp.WithLiveness("/livez"),
+//		streamablehttp.WithReadiness("/readyz", ready))
+//
+// They are http.Handlers too, to mount on a router of your own.
 //
 // They check neither Host nor Origin nor authentication, and say nothing
 // a caller could use beyond whether to send traffic.

@@ -301,7 +301,7 @@ func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request, x *exchang
 	}
 	msg, id, perr := mrtr.ParseMessage(body)
 	if perr != nil {
-		writeError(w, http.StatusBadRequest, id, perr, h.log)
+		writeError(w, statusMalformed, id, perr, h.log)
 		return false
 	}
 	x.msg = msg
@@ -401,7 +401,12 @@ func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
 
 // refuse answers with one of the transport's refusals.
 func (h *Handler) refuse(w http.ResponseWriter, id mrtr.ID, r refusal) {
-	writeError(w, r.status, id, r.error(), h.log)
+	refuseID(w, id, r, h.log)
+}
+
+// refuseID answers the request whose id is id with the refusal r.
+func refuseID(w http.ResponseWriter, id mrtr.ID, r refusal, log *slog.Logger) {
+	writeError(w, r.status, id, r.error(), log)
 }
 
 // writeError answers with a JSON-RPC error response.
@@ -436,7 +441,7 @@ var hvZero = []string{"0"}
 // and loses the answer if the connection breaks in between.
 func writeAccepted(w http.ResponseWriter) {
 	w.Header()["Content-Length"] = hvZero
-	w.WriteHeader(http.StatusAccepted)
+	w.WriteHeader(statusAccepted)
 }
 
 // Buffers for encoded responses, and for bodies read only for their id.

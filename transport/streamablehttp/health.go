@@ -34,7 +34,7 @@ var (
 // longer answers at all.
 func Liveness() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeProbe(w, http.StatusOK, livenessOK)
+		writeProbe(w, statusReady, livenessOK)
 	})
 }
 
@@ -105,7 +105,7 @@ func (p *ReadinessProbe) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var reason string
 	switch err := p.Check(); {
 	case err == nil:
-		writeProbe(w, http.StatusOK, readinessOK)
+		writeProbe(w, statusReady, readinessOK)
 		return
 	case errors.Is(err, ErrDraining):
 		reason = "draining"
@@ -116,7 +116,7 @@ func (p *ReadinessProbe) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		reason = "not ready"
 	}
-	writeProbe(w, http.StatusServiceUnavailable, []byte(`{"status":"unavailable","reason":`+strconv.Quote(reason)+"}\n"))
+	writeProbe(w, statusNotReady, []byte(`{"status":"unavailable","reason":`+strconv.Quote(reason)+"}\n"))
 }
 
 func writeProbe(w http.ResponseWriter, status int, body []byte) {

@@ -200,7 +200,8 @@ func WithForwardedHeaders(names ...string) Option {
 // WithResourceMetadata names the RFC 9728 protected resource metadata
 // document of the server (its URL), which the WWW-Authenticate challenge
 // of a 403 for insufficient scope carries as resource_metadata, so that a
-// client can find where to get a token with more scope.
+// client can find where to get a token with more scope. The Handler
+// serves the document itself with WithResourceMetadataHandler.
 func WithResourceMetadata(url string) Option {
 	return optionFunc(func(c *config) { c.resourceMetadata = url })
 }

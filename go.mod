@@ -6,7 +6,6 @@ require (
 	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/go-playground/validator/v10 v10.30.6
 	github.com/google/jsonschema-go v0.4.3
-	github.com/gorilla/mux v1.8.1
 	github.com/gowebpki/jcs v1.0.2
 	github.com/stretchr/testify v1.12.1
 	github.com/yosida95/uritemplate/v3 v3.0.2

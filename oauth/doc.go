@@ -47,14 +47,12 @@
 //	metaPath, _ := oauth.MetadataPath(resource)
 //	h, err := streamablehttp.New(srv,
 //		streamablehttp.WithAuthenticator(streamablehttp.BearerAuthenticator(v.Verify, oauth.Challenge(metaURL))),
-//		streamablehttp.WithResourceMetadata(metaURL))
-//	mux := http.NewServeMux()
-//	mux.Handle("/mcp", h)
-//	mux.Handle(metaPath, oauth.MetadataHandler(oauth.Metadata{
-//		Resource:             resource,
-//		AuthorizationServers: []string{"https://auth.example.com"},
-//		ScopesSupported:      []string{"files:read"},
-//	}))
+//		streamablehttp.WithResourceMetadata(metaURL),
+//		streamablehttp.WithResourceMetadataHandler(metaPath, oauth.MetadataHandler(oauth.Metadata{
+//			Resource:             resource,
+//			AuthorizationServers: []string{"https://auth.example.com"},
+//			ScopesSupported:      []string{"files:read"},
+//		})))
 //
 // A request without a valid token is then answered 401 with
 // `WWW-Authenticate: Bearer resource_metadata="…"`; a tool registered

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"log"
 	"log/slog"
-	"net/http"
 	"os"
 	"regexp"
 	"strings"
@@ -46,23 +45,21 @@ func Example_production() {
 		mrtr.WithInterceptors(otelmrtr.Interceptor(), mrtr.AuditLog(auditLog)))
 	srv.AddTool(deployTool, deploy, mrtr.RequireScopes("deploy")) // 403 insufficient_scope otherwise
 
+	ready := streamablehttp.Readiness(srv)
 	endpoint, _ := streamablehttp.New(srv,
 		streamablehttp.WithAllowedHosts("mcp.example.com"),
 		streamablehttp.WithAllowedOrigins("https://app.example.com"),
 		streamablehttp.WithCORS(streamablehttp.CORS{}),
 		streamablehttp.WithAuthenticator(streamablehttp.BearerAuthenticator(verifier.Verify, oauth.Challenge(metaURL))),
 		streamablehttp.WithResourceMetadata(metaURL),
-		streamablehttp.WithForwardedHeaders("X-Tenant"))
-
-	ready := streamablehttp.Readiness(srv)
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", endpoint)
-	mux.Handle(metaPath, oauth.MetadataHandler(oauth.Metadata{
-		Resource: "https://mcp.example.com/mcp", AuthorizationServers: []string{"https://auth.example.com"},
-	}))
-	mux.Handle("/livez", streamablehttp.Liveness())
-	mux.Handle("/readyz", ready) // 503 without keys, while draining, once closed
-	log.Fatal(streamablehttp.NewHTTPServer(":8080", mux).ListenAndServe())
+		streamablehttp.WithForwardedHeaders("X-Tenant"),
+		// served beside /mcp by the same handler, without its Host, Origin and auth checks
+		streamablehttp.WithResourceMetadataHandler(metaPath, oauth.MetadataHandler(oauth.Metadata{
+			Resource: "https://mcp.example.com/mcp", AuthorizationServers: []string{"https://auth.example.com"},
+		})),
+		streamablehttp.WithLiveness("/livez"),
+		streamablehttp.WithReadiness("/readyz", ready)) // 503 without keys, while draining, once closed
+	log.Fatal(streamablehttp.NewHTTPServer(":8080", endpoint).ListenAndServe())
 	// README ends
 }
 

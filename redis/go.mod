@@ -17,7 +17,6 @@ require (
 	github.com/go-playground/universal-translator v0.18.2 // indirect
 	github.com/go-playground/validator/v10 v10.30.6 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
-	github.com/gorilla/mux v1.8.1 // indirect
 	github.com/gowebpki/jcs v1.0.2 // indirect
 	github.com/leodido/go-urn v1.5.0 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect

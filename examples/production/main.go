@@ -109,8 +109,9 @@ func run(log *slog.Logger) error {
 	// streamablehttp.New, reading MRTRKIT_STATE_KEYS as the Server does;
 	// with a key file it is made here, so that it seals session ids with
 	// the same ring and follows its reloads.
-	mux := http.NewServeMux()
-	hopts := []streamablehttp.Option{streamablehttp.WithPath(u.Path), streamablehttp.WithAllowedHosts(u.Host)}
+	ready := streamablehttp.Readiness(srv)
+	hopts := []streamablehttp.Option{streamablehttp.WithPath(u.Path), streamablehttp.WithAllowedHosts(u.Host),
+		streamablehttp.WithLiveness("/livez"), streamablehttp.WithReadiness("/readyz", ready)}
 	if keyFile != "" {
 		eng, err := legacy.New(srv, legacy.WithKeyRing(ring))
 		if err != nil {
@@ -129,8 +130,8 @@ func run(log *slog.Logger) error {
 			return err
 		}
 		metaPath, _ := oauth.MetadataPath(public)
-		mux.Handle(metaPath, oauth.MetadataHandler(oauth.Metadata{Resource: public, AuthorizationServers: []string{issuer}}))
 		hopts = append(hopts,
+			streamablehttp.WithResourceMetadataHandler(metaPath, oauth.MetadataHandler(oauth.Metadata{Resource: public, AuthorizationServers: []string{issuer}})),
 			streamablehttp.WithAuthenticator(streamablehttp.BearerAuthenticator(verifier.Verify, oauth.Challenge(metaURL))),
 			streamablehttp.WithResourceMetadata(metaURL))
 	}
@@ -142,13 +143,9 @@ func run(log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	ready := streamablehttp.Readiness(srv)
-	mux.Handle(u.Path, endpoint)
-	mux.Handle("/livez", streamablehttp.Liveness())
-	mux.Handle("/readyz", ready)
 
 	// Serve until SIGTERM.
-	hs := streamablehttp.NewHTTPServer(env("MCP_ADDR", "127.0.0.1:8080"), mux)
+	hs := streamablehttp.NewHTTPServer(env("MCP_ADDR", "127.0.0.1:8080"), endpoint)
 	ln, err := net.Listen("tcp", hs.Addr)
 	if err != nil {
 		return err

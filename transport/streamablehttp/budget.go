@@ -194,7 +194,7 @@ func busyError() *mrtr.Error {
 // writeBusy answers 503 with busyError and a Retry-After of one second.
 func writeBusy(w http.ResponseWriter, id mrtr.ID, log *slog.Logger) {
 	w.Header()["Retry-After"] = hvRetryAfter
-	writeError(w, http.StatusServiceUnavailable, id, busyError(), log)
+	writeError(w, statusBusy, id, busyError(), log)
 }
 
 var hvRetryAfter = []string{"1"}

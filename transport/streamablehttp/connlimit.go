@@ -368,7 +368,7 @@ func (l *ConnLimit) handler(h http.Handler) http.Handler {
 			hd["Connection"] = limitHVClose
 			hd["Retry-After"] = limitHVRetry
 			hd["Content-Type"] = limitHVJSON
-			w.WriteHeader(http.StatusServiceUnavailable)
+			w.WriteHeader(statusBusy)
 			_, _ = w.Write(connsBusyBody)
 			return
 		}
@@ -389,7 +389,7 @@ type closeOnLoadRefusal struct {
 func (c *closeOnLoadRefusal) WriteHeader(status int) {
 	if !c.wrote && status >= 200 {
 		c.wrote = true
-		if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
+		if isLoadStatus(status) {
 			c.ResponseWriter.Header()["Connection"] = limitHVClose
 		}
 	}

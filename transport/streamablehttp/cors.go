@@ -148,7 +148,7 @@ func (h *Handler) preflight(w http.ResponseWriter, r *http.Request) {
 	if p.credentials {
 		hd["Access-Control-Allow-Credentials"] = hvTrue
 	}
-	w.WriteHeader(http.StatusNoContent)
+	w.WriteHeader(statusPreflight)
 }
 
 // grant adds the CORS headers of an actual (not preflight) response to

@@ -13,10 +13,6 @@ import (
 // WriteTimeout of http.Server, which would cut event streams that are
 // meant to stay open for hours (see NewHTTPServer).
 
-// refuseTimeout answers a body that did not arrive within the read
-// timeout.
-var refuseTimeout = refusal{http.StatusRequestTimeout, "Request timeout: the body did not arrive in time"}
-
 // timedWriter is the ResponseWriter every request is answered through:
 // each WriteHeader and Write first makes sure the connection's write
 // deadline is at least three quarters of the write timeout away (setting

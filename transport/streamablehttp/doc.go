@@ -132,8 +132,10 @@
 //
 // # Health
 //
-// Liveness and Readiness are probes to mount beside the endpoint.
-// Readiness answers 503 while the mrtr.Server runs on a random
+// Liveness and Readiness are probes the Handler serves beside the
+// endpoint (WithLiveness, WithReadiness), as it serves the RFC 9728
+// protected resource metadata (WithResourceMetadataHandler), so that a
+// deployment mounts one handler. Readiness answers 503 while the mrtr.Server runs on a random
 // requestState key because none was configured (mrtr.Server.Ready), once
 // the server is closed, and once the probe is told to drain.
 package streamablehttp

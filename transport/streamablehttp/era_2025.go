@@ -68,7 +68,7 @@ func (l *legacyEra) serve(w http.ResponseWriter, r *http.Request, x exchange) {
 	sid := ""
 	switch {
 	case len(id) > 1:
-		l.refuse(w, x, refusal{http.StatusBadRequest, "Invalid request: more than one Mcp-Session-Id header"})
+		l.refuse(w, x, refuseSessionHeaders)
 		return
 	case len(id) == 1:
 		sid = id[0]
@@ -89,20 +89,8 @@ func (l *legacyEra) refuse(w http.ResponseWriter, x exchange, r refusal) {
 	if x.msg != nil {
 		id = x.msg.ID
 	}
-	writeError(w, r.status, id, r.error(), l.log)
+	refuseID(w, id, r, l.log)
 }
-
-var (
-	refuseNoSession      = refusal{http.StatusBadRequest, "Invalid request: the Mcp-Session-Id header is required; send initialize first"}
-	refuseUnknownSession = refusal{http.StatusNotFound, "Session not found: initialize a new session"}
-	refuseBusy           = refusal{http.StatusServiceUnavailable, "Too many sessions: retry later"}
-	refuseCallerSessions = refusal{http.StatusTooManyRequests, "Too many sessions for this caller: end one (DELETE) or retry later"}
-	refuseStoreDown      = refusal{http.StatusServiceUnavailable, "Service unavailable: the shared session store cannot be reached; retry later"}
-	refuseReinitialize   = refusal{http.StatusBadRequest, "Invalid request: initialize opens a session; send it without Mcp-Session-Id"}
-	refuseLegacyVersion  = refusal{http.StatusBadRequest, "Invalid request: MCP-Protocol-Version is not the session's version"}
-	refuseUnknownVersion = refusal{http.StatusBadRequest, "Invalid request: unsupported MCP-Protocol-Version"}
-	refuseAcceptStream   = refusal{http.StatusNotAcceptable, "Not acceptable: Accept must allow text/event-stream"}
-)
 
 // session resolves the session of a request, answering the request when
 // there is none to serve. The caller releases the session when done.
@@ -192,7 +180,7 @@ func (l *legacyEra) initialize(w http.ResponseWriter, r *http.Request, x exchang
 		l.refuse(w, x, refuseBusy)
 		return
 	case err != nil:
-		l.refuse(w, x, refusal{http.StatusInternalServerError, "Internal error"})
+		l.refuse(w, x, refuseInternal)
 		return
 	case resp == nil:
 		writeAccepted(w)
@@ -205,7 +193,7 @@ func (l *legacyEra) initialize(w http.ResponseWriter, r *http.Request, x exchang
 	bp := getBuffer()
 	defer putBuffer(bp)
 	*bp = encodeResponse(resp, (*bp)[:0], l.log)
-	writeBody(w, http.StatusOK, *bp, l.log)
+	writeBody(w, statusResult, *bp, l.log)
 }
 
 func (l *legacyEra) delete(w http.ResponseWriter, r *http.Request, x exchange, sid string) {
@@ -221,7 +209,7 @@ func (l *legacyEra) delete(w http.ResponseWriter, r *http.Request, x exchange, s
 		l.refuse(w, x, refuseStoreDown)
 		return
 	}
-	w.WriteHeader(http.StatusNoContent)
+	w.WriteHeader(statusEnded)
 }
 
 // stream serves the session's GET stream: the headers and a first comment
@@ -250,11 +238,7 @@ func (l *legacyEra) stream(w http.ResponseWriter, r *http.Request, x exchange, s
 	})
 	var refused *legacy.StreamRefusedError
 	if !opened && errors.As(err, &refused) {
-		status := http.StatusServiceUnavailable
-		if refused.Err.Limit() == mrtr.CallerLimit {
-			status = http.StatusTooManyRequests
-		}
-		writeError(w, status, mrtr.ID{}, refused.Err, l.log)
+		writeError(w, loadStatus(refused.Err.Limit()), mrtr.ID{}, refused.Err, l.log)
 		return
 	}
 	st.close()

@@ -35,7 +35,7 @@ func (*modern) claims(r *http.Request, msg *mrtr.Message) bool {
 func (m *modern) serve(w http.ResponseWriter, r *http.Request, x exchange) {
 	ctx := r.Context()
 	if x.msg.IsResponse() {
-		writeError(w, refuseResponse.status, x.msg.ID, refuseResponse.error(), m.log)
+		refuseID(w, x.msg.ID, refuseResponse, m.log)
 		return
 	}
 	if x.msg.IsNotification() {

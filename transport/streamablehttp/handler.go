@@ -11,8 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gorilla/mux"
-
 	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/legacy"
@@ -20,8 +18,12 @@ import (
 
 // Handler serves MCP over Streamable HTTP at one path. Build it with New;
 // it is an http.Handler, safe for concurrent use, to be given to an
-// http.Server or mounted in a router. It serves its own path only (every
-// other path gets 404), so mount it where it sees the full request path.
+// http.Server or mounted in a router. Beside the endpoint it serves what
+// a deployment publishes with it, each at the path its option names: the
+// RFC 9728 protected resource metadata (WithResourceMetadataHandler) and
+// the health probes (WithLiveness, WithReadiness), so that a deployment
+// mounts one handler. Every other path gets 404; paths compare exactly,
+// so mount it where it sees the full request path.
 //
 // subscriptions/listen streams stay open until the client leaves or the
 // mrtr.Server is closed, so call the Server's Close before
@@ -40,10 +42,10 @@ type Handler struct {
 	guard  guard
 	cors   *corsPolicy // nil without WithCORS
 	eras   []era
-	allow  []string // the Allow header of a 405
-	router *mux.Router
-	budget *budget        // nil: no bound on the bytes in flight
-	legacy *legacy.Engine // nil: the initialize era is not served
+	allow  []string                // the Allow header of a 405
+	routes map[string]http.Handler // what is served beside the endpoint, by path
+	budget *budget                 // nil: no bound on the bytes in flight
+	legacy *legacy.Engine          // nil: the initialize era is not served
 }
 
 // New returns a Handler serving srv at the configured path, to clients of
@@ -105,30 +107,58 @@ func New(srv *mrtr.Server, opts ...Option) (*Handler, error) {
 	if h.cors, err = newCORSPolicy(cfg.cors, &h.guard, h.allow[0]); err != nil {
 		return nil, err
 	}
-	// Path cleaning stays off: the router would answer //mcp or
-	// /x/../mcp with a redirect that carries no JSON-RPC body, before the
-	// Host and Origin checks. Such paths are simply not the endpoint.
-	h.router = mux.NewRouter().SkipClean(true)
-	h.router.Path(cfg.path).HandlerFunc(h.serveEndpoint)
-	h.router.NotFoundHandler = http.HandlerFunc(h.notFound)
+	if h.routes, err = routeTable(cfg.path, cfg.routes); err != nil {
+		return nil, err
+	}
 	return h, nil
 }
 
-// ServeHTTP answers one HTTP request. A request for exactly the endpoint
-// path goes straight to the endpoint; the router sees every other one.
-// The outcome is the same either way; the shortcut saves the router's
-// per-request context values. Every answer goes through a timedWriter,
-// which bounds each write (WithWriteTimeout).
+// routeTable checks the paths served beside the endpoint and returns
+// them by path: each starts with "/", has a handler, and is served once.
+func routeTable(endpoint string, routes []route) (map[string]http.Handler, error) {
+	if len(routes) == 0 {
+		return nil, nil
+	}
+	table := make(map[string]http.Handler, len(routes))
+	for _, rt := range routes {
+		switch {
+		case !strings.HasPrefix(rt.path, "/"):
+			return nil, fmt.Errorf("streamablehttp: %s path %q must start with /", rt.what, rt.path)
+		case rt.h == nil:
+			return nil, fmt.Errorf("streamablehttp: nil %s handler", rt.what)
+		case rt.path == endpoint || table[rt.path] != nil:
+			return nil, fmt.Errorf("streamablehttp: %s path %q is served twice", rt.what, rt.path)
+		}
+		table[rt.path] = rt.h
+	}
+	return table, nil
+}
+
+// ServeHTTP answers one HTTP request, routed by its path, which must be
+// exactly one the Handler serves: the endpoint, or a path served beside
+// it (WithResourceMetadataHandler, WithLiveness, WithReadiness), which
+// gets its handler as it is, without the endpoint's checks. Any other
+// path gets 404 before any other check. Paths are literal and not
+// cleaned: //mcp or /x/../mcp is not the endpoint, and is answered 404
+// with a JSON-RPC body rather than redirected. Every answer of the
+// endpoint, and every 404, goes through a timedWriter, which bounds each
+// write (WithWriteTimeout).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != h.cfg.path {
+		if rh := h.routes[r.URL.Path]; rh != nil {
+			rh.ServeHTTP(w, r)
+			return
+		}
+	}
 	tw := newTimedWriter(w, h.cfg.writeTimeout)
 	tw.share.b = h.budget
 	defer tw.share.release()
 	defer tw.settle()
-	if r.URL.Path == h.cfg.path {
-		h.serveEndpoint(tw, r)
+	if r.URL.Path != h.cfg.path {
+		h.notFound(tw, r)
 		return
 	}
-	h.router.ServeHTTP(tw, r)
+	h.serveEndpoint(tw, r)
 }
 
 // serveEndpoint runs the shared checks in order, then hands the request to
@@ -271,7 +301,7 @@ func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request, x *exchang
 	}
 	msg, id, perr := mrtr.ParseMessage(body)
 	if perr != nil {
-		writeError(w, http.StatusBadRequest, id, perr, h.log)
+		writeError(w, statusMalformed, id, perr, h.log)
 		return false
 	}
 	x.msg = msg
@@ -371,7 +401,12 @@ func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
 
 // refuse answers with one of the transport's refusals.
 func (h *Handler) refuse(w http.ResponseWriter, id mrtr.ID, r refusal) {
-	writeError(w, r.status, id, r.error(), h.log)
+	refuseID(w, id, r, h.log)
+}
+
+// refuseID answers the request whose id is id with the refusal r.
+func refuseID(w http.ResponseWriter, id mrtr.ID, r refusal, log *slog.Logger) {
+	writeError(w, r.status, id, r.error(), log)
 }
 
 // writeError answers with a JSON-RPC error response.
@@ -406,7 +441,7 @@ var hvZero = []string{"0"}
 // and loses the answer if the connection breaks in between.
 func writeAccepted(w http.ResponseWriter) {
 	w.Header()["Content-Length"] = hvZero
-	w.WriteHeader(http.StatusAccepted)
+	w.WriteHeader(statusAccepted)
 }
 
 // Buffers for encoded responses, and for bodies read only for their id.

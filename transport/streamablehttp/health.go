@@ -9,14 +9,15 @@ import (
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
-// Health probes, for an orchestrator or a load balancer. Mount them on
-// their own paths beside the Handler, for example:
+// Health probes, for an orchestrator or a load balancer. The Handler
+// serves them on their own paths beside the endpoint, for example:
 //
-//	mux := http.NewServeMux()
-//	mux.Handle("/mcp", h)
-//	mux.Handle("/livez", streamablehttp.Liveness())
 //	ready := streamablehttp.Readiness(srv)
-//	mux.Handle("/readyz", ready)
+//	h, err := streamablehttp.New(srv,
+//		streamablehttp.WithLiveness("/livez"),
+//		streamablehttp.WithReadiness("/readyz", ready))
+//
+// They are http.Handlers too, to mount on a router of your own.
 //
 // They check neither Host nor Origin nor authentication, and say nothing
 // a caller could use beyond whether to send traffic.
@@ -33,7 +34,7 @@ var (
 // longer answers at all.
 func Liveness() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeProbe(w, http.StatusOK, livenessOK)
+		writeProbe(w, statusReady, livenessOK)
 	})
 }
 
@@ -104,7 +105,7 @@ func (p *ReadinessProbe) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var reason string
 	switch err := p.Check(); {
 	case err == nil:
-		writeProbe(w, http.StatusOK, readinessOK)
+		writeProbe(w, statusReady, readinessOK)
 		return
 	case errors.Is(err, ErrDraining):
 		reason = "draining"
@@ -115,7 +116,7 @@ func (p *ReadinessProbe) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		reason = "not ready"
 	}
-	writeProbe(w, http.StatusServiceUnavailable, []byte(`{"status":"unavailable","reason":`+strconv.Quote(reason)+"}\n"))
+	writeProbe(w, statusNotReady, []byte(`{"status":"unavailable","reason":`+strconv.Quote(reason)+"}\n"))
 }
 
 func writeProbe(w http.ResponseWriter, status int, body []byte) {

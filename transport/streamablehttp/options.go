@@ -52,6 +52,15 @@ type config struct {
 	writeTimeout time.Duration
 	maxInFlight  int64 // 0: no budget of bytes in flight
 	cors         *CORS // nil: no CORS headers
+
+	routes []route // served beside the endpoint
+}
+
+// route is a handler served beside the endpoint, at its own path.
+type route struct {
+	what string // what it serves, for New's errors
+	path string
+	h    http.Handler
 }
 
 func defaultConfig() config {
@@ -59,8 +68,49 @@ func defaultConfig() config {
 		readTimeout: defaultReadTimeout, writeTimeout: defaultWriteTimeout, maxInFlight: defaultMaxBytesInFlight}
 }
 
-// WithPath sets the URL path of the endpoint (default "/mcp"). It must start with "/". Requests for any other path get 404.
+// WithPath sets the URL path of the endpoint (default "/mcp"). It must
+// start with "/". The path is literal: it is compared with the request's
+// path byte for byte, so "/t/{tenant}/mcp" is served at exactly that path
+// (braces included) and not at "/t/acme/mcp". Requests for any other path
+// get 404, unless an option serves something there (see Handler).
 func WithPath(p string) Option { return optionFunc(func(c *config) { c.path = p }) }
+
+// WithResourceMetadataHandler serves h at path beside the endpoint: the
+// RFC 9728 protected resource metadata document, usually
+// oauth.MetadataHandler at oauth.MetadataPath(resource), whose URL
+// WithResourceMetadata and the authenticator's challenge name. Requests
+// for path go to h as they are, without the endpoint's checks of Host,
+// Origin and authentication: the document is public. The path is literal,
+// as WithPath's is, and must differ from every other path the Handler
+// serves, or New fails.
+func WithResourceMetadataHandler(path string, h http.Handler) Option {
+	return optionFunc(func(c *config) {
+		c.routes = append(c.routes, route{what: "resource metadata", path: path, h: h})
+	})
+}
+
+// WithLiveness serves Liveness() at path (such as "/livez") beside the
+// endpoint, without the endpoint's checks, as WithResourceMetadataHandler
+// serves its handler.
+func WithLiveness(path string) Option {
+	return optionFunc(func(c *config) {
+		c.routes = append(c.routes, route{what: "liveness", path: path, h: Liveness()})
+	})
+}
+
+// WithReadiness serves p (see Readiness) at path (such as "/readyz")
+// beside the endpoint, without the endpoint's checks, as
+// WithResourceMetadataHandler serves its handler. Keep p to call its
+// Drain on shutdown.
+func WithReadiness(path string, p *ReadinessProbe) Option {
+	return optionFunc(func(c *config) {
+		rt := route{what: "readiness", path: path}
+		if p != nil {
+			rt.h = p
+		}
+		c.routes = append(c.routes, rt)
+	})
+}
 
 // WithMaxBodyBytes bounds the request body (default 4 MiB). A body of exactly n bytes is read; a longer one is answered with
 // 413 Content Too Large and a JSON-RPC -32600 error without an id.
@@ -150,7 +200,8 @@ func WithForwardedHeaders(names ...string) Option {
 // WithResourceMetadata names the RFC 9728 protected resource metadata
 // document of the server (its URL), which the WWW-Authenticate challenge
 // of a 403 for insufficient scope carries as resource_metadata, so that a
-// client can find where to get a token with more scope.
+// client can find where to get a token with more scope. The Handler
+// serves the document itself with WithResourceMetadataHandler.
 func WithResourceMetadata(url string) Option {
 	return optionFunc(func(c *config) { c.resourceMetadata = url })
 }

@@ -174,9 +174,9 @@ func TestUnreadableBody(t *testing.T) {
 
 // The endpoint is its path exactly: a path that only cleans to it
 // (//mcp, /x/../mcp) is 404 with a JSON-RPC body and no redirect, whatever
-// its Host, Origin or method. The router would otherwise answer such a
-// path with an empty 301 to the endpoint (gorilla/mux cleans paths unless
-// told not to), before the endpoint's own checks.
+// its Host, Origin or method. A router that cleans paths (net/http's
+// ServeMux, gorilla/mux unless told not to) would answer such a path with
+// an empty 301 to the endpoint, before the endpoint's own checks.
 func TestUncleanPathsAreNotFound(t *testing.T) {
 	srv := newTestServer(t, &fixture{})
 	h, err := New(srv, WithLogger(quiet))

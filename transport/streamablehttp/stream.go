@@ -100,7 +100,7 @@ func (s *stream) begin() {
 	h["Content-Type"] = hvSSE
 	h["Cache-Control"] = hvNoCache
 	h["X-Accel-Buffering"] = hvNoBuffer
-	s.w.WriteHeader(http.StatusOK)
+	s.w.WriteHeader(statusStream)
 	s.rc = http.NewResponseController(s.w)
 	s.phase = streaming
 	s.stop = make(chan struct{})
@@ -213,11 +213,9 @@ func (s *stream) finishEncoded(resp *mrtr.Response) {
 			writeBusy(s.w, resp.ID, s.log)
 			return
 		}
-		status := statusOf(resp.Error)
-		if resp.Error != nil && len(resp.Error.Scopes()) > 0 {
-			s.w.Header()["Www-Authenticate"] = []string{scopeChallenge(resp.Error.Scopes(), s.resourceMetadata)}
-		} else if s.inBand {
-			status = http.StatusOK
+		status, challenge := answerStatus(resp.Error, s.inBand, s.resourceMetadata)
+		if challenge != "" {
+			s.w.Header()["Www-Authenticate"] = []string{challenge}
 		}
 		writeBody(s.w, status, body, s.log)
 	case streaming:
@@ -259,7 +257,7 @@ func (s *stream) finishLarge(resp *mrtr.Response) {
 	h := s.w.Header()
 	h["Content-Type"] = hvJSON
 	h["Content-Length"] = []string{strconv.Itoa(size)}
-	s.w.WriteHeader(http.StatusOK)
+	s.w.WriteHeader(statusResult)
 	for _, b := range [][]byte{head, result, closingBrace} {
 		if _, err := s.w.Write(b); err != nil {
 			s.log.Debug("streamablehttp: writing a response failed", "err", err)

@@ -116,39 +116,71 @@ func (m *Message) IsResponse() bool { return m.Method == "" }
 // so body must not be reused while the message is in use.
 func ParseMessage(body []byte) (*Message, ID, *Error) {
 	body = bytes.TrimSpace(body)
+	if e := notAnObject(body); e != nil {
+		return nil, ID{}, e
+	}
+	var env envelope
+	if e := env.read(body); e != nil {
+		return nil, ID{}, e
+	}
+	var id ID
+	if env.hasID && validID(env.ID) {
+		id = ID{raw: append(json.RawMessage(nil), env.ID...)}
+	}
+	if !bytes.Equal(env.JSONRPC, []byte(`"2.0"`)) {
+		return nil, id, invalidRequest(`jsonrpc must be "2.0"`)
+	}
+	if env.Method == nil && (env.Result != nil || env.Error != nil) {
+		return parseResponse(id, env.hasID, env.Result, env.Error)
+	}
+	return env.request(id)
+}
+
+// notAnObject refuses a body that is not one JSON object: an empty body
+// or invalid JSON is a parse error, a batch or any other value an invalid
+// request. It returns nil when body starts as an object.
+func notAnObject(body []byte) *Error {
 	if len(body) == 0 {
-		return nil, ID{}, parseError("empty body")
+		return parseError("empty body")
 	}
-	switch body[0] {
-	case '[':
-		if !strictjson.Valid(body) {
-			return nil, ID{}, parseError("body is not valid JSON")
-		}
-		return nil, ID{}, invalidRequest("batches are not supported; send one message per request")
-	case '{':
-	default:
-		if !strictjson.Valid(body) {
-			return nil, ID{}, parseError("body is not valid JSON")
-		}
-		return nil, ID{}, invalidRequest("message must be a JSON object")
+	if body[0] == '{' {
+		return nil
 	}
-	// One pass validates the body, splits the envelope and, when params is
-	// an object, splits its members too, so that no later step walks the
-	// body again to find them.
-	var env struct {
-		JSONRPC, ID, Method, Params, Result, Error json.RawMessage
+	if !strictjson.Valid(body) {
+		return parseError("body is not valid JSON")
 	}
-	var hasID bool
+	if body[0] == '[' {
+		return invalidRequest("batches are not supported; send one message per request")
+	}
+	return invalidRequest("message must be a JSON object")
+}
+
+// envelope is a message's members as read by one pass over the body: the
+// raw values of the envelope, the members of params when it is an object,
+// and the pre-judged verdict on params.arguments.
+type envelope struct {
+	JSONRPC, ID, Method, Params, Result, Error json.RawMessage
+
+	hasID bool
+	split []member
+	args  strictjson.Verdict
+	dup   bool // an envelope member appears twice
+}
+
+// read makes the one pass that validates the body, splits the envelope
+// and, when params is an object, splits its members too, so that no later
+// step walks the body again to find them.
+func (env *envelope) read(body []byte) *Error {
+	// Only split is captured by the closure that outlives the call, so
+	// that env stays on the caller's stack.
 	var split []member
-	var args strictjson.Verdict
-	var dup bool
 	err := strictjson.Object(body, func(name []byte, val json.RawMessage) error {
 		var slot *json.RawMessage
 		switch string(name) {
 		case "jsonrpc":
 			slot = &env.JSONRPC
 		case "id":
-			slot, hasID = &env.ID, true
+			slot, env.hasID = &env.ID, true
 		case "method":
 			slot = &env.Method
 		case "params":
@@ -161,7 +193,7 @@ func ParseMessage(body []byte) (*Message, ID, *Error) {
 			return nil
 		}
 		if *slot != nil {
-			dup = true
+			env.dup = true
 		}
 		*slot = val
 		return nil
@@ -174,27 +206,24 @@ func ParseMessage(body []byte) (*Message, ID, *Error) {
 			split = append(split, member{n, val})
 			return nil
 		}
-	}, &args)
+	}, &env.args)
+	env.split = split
 	if err != nil {
-		return nil, ID{}, parseError("body is not valid JSON")
+		return parseError("body is not valid JSON")
 	}
-	if dup {
-		return nil, ID{}, invalidRequest(wire.ErrDuplicateMember.Error())
+	if env.dup {
+		return invalidRequest(wire.ErrDuplicateMember.Error())
 	}
-	var id ID
-	if hasID && validID(env.ID) {
-		id = ID{raw: append(json.RawMessage(nil), env.ID...)}
-	}
-	if !bytes.Equal(env.JSONRPC, []byte(`"2.0"`)) {
-		return nil, id, invalidRequest(`jsonrpc must be "2.0"`)
-	}
-	if env.Method == nil && (env.Result != nil || env.Error != nil) {
-		return parseResponse(id, hasID, env.Result, env.Error)
-	}
+	return nil
+}
+
+// request checks the envelope of a request or a notification, whose id
+// (zero for a notification) is id, and returns its message.
+func (env *envelope) request(id ID) (*Message, ID, *Error) {
 	if env.Result != nil || env.Error != nil {
 		return nil, id, invalidRequest("a message has either a method or a result or error")
 	}
-	if hasID && id.IsZero() {
+	if env.hasID && id.IsZero() {
 		return nil, ID{}, invalidRequest("id must be a string or an integer")
 	}
 	method, ok := wire.Interned(env.Method, methodNames)
@@ -205,9 +234,9 @@ func ParseMessage(body []byte) (*Message, ID, *Error) {
 		return nil, id, invalidRequest("params must be an object")
 	}
 	if isAbsent(env.Params) {
-		env.Params, split = nil, nil
+		env.Params, env.split = nil, nil
 	}
-	return &Message{ID: id, Method: method, Params: env.Params, split: split, splitOK: split != nil, args: args}, id, nil
+	return &Message{ID: id, Method: method, Params: env.Params, split: env.split, splitOK: env.split != nil, args: env.args}, id, nil
 }
 
 // member is one member of an object, by exact name.

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -346,97 +347,128 @@ func (s *Session) legs(ctx context.Context, ir inputRequired, out Sender) (json.
 	}
 	slices.Sort(keys)
 	answers := make(chan legAnswer, len(keys))
-	open := map[string]string{} // leg id → key
-	what := map[string]string{} // key → method
-	defer func() {
-		s.x.mu.Lock()
-		for id := range open {
-			delete(s.x.legs, id)
-		}
-		s.x.mu.Unlock()
-	}()
+	rd := legRound{open: map[string]string{}, what: map[string]string{}}
+	defer s.forgetLegs(&rd)
 	if out == nil {
 		return nil, "The server's questions cannot reach this client: the request has no stream"
 	}
-	cancelOpen := func(reason string) {
-		for id := range open {
-			n, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled",
-				"params": map[string]any{"requestId": json.RawMessage(id), "reason": reason}})
-			if out.Send(n) != nil {
-				// The request's stream is gone (the client cancelled or
-				// left): the session's own stream, if one is open, carries
-				// the news instead.
-				s.x.mu.Lock()
-				stream := s.x.stream
-				s.x.mu.Unlock()
-				if stream != nil {
-					_ = stream.Send(n)
-				}
+	for _, k := range keys {
+		q := ir.InputRequests[k]
+		if failed := s.sendLeg(out, answers, &rd, k, q.Method, q.Params); failed != "" {
+			return nil, failed
+		}
+	}
+	return s.waitLegs(ctx, out, answers, &rd, len(keys))
+}
+
+// legRound is what one round of the server's requests (legs) to the
+// client keeps: the legs still open and the method of each. It holds
+// nothing else so that its maps stay on legs' stack.
+type legRound struct {
+	open map[string]string // leg id → key
+	what map[string]string // key → method
+}
+
+// forgetLegs removes the round's open legs from the session: an answer to
+// one of them is late from then on.
+func (s *Session) forgetLegs(rd *legRound) {
+	s.x.mu.Lock()
+	for id := range rd.open {
+		delete(s.x.legs, id)
+	}
+	s.x.mu.Unlock()
+}
+
+// cancelLegs tells the client, with notifications/cancelled on out, that
+// every leg of the round still open is no longer wanted, and why.
+func (s *Session) cancelLegs(out Sender, rd *legRound, reason string) {
+	for id := range rd.open {
+		n, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled",
+			"params": map[string]any{"requestId": json.RawMessage(id), "reason": reason}})
+		if out.Send(n) != nil {
+			// The request's stream is gone (the client cancelled or
+			// left): the session's own stream, if one is open, carries
+			// the news instead.
+			s.x.mu.Lock()
+			stream := s.x.stream
+			s.x.mu.Unlock()
+			if stream != nil {
+				_ = stream.Send(n)
 			}
 		}
 	}
-	for _, k := range keys {
-		q := ir.InputRequests[k]
-		params, err := legParams(q.Method, q.Params, s.fixed.Version)
-		if err != nil {
-			return nil, fmt.Sprintf("The server's %s request %s could not be sent: %v", q.Method, strconv.Quote(k), err)
-		}
-		s.x.mu.Lock()
-		if len(s.x.legs) >= maxPendingLegs {
-			s.x.mu.Unlock()
-			cancelOpen("another request of the round failed")
-			return nil, "Too many of the server's requests wait for answers on this session (at most " + strconv.Itoa(maxPendingLegs) + ")"
-		}
-		id := s.e.legID(s.x) // ids start at 1, never 0
-		s.x.legs[id] = legWaiter{call: answers, key: k}
-		s.x.mu.Unlock()
-		open[id], what[k] = k, q.Method
-		req := make([]byte, 0, len(params)+64)
-		req = append(req, `{"jsonrpc":"2.0","id":`...)
-		req = append(req, id...)
-		req = append(req, `,"method":`...)
-		req = strconv.AppendQuote(req, q.Method)
-		req = append(req, `,"params":`...)
-		req = append(req, params...)
-		req = append(req, '}')
-		if err := out.Send(req); err != nil {
-			return nil, "The client could not be reached"
-		}
+}
+
+// sendLeg registers the leg asked under key k with the session, its
+// answer to come on answers, and sends it to the client on out. It returns
+// why it could not, or "".
+func (s *Session) sendLeg(out Sender, answers chan legAnswer, rd *legRound, k, method string, params json.RawMessage) string {
+	params, err := legParams(method, params, s.fixed.Version)
+	if err != nil {
+		return fmt.Sprintf("The server's %s request %s could not be sent: %v", method, strconv.Quote(k), err)
 	}
+	s.x.mu.Lock()
+	if len(s.x.legs) >= maxPendingLegs {
+		s.x.mu.Unlock()
+		s.cancelLegs(out, rd, "another request of the round failed")
+		return "Too many of the server's requests wait for answers on this session (at most " + strconv.Itoa(maxPendingLegs) + ")"
+	}
+	id := s.e.legID(s.x) // ids start at 1, never 0
+	s.x.legs[id] = legWaiter{call: answers, key: k}
+	s.x.mu.Unlock()
+	rd.open[id], rd.what[k] = k, method
+	if err := out.Send(legRequest(id, method, params)); err != nil {
+		return "The client could not be reached"
+	}
+	return ""
+}
+
+// legRequest renders a leg: a JSON-RPC request with id, method and params.
+func legRequest(id, method string, params json.RawMessage) []byte {
+	req := make([]byte, 0, len(params)+64)
+	req = append(req, `{"jsonrpc":"2.0","id":`...)
+	req = append(req, id...)
+	req = append(req, `,"method":`...)
+	req = strconv.AppendQuote(req, method)
+	req = append(req, `,"params":`...)
+	req = append(req, params...)
+	req = append(req, '}')
+	return req
+}
+
+// waitLegs collects the answers to the round's n legs until none is open,
+// the first refusal, the leg timeout or the end of ctx, cancelling the
+// legs still open in the last three cases.
+func (s *Session) waitLegs(ctx context.Context, out Sender, answers chan legAnswer, rd *legRound, n int) (json.RawMessage, string) {
 	timer := time.NewTimer(s.e.leg)
 	defer timer.Stop()
-	got := make(map[string]json.RawMessage, len(keys))
-	for len(open) > 0 {
+	got := make(map[string]json.RawMessage, n)
+	for len(rd.open) > 0 {
 		select {
 		case <-ctx.Done():
 			if context.Cause(ctx) == errCallTimeout {
-				cancelOpen("timed out")
+				s.cancelLegs(out, rd, "timed out")
 			} else {
-				cancelOpen("the request was cancelled")
+				s.cancelLegs(out, rd, "the request was cancelled")
 			}
 			return nil, ""
 		case <-timer.C:
-			ids := make([]string, 0, len(open))
-			for id := range open {
-				ids = append(ids, id)
-			}
-			slices.Sort(ids)
-			k := open[ids[0]]
-			cancelOpen("timed out")
-			return nil, fmt.Sprintf("The client did not answer the %s request %s within %s", what[k], strconv.Quote(k), s.e.leg)
+			k := rd.open[slices.Min(slices.Collect(maps.Keys(rd.open)))]
+			s.cancelLegs(out, rd, "timed out")
+			return nil, fmt.Sprintf("The client did not answer the %s request %s within %s", rd.what[k], strconv.Quote(k), s.e.leg)
 		case a := <-answers:
-			k, ok := open[a.id]
+			k, ok := rd.open[a.id]
 			if !ok {
 				continue
 			}
-			delete(open, a.id)
+			delete(rd.open, a.id)
 			if a.err != nil || a.result == nil {
 				var e struct {
 					Message string `json:"message"`
 				}
 				_ = json.Unmarshal(a.err, &e)
-				cancelOpen("another request of the round failed")
-				return nil, fmt.Sprintf("The client refused the %s request %s: %s", what[k], strconv.Quote(k), clipped(e.Message))
+				s.cancelLegs(out, rd, "another request of the round failed")
+				return nil, fmt.Sprintf("The client refused the %s request %s: %s", rd.what[k], strconv.Quote(k), clipped(e.Message))
 			}
 			got[k] = a.result
 		}

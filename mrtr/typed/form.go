@@ -216,78 +216,8 @@ func formProperty(f field, base *jsonschema.Schema, baseRequired bool) (*formSch
 	if r == nil || !f.mapped {
 		r = &ruleSet{}
 	}
-	titled := func(vals []any) []titledValue {
-		out := make([]titledValue, len(vals))
-		for i, v := range vals {
-			out[i] = titledValue{Const: v, Title: fmt.Sprint(v)}
-			for _, vt := range ann.titles {
-				if vt.value == fmt.Sprint(v) {
-					out[i].Title = vt.title
-				}
-			}
-		}
-		return out
-	}
-	switch a.k {
-	case kString:
-		p.Type = "string"
-		if r.minSize != nil && *r.minSize > 0 {
-			p.MinLength = r.minSize
-		}
-		if r.maxSize != nil && *r.maxSize >= 0 {
-			p.MaxLength = r.maxSize
-		}
-		if formFormats[r.format] {
-			p.Format = r.format
-		}
-		if r.hasAllowed {
-			if len(ann.titles) > 0 {
-				p.OneOf = titled(r.allowed)
-			} else {
-				p.Enum = r.allowed
-			}
-			p.MinLength, p.MaxLength = nil, nil
-		}
-	case kInt, kUint:
-		p.Type = "integer"
-		p.Minimum, p.Maximum = base.Minimum, base.Maximum // the type's range
-		if r.min != nil {
-			tighterMin(&p.Minimum, *r.min)
-		}
-		if r.max != nil {
-			tighterMax(&p.Maximum, *r.max)
-		}
-		if r.exMin != nil {
-			tighterMin(&p.Minimum, math.Floor(*r.exMin)+1)
-		}
-		if r.exMax != nil {
-			tighterMax(&p.Maximum, math.Ceil(*r.exMax)-1)
-		}
-	case kFloat, kFloat32:
-		p.Type = "number"
-		if a.k == kFloat {
-			p.Minimum, p.Maximum = r.min, r.max
-		}
-	case kBool:
-		p.Type = "boolean"
-	case kSlice:
-		if a.t.Elem().Kind() != reflect.String || a.items == nil || a.items.ptr || a.items.rules == nil || !a.items.rules.hasAllowed {
-			return nil, false, "", errors.New(`a list must be a multi-select: a slice of strings whose choices are listed by validate:"dive,oneof=..."`)
-		}
-		p.Type = "array"
-		if len(ann.titles) > 0 {
-			p.Items = &formSchemaItem{AnyOf: titled(a.items.rules.allowed)}
-		} else {
-			p.Items = &formSchemaItem{Type: "string", Enum: a.items.rules.allowed}
-		}
-		if r.minSize != nil && *r.minSize > 0 {
-			p.MinItems = r.minSize
-		}
-		if r.maxSize != nil && *r.maxSize >= 0 {
-			p.MaxItems = r.maxSize
-		}
-	default:
-		return nil, false, "", errors.New("must be a string, number, integer, boolean or a list of choices (a form holds no objects)")
+	if err := formKeywords(&p, a, r, base, ann); err != nil {
+		return nil, false, "", err
 	}
 	if ann.hasDefault {
 		if p.Default, err = ann.defaultJSON(f.sf.Type, tag); err != nil {
@@ -301,6 +231,110 @@ func formProperty(f field, base *jsonschema.Schema, baseRequired bool) (*formSch
 	}
 	required := baseRequired && !a.ptr || f.mapped && a.absentRefused
 	return &p, required, ann.title, nil
+}
+
+// formKeywords sets the type and keywords of p, the property of a field
+// analysed as a with rules r, by the field's kind. base is the schema
+// generated for the field. A kind a form cannot hold is an error.
+func formKeywords(p *formSchemaProperty, a *analysis, r *ruleSet, base *jsonschema.Schema, ann annotation) error {
+	switch a.k {
+	case kString:
+		formString(p, r, ann)
+	case kInt, kUint:
+		formInteger(p, r, base)
+	case kFloat, kFloat32:
+		p.Type = "number"
+		if a.k == kFloat {
+			p.Minimum, p.Maximum = r.min, r.max
+		}
+	case kBool:
+		p.Type = "boolean"
+	case kSlice:
+		return formList(p, a, r, ann)
+	default:
+		return errors.New("must be a string, number, integer, boolean or a list of choices (a form holds no objects)")
+	}
+	return nil
+}
+
+// formString renders a string property: its length, its format when a
+// form may have it, or the values it may take (titled when the mcp tag
+// gives titles), which replace the length.
+func formString(p *formSchemaProperty, r *ruleSet, ann annotation) {
+	p.Type = "string"
+	if r.minSize != nil && *r.minSize > 0 {
+		p.MinLength = r.minSize
+	}
+	if r.maxSize != nil && *r.maxSize >= 0 {
+		p.MaxLength = r.maxSize
+	}
+	if formFormats[r.format] {
+		p.Format = r.format
+	}
+	if r.hasAllowed {
+		if len(ann.titles) > 0 {
+			p.OneOf = ann.titled(r.allowed)
+		} else {
+			p.Enum = r.allowed
+		}
+		p.MinLength, p.MaxLength = nil, nil
+	}
+}
+
+// formInteger renders an integer property: the range of its type (from
+// base), narrowed by its rules, exclusive bounds made inclusive.
+func formInteger(p *formSchemaProperty, r *ruleSet, base *jsonschema.Schema) {
+	p.Type = "integer"
+	p.Minimum, p.Maximum = base.Minimum, base.Maximum // the type's range
+	if r.min != nil {
+		tighterMin(&p.Minimum, *r.min)
+	}
+	if r.max != nil {
+		tighterMax(&p.Maximum, *r.max)
+	}
+	if r.exMin != nil {
+		tighterMin(&p.Minimum, math.Floor(*r.exMin)+1)
+	}
+	if r.exMax != nil {
+		tighterMax(&p.Maximum, math.Ceil(*r.exMax)-1)
+	}
+}
+
+// formList renders a multi-select: a slice of strings whose choices are
+// listed by dive,oneof (titled when the mcp tag gives titles), and the
+// number of choices. Any other slice is an error.
+func formList(p *formSchemaProperty, a *analysis, r *ruleSet, ann annotation) error {
+	if a.t.Elem().Kind() != reflect.String || a.items == nil || a.items.ptr || a.items.rules == nil || !a.items.rules.hasAllowed {
+		return errors.New(`a list must be a multi-select: a slice of strings whose choices are listed by validate:"dive,oneof=..."`)
+	}
+	p.Type = "array"
+	if len(ann.titles) > 0 {
+		p.Items = &formSchemaItem{AnyOf: ann.titled(a.items.rules.allowed)}
+	} else {
+		p.Items = &formSchemaItem{Type: "string", Enum: a.items.rules.allowed}
+	}
+	if r.minSize != nil && *r.minSize > 0 {
+		p.MinItems = r.minSize
+	}
+	if r.maxSize != nil && *r.maxSize >= 0 {
+		p.MaxItems = r.maxSize
+	}
+	return nil
+}
+
+// titled pairs each of vals with its title from the mcp tag, or with the
+// value as text when the tag gives none (the last title given wins).
+func (a annotation) titled(vals []any) []titledValue {
+	out := make([]titledValue, len(vals))
+	for i, v := range vals {
+		out[i] = titledValue{Const: v, Title: fmt.Sprint(v)}
+		for _, vt := range a.titles {
+			if vt.value == fmt.Sprint(v) {
+				out[i].Title = vt.title
+			}
+		}
+	}
+	return out
 }
 
 // Schema returns the requested schema of the form. It must not be

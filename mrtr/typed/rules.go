@@ -348,197 +348,6 @@ func sizeParam(p string) (int64, error) {
 	return n, nil
 }
 
-// collect reads the rules of one value of kind k (omit rules already
-// removed) into a ruleSet. A rule whose parameter validator cannot read is
-// an error: validator would panic on the first value it checks.
-//
-// ptr says the rules are those of a pointer's target: there, required
-// only refuses nil, which the caller handles.
-func collect(k vkind, ptr bool, items []rule) (*ruleSet, error) {
-	r := &ruleSet{}
-	sized := k == kString || k == kSlice || k == kMap
-	numeric := k == kInt || k == kUint || k == kFloat
-	for _, it := range items {
-		if it.or {
-			r.serverOnly = append(r.serverOnly, it.String())
-			continue
-		}
-		mapped := true
-		var err error
-		switch it.tag {
-		case "required":
-			r.required = true
-			if ptr {
-				break
-			}
-			switch k {
-			case kString:
-				r.atLeast(1)
-			case kInt:
-				r.denied = append(r.denied, int64(0))
-			case kUint:
-				r.denied = append(r.denied, uint64(0))
-			case kFloat:
-				r.denied = append(r.denied, 0.0) // -0 is zero to both
-			case kBool:
-				r.allow([]any{true})
-			}
-		case "min", "gte", "max", "lte", "gt", "lt", "len":
-			switch {
-			case sized:
-				var n int64
-				if n, err = sizeParam(it.param); err != nil {
-					break
-				}
-				switch it.tag {
-				case "min", "gte":
-					r.atLeast(n)
-				case "max", "lte":
-					r.atMost(n)
-				case "gt":
-					r.atLeast(n + 1)
-				case "lt":
-					r.atMost(n - 1)
-				case "len":
-					r.atLeast(n)
-					r.atMost(n)
-				}
-			case numeric:
-				var f float64
-				if f, _, err = numParam(k, it.param); err != nil {
-					break
-				}
-				switch it.tag {
-				case "min", "gte":
-					tighterMin(&r.min, f)
-				case "max", "lte":
-					tighterMax(&r.max, f)
-				case "gt":
-					tighterMin(&r.exMin, f)
-				case "lt":
-					tighterMax(&r.exMax, f)
-				case "len":
-					tighterMin(&r.min, f)
-					tighterMax(&r.max, f)
-				}
-			default:
-				mapped = false
-			}
-		case "eq", "ne":
-			var v any
-			switch k {
-			case kString:
-				v = it.param
-			case kInt, kUint, kFloat:
-				_, v, err = numParam(k, it.param)
-			case kBool:
-				var b bool
-				b, err = strconv.ParseBool(it.param)
-				v = b
-			case kSlice, kMap:
-				if it.tag == "ne" {
-					mapped = false
-					break
-				}
-				var n int64
-				if n, err = sizeParam(it.param); err == nil {
-					r.atLeast(n)
-					r.atMost(n)
-				}
-				continue
-			default:
-				mapped = false
-			}
-			if !mapped || err != nil {
-				break
-			}
-			if it.tag == "eq" {
-				r.allow([]any{v})
-			} else {
-				r.denied = append(r.denied, v)
-			}
-		case "oneof":
-			var vals []any
-			for _, s := range oneofValues(it.param) {
-				switch k {
-				case kString:
-					vals = append(vals, s)
-				case kInt:
-					// validator compares the decimal form of the value.
-					if i, perr := strconv.ParseInt(s, 10, 64); perr == nil && strconv.FormatInt(i, 10) == s {
-						if _, ok := exactFloat(i); ok {
-							vals = append(vals, i)
-						} else {
-							mapped = false
-						}
-					}
-				case kUint:
-					if u, perr := strconv.ParseUint(s, 10, 64); perr == nil && strconv.FormatUint(u, 10) == s {
-						if _, ok := exactFloatU(u); ok {
-							vals = append(vals, u)
-						} else {
-							mapped = false
-						}
-					}
-				default:
-					mapped = false
-				}
-			}
-			if mapped {
-				r.allow(vals)
-			}
-		case "email", "url", "uri", "uuid", "hostname", "ipv4", "ipv6":
-			if k != kString || r.format != "" {
-				mapped = false
-				break
-			}
-			r.format = formats[it.tag]
-		case "datetime":
-			f, ok := datetimeFormats[it.param]
-			if k != kString || !ok || r.format != "" {
-				mapped = false
-				break
-			}
-			r.format = f
-		case "startswith", "endswith", "contains":
-			if k != kString {
-				mapped = false
-				break
-			}
-			q := regexp.QuoteMeta(it.param)
-			switch it.tag {
-			case "startswith":
-				q = "^" + q
-			case "endswith":
-				q += "$"
-			}
-			r.patterns = append(r.patterns, q)
-		case "unique":
-			if k != kSlice || it.param != "" {
-				mapped = false
-				break
-			}
-			r.unique = true
-		default:
-			if p, ok := lookupPattern(it.tag); ok && k == kString && it.param == "" {
-				r.patterns = append(r.patterns, p.pattern)
-				break
-			}
-			mapped = false
-		}
-		if err == errInexact {
-			mapped, err = false, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("rule %q: %v", it.String(), err)
-		}
-		if !mapped {
-			r.serverOnly = append(r.serverOnly, it.String())
-		}
-	}
-	return r, nil
-}
-
 // zeroValue is the JSON form of the zero value of a kind.
 func zeroValue(k vkind) any {
 	switch k {
@@ -709,58 +518,97 @@ func analyze(t reflect.Type, ch *chain) (*analysis, error) {
 	if ch.skip || a.k == kOther || a.ptr && (a.k == kSlice || a.k == kMap) {
 		return a, nil
 	}
-	items := ch.items
-	if len(items) > 0 {
-		switch items[0].tag {
-		case "omitempty", "omitnil", "omitzero":
-			a.lead = items[0].tag
-			items = items[1:]
-		}
+	lead, items, ok := leadingOmit(ch.items)
+	if !ok {
+		// An omit rule in the middle ends the checks at the zero value
+		// from there: left to the server.
+		return &analysis{t: a.t, k: a.k, ptr: a.ptr}, nil
 	}
-	for _, it := range items {
-		switch it.tag {
-		case "omitempty", "omitnil", "omitzero", "isdefault":
-			// An omit rule in the middle ends the checks at the zero
-			// value from there: left to the server.
-			return &analysis{t: a.t, k: a.k, ptr: a.ptr}, nil
-		}
-	}
-	crossFirst := len(ch.items) > 0 && slices.ContainsFunc(strings.Split(ch.items[0].tag, "|"), func(alt string) bool {
-		name, _, _ := strings.Cut(alt, "=")
-		return runsWhenNil[name]
-	})
+	a.lead = lead
+	// A nil pointer passes when the tag lets it: a leading omit rule, no
+	// rule at all, or a first rule that looks at other fields.
+	nilOK := a.lead != "" || len(ch.items) == 0 || crossFirst(ch.items)
 	if a.k == kStruct {
-		a.nested = !slices.ContainsFunc(items, func(r rule) bool { return r.tag == "structonly" || r.tag == "nostructlevel" })
-		if !a.ptr && a.lead == "omitempty" || a.lead == "omitzero" {
-			// A zero struct is not looked into: its fields' rules hold only
-			// for some values, which the schema cannot say.
-			a.nested = false
-		}
-		a.rules = &ruleSet{}
-		for _, it := range items {
-			if it.tag == "required" && !it.or {
-				a.rules.required = true
-			}
-		}
-		switch {
-		case a.ptr:
-			a.nullOK = a.lead != "" || len(ch.items) == 0 || crossFirst
-			a.absentRefused = !a.nullOK
-		default:
-			a.absentRefused = a.lead == "" && a.rules.required
-		}
-		a.mapped = true
+		a.readStruct(items, nilOK)
 		return a, nil
 	}
-	k := a.k
-	r, err := collect(k, a.ptr, items)
+	r, err := collect(a.k, a.ptr, items)
 	if err != nil {
 		return nil, err
 	}
 	a.rules, a.mapped = r, true
+	a.judgeAbsence(nilOK)
+	if ch.dive != nil {
+		if err := a.dive(ch); err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+// leadingOmit splits a leading omitempty, omitnil or omitzero from the
+// rules that follow it. ok is false when an omit rule (or isdefault)
+// comes later in the chain.
+func leadingOmit(items []rule) (lead string, rest []rule, ok bool) {
+	rest = items
+	if len(rest) > 0 {
+		switch rest[0].tag {
+		case "omitempty", "omitnil", "omitzero":
+			lead, rest = rest[0].tag, rest[1:]
+		}
+	}
+	for _, it := range rest {
+		switch it.tag {
+		case "omitempty", "omitnil", "omitzero", "isdefault":
+			return "", nil, false
+		}
+	}
+	return lead, rest, true
+}
+
+// crossFirst reports whether the first rule of a chain, or one of its
+// alternatives, is evaluated even on a nil pointer (see runsWhenNil).
+func crossFirst(items []rule) bool {
+	return len(items) > 0 && slices.ContainsFunc(strings.Split(items[0].tag, "|"), func(alt string) bool {
+		name, _, _ := strings.Cut(alt, "=")
+		return runsWhenNil[name]
+	})
+}
+
+// readStruct analyses a struct's rules: whether its fields are looked
+// into, and of its own rules only required, which makes the member
+// required. nilOK says whether a nil pointer to it passes.
+func (a *analysis) readStruct(items []rule, nilOK bool) {
+	a.nested = !slices.ContainsFunc(items, func(r rule) bool { return r.tag == "structonly" || r.tag == "nostructlevel" })
+	if !a.ptr && a.lead == "omitempty" || a.lead == "omitzero" {
+		// A zero struct is not looked into: its fields' rules hold only
+		// for some values, which the schema cannot say.
+		a.nested = false
+	}
+	a.rules = &ruleSet{}
+	for _, it := range items {
+		if it.tag == "required" && !it.or {
+			a.rules.required = true
+		}
+	}
 	switch {
 	case a.ptr:
-		a.nullOK = a.lead != "" || len(ch.items) == 0 || crossFirst
+		a.nullOK = nilOK
+		a.absentRefused = !a.nullOK
+	default:
+		a.absentRefused = a.lead == "" && a.rules.required
+	}
+	a.mapped = true
+}
+
+// judgeAbsence decides, from the lead and the mapped rules, how null, the
+// zero value and an absent member fare. nilOK says whether a nil pointer
+// passes.
+func (a *analysis) judgeAbsence(nilOK bool) {
+	r, k := a.rules, a.k
+	switch {
+	case a.ptr:
+		a.nullOK = nilOK
 		a.zeroExempt = a.lead == "omitzero"
 		a.absentRefused = !a.nullOK
 	case k == kSlice:
@@ -774,31 +622,37 @@ func analyze(t reflect.Type, ch *chain) (*analysis, error) {
 		a.zeroExempt = a.lead == "omitempty" || a.lead == "omitzero"
 		a.absentRefused = !a.zeroExempt && !r.admitsZero(k)
 	}
-	if ch.dive != nil {
-		var elem reflect.Type
-		switch k {
-		case kSlice:
-			elem = et.Elem()
-		case kMap:
-			elem = et.Elem()
-			omits := slices.ContainsFunc(ch.keys, func(r rule) bool {
-				return r.tag == "omitempty" || r.tag == "omitnil" || r.tag == "omitzero" || r.tag == "isdefault"
-			})
-			if et.Key().Kind() == reflect.String && !decodesItself(et.Key()) && len(ch.keys) > 0 && !omits {
-				kr, err := collect(kString, false, ch.keys)
-				if err != nil {
-					return nil, err
-				}
-				a.keys = kr
+}
+
+// dive analyses the rules after dive: of a slice's elements, of a map's
+// values, and (dive,keys...endkeys) of a map's string keys.
+func (a *analysis) dive(ch *chain) error {
+	var elem reflect.Type
+	switch a.k {
+	case kSlice:
+		elem = a.t.Elem()
+	case kMap:
+		elem = a.t.Elem()
+		omits := slices.ContainsFunc(ch.keys, func(r rule) bool {
+			return r.tag == "omitempty" || r.tag == "omitnil" || r.tag == "omitzero" || r.tag == "isdefault"
+		})
+		if a.t.Key().Kind() == reflect.String && !decodesItself(a.t.Key()) && len(ch.keys) > 0 && !omits {
+			kr, err := collect(kString, false, ch.keys)
+			if err != nil {
+				return err
 			}
-		}
-		if elem != nil {
-			if a.items, err = analyze(elem, ch.dive); err != nil {
-				return nil, err
-			}
+			a.keys = kr
 		}
 	}
-	return a, nil
+	if elem == nil {
+		return nil
+	}
+	items, err := analyze(elem, ch.dive)
+	if err != nil {
+		return err
+	}
+	a.items = items
+	return nil
 }
 
 // matches reports whether s is the schema jsonschema-go generates for the

@@ -15,7 +15,7 @@ import (
 // initialize, a session id on every later request, and the tool's two
 // model rounds (pick_files, then summary) received as sampling/createMessage
 // requests on the call's event stream and answered by POST. The
-// TypeScript SDK v1 client does the same in conformance/interop/ts1.
+// TypeScript SDK v1 client does the same in conformance/interop/ts-v1.
 func TestLegacyClient(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{

@@ -1,11 +1,9 @@
 package mrtr
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -111,100 +109,27 @@ const maxSafeInteger = 1<<53 - 1
 // property reached from the root through "properties" alone, with a name
 // that is a non-empty HTTP token, unique regardless of case.
 func paramHeaders(schema json.RawMessage) ([]paramHeader, error) {
-	// Fast path for the common schema; an escaped spelling of the keyword
-	// (\u...) takes the full walk.
-	if !bytes.Contains(schema, []byte(`x-mcp-header`)) && !bytes.Contains(schema, []byte(`\u`)) {
-		return nil, nil
-	}
-	var root any
-	dec := json.NewDecoder(bytes.NewReader(schema))
-	dec.UseNumber()
-	if err := dec.Decode(&root); err != nil {
-		return nil, fmt.Errorf("inputSchema: %w", err)
+	decls, problems := wire.HeaderDecls(schema, true)
+	if len(problems) > 0 {
+		p := problems[0]
+		switch p.Kind {
+		case wire.HeaderSchemaInvalid:
+			return nil, fmt.Errorf("inputSchema: %w", p.Err)
+		case wire.HeaderUnreachable:
+			return nil, fmt.Errorf("x-mcp-header at %s: only properties reached from the root through \"properties\" may be mirrored", p.Where)
+		case wire.HeaderNotToken:
+			return nil, fmt.Errorf("x-mcp-header at %s: %q is not a valid HTTP header token", p.Where, p.Value)
+		case wire.HeaderDuplicate:
+			return nil, fmt.Errorf("x-mcp-header at %s: %q is declared twice (names are case-insensitive)", p.Where, p.Name)
+		default:
+			return nil, fmt.Errorf("x-mcp-header at %s: property type must be string, integer or boolean", p.Where)
+		}
 	}
 	var out []paramHeader
-	seen := map[string]bool{}
-	var walk func(v any, path []string, reachable bool) error
-	walk = func(v any, path []string, reachable bool) error {
-		switch t := v.(type) {
-		case []any:
-			for _, e := range t {
-				if err := walk(e, path, false); err != nil {
-					return err
-				}
-			}
-		case map[string]any:
-			if h, ok := t["x-mcp-header"]; ok {
-				name, _ := h.(string)
-				where := "/" + strings.Join(path, "/")
-				if !reachable || len(path) == 0 {
-					return fmt.Errorf("x-mcp-header at %s: only properties reached from the root through \"properties\" may be mirrored", where)
-				}
-				if !isToken(name) {
-					return fmt.Errorf("x-mcp-header at %s: %q is not a valid HTTP header token", where, h)
-				}
-				key := strings.ToLower(name)
-				if seen[key] {
-					return fmt.Errorf("x-mcp-header at %s: %q is declared twice (names are case-insensitive)", where, name)
-				}
-				typ, _ := t["type"].(string)
-				if typ != "string" && typ != "integer" && typ != "boolean" {
-					return fmt.Errorf("x-mcp-header at %s: property type must be string, integer or boolean", where)
-				}
-				seen[key] = true
-				out = append(out, paramHeader{Name: name, key: key, Path: append([]string(nil), path...), Type: typ})
-			}
-			keys := make([]string, 0, len(t))
-			for k := range t {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				if k == "properties" {
-					props, ok := t[k].(map[string]any)
-					if !ok {
-						continue
-					}
-					names := make([]string, 0, len(props))
-					for n := range props {
-						names = append(names, n)
-					}
-					sort.Strings(names)
-					for _, n := range names {
-						if err := walk(props[n], append(path, n), reachable); err != nil {
-							return err
-						}
-					}
-					continue
-				}
-				if err := walk(t[k], append(path, k), false); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	if err := walk(root, nil, true); err != nil {
-		return nil, err
+	for _, d := range decls {
+		out = append(out, paramHeader{Name: d.Name, key: strings.ToLower(d.Name), Path: d.Path, Type: d.Type})
 	}
 	return out, nil
-}
-
-// isToken reports whether s is an RFC 9110 token.
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // checkParamHeaders compares each declared argument with its header.

@@ -3,12 +3,16 @@ package otelmrtr_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log"
 	"log/slog"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/mrtr"
@@ -67,26 +71,18 @@ func Example_production() {
 // code of Example_production, so that the README shows code that compiles.
 func TestREADMEProduction(t *testing.T) {
 	readme, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	src, err := os.ReadFile("production_example_test.go")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	block := regexp.MustCompile("(?s)## Running in production.*?```go\n(.*?)```").FindSubmatch(readme)
-	if block == nil {
-		t.Fatal("README has no Running in production block")
-	}
+	require.False(t, block == nil, "README has no Running in production block")
 	code := regexp.MustCompile("(?s)// README begins\n(.*?)\t// README ends").FindSubmatch(src)
-	if code == nil {
-		t.Fatal("the example has no README markers")
-	}
+	require.False(t, code == nil, "the example has no README markers")
 	var lines []string
 	for _, l := range strings.Split(strings.TrimRight(string(code[1]), "\n"), "\n") {
 		lines = append(lines, strings.TrimPrefix(l, "\t"))
 	}
 	if got, want := strings.Join(lines, "\n")+"\n", string(block[1]); got != want {
-		t.Errorf("README block and Example_production differ:\nREADME:\n%s\nexample:\n%s", want, got)
+		assert.Fail(t, fmt.Sprintf("README block and Example_production differ:\nREADME:\n%s\nexample:\n%s", want, got))
 	}
 }

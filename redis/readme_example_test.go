@@ -2,6 +2,7 @@ package redisshare_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"regexp"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/mrtr"
@@ -43,26 +46,18 @@ func Example_replicas() {
 // compiles.
 func TestREADMEReplicas(t *testing.T) {
 	readme, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	block := regexp.MustCompile("(?s)### Several replicas.*?```go\n(.*?)```").FindSubmatch(readme)
-	if block == nil {
-		t.Fatal("README has no Several replicas block")
-	}
+	require.False(t, block == nil, "README has no Several replicas block")
 	src, err := os.ReadFile("readme_example_test.go")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	code := regexp.MustCompile("(?s)// README begins\n(.*?)\t// README ends").FindSubmatch(src)
-	if code == nil {
-		t.Fatal("the example has no README markers")
-	}
+	require.False(t, code == nil, "the example has no README markers")
 	var lines []string
 	for _, l := range strings.Split(strings.TrimRight(string(code[1]), "\n"), "\n") {
 		lines = append(lines, strings.TrimPrefix(l, "\t"))
 	}
 	if got, want := strings.Join(lines, "\n")+"\n", string(block[1]); got != want {
-		t.Errorf("README block and Example_replicas differ:\nREADME:\n%s\nexample:\n%s", want, got)
+		assert.Fail(t, fmt.Sprintf("README block and Example_replicas differ:\nREADME:\n%s\nexample:\n%s", want, got))
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
 )
 
 // The tests run against a real redis-server: found on PATH, or installed
@@ -68,9 +69,7 @@ func (s *redisServer) Stop() {
 func freePort(tb testing.TB) int {
 	tb.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
+	require.NoError(tb, err)
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
 }
@@ -79,16 +78,12 @@ func freePort(tb testing.TB) int {
 func startRedis(tb testing.TB) *redisServer {
 	tb.Helper()
 	path, err := redisServerPath()
-	if err != nil {
-		tb.Fatal(err)
-	}
+	require.NoError(tb, err)
 	for attempt := 0; attempt < 3; attempt++ {
 		port := freePort(tb)
 		cmd := exec.Command(path, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
 			"--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning")
-		if err := cmd.Start(); err != nil {
-			tb.Fatal(err)
-		}
+		require.NoError(tb, cmd.Start())
 		s := &redisServer{Addr: "127.0.0.1:" + strconv.Itoa(port), cmd: cmd}
 		tb.Cleanup(s.Stop)
 		if waitPing(s.Addr, 5*time.Second) {
@@ -96,7 +91,7 @@ func startRedis(tb testing.TB) *redisServer {
 		}
 		s.Stop() // the port was taken meanwhile, say; try another
 	}
-	tb.Fatal("redis-server did not start")
+	require.FailNow(tb, "redis-server did not start")
 	return nil
 }
 

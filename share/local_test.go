@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestLocalPublishSubscribe(t *testing.T) {
@@ -15,25 +17,19 @@ func TestLocalPublishSubscribe(t *testing.T) {
 	defer b.Close()
 	got := make(chan string, 10)
 	stop, err := b.Subscribe("a", func(p []byte) { got <- string(p) })
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	other, _ := b.Subscribe("b", func(p []byte) { got <- "b:" + string(p) })
 	defer other()
 	ctx := context.Background()
 	for _, m := range []string{"1", "2", "3"} {
-		if err := b.Publish(ctx, "a", []byte(m)); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, b.Publish(ctx, "a", []byte(m)))
 	}
 	for _, want := range []string{"1", "2", "3"} {
 		select {
 		case g := <-got:
-			if g != want {
-				t.Fatalf("got %q, want %q (order)", g, want)
-			}
+			require.Equalf(t, want, g, "got %q, want %q (order)", g, want)
 		case <-time.After(2 * time.Second):
-			t.Fatal("event not delivered")
+			require.FailNow(t, "event not delivered")
 		}
 	}
 	stop()
@@ -41,7 +37,7 @@ func TestLocalPublishSubscribe(t *testing.T) {
 	b.Publish(ctx, "a", []byte("4"))
 	select {
 	case g := <-got:
-		t.Fatalf("delivered after stop: %q", g)
+		require.FailNow(t, fmt.Sprintf("delivered after stop: %q", g))
 	case <-time.After(50 * time.Millisecond):
 	}
 }
@@ -54,7 +50,7 @@ func TestLocalPublishCopiesPayload(t *testing.T) {
 	b.Publish(context.Background(), "c", p)
 	p[0] = 'x'
 	if g := <-got; g != "abc" {
-		t.Fatalf("payload aliased: %q", g)
+		require.FailNow(t, fmt.Sprintf("payload aliased: %q", g))
 	}
 }
 
@@ -74,9 +70,7 @@ func TestLocalStopFromCallback(t *testing.T) {
 	}
 	<-done
 	time.Sleep(20 * time.Millisecond)
-	if n.Load() != 1 {
-		t.Fatalf("fn called %d times after stopping itself", n.Load())
-	}
+	require.EqualValuesf(t, 1, n.Load(), "fn called %d times after stopping itself", n.Load())
 }
 
 func TestLocalClaim(t *testing.T) {
@@ -86,26 +80,26 @@ func TestLocalClaim(t *testing.T) {
 	b := Local(WithClock(clock), WithMaxClaims(2))
 	ctx := context.Background()
 	if first, err := b.Claim(ctx, "k", time.Second); !first || err != nil {
-		t.Fatalf("first claim: %v %v", first, err)
+		require.FailNow(t, fmt.Sprintf("first claim: %v %v", first, err))
 	}
 	if first, err := b.Claim(ctx, "k", time.Second); first || err != nil {
-		t.Fatalf("second claim: %v %v", first, err)
+		require.FailNow(t, fmt.Sprintf("second claim: %v %v", first, err))
 	}
 	if _, err := b.Claim(ctx, "z", 0); !errors.Is(err, ErrBadTTL) {
-		t.Fatalf("zero ttl: %v", err)
+		require.FailNow(t, fmt.Sprintf("zero ttl: %v", err))
 	}
 	b.Claim(ctx, "k2", 5*time.Second)
 	if _, err := b.Claim(ctx, "k3", time.Second); !errors.Is(err, ErrFull) {
-		t.Fatalf("full: %v", err)
+		require.FailNow(t, fmt.Sprintf("full: %v", err))
 	}
 	mu.Lock()
 	now = now.Add(time.Second)
 	mu.Unlock()
 	if got := b.Claims(); got != 1 {
-		t.Fatalf("after expiry %d claims, want 1", got)
+		require.FailNow(t, fmt.Sprintf("after expiry %d claims, want 1", got))
 	}
 	if first, err := b.Claim(ctx, "k", time.Second); !first || err != nil {
-		t.Fatalf("claim after expiry: %v %v", first, err)
+		require.FailNow(t, fmt.Sprintf("claim after expiry: %v %v", first, err))
 	}
 }
 
@@ -123,9 +117,7 @@ func TestLocalClaimConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if wins.Load() != 1 {
-		t.Fatalf("%d claims won, want 1", wins.Load())
-	}
+	require.EqualValuesf(t, 1, wins.Load(), "%d claims won, want 1", wins.Load())
 }
 
 func TestLocalPruneManyExpiries(t *testing.T) {
@@ -136,7 +128,7 @@ func TestLocalPruneManyExpiries(t *testing.T) {
 	}
 	now = now.Add(500 * time.Millisecond)
 	if got := b.Claims(); got != 500 {
-		t.Fatalf("%d claims live, want 500", got)
+		require.FailNow(t, fmt.Sprintf("%d claims live, want 500", got))
 	}
 }
 
@@ -144,13 +136,13 @@ func TestLocalClosed(t *testing.T) {
 	b := Local()
 	b.Close()
 	if err := b.Publish(context.Background(), "a", nil); !errors.Is(err, ErrClosed) {
-		t.Fatal(err)
+		require.FailNow(t, fmt.Sprint(err))
 	}
 	if _, err := b.Subscribe("a", func([]byte) {}); !errors.Is(err, ErrClosed) {
-		t.Fatal(err)
+		require.FailNow(t, fmt.Sprint(err))
 	}
 	if _, err := b.Claim(context.Background(), "a", time.Second); !errors.Is(err, ErrClosed) {
-		t.Fatal(err)
+		require.FailNow(t, fmt.Sprint(err))
 	}
 }
 
@@ -160,59 +152,49 @@ func TestLocalPutGet(t *testing.T) {
 	b := Local(WithMaxClaims(2), WithClock(func() time.Time { mu.Lock(); defer mu.Unlock(); return now }))
 	ctx := context.Background()
 	if _, found, err := b.Get(ctx, "r"); found || err != nil {
-		t.Fatalf("get of nothing: %v %v", found, err)
+		require.FailNow(t, fmt.Sprintf("get of nothing: %v %v", found, err))
 	}
 	val := []byte("one")
-	if err := b.Put(ctx, "r", val, time.Second); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, b.Put(ctx, "r", val, time.Second))
 	val[0] = 'X' // the Bus keeps its own copy
 	got, found, err := b.Get(ctx, "r")
-	if string(got) != "one" || !found || err != nil {
-		t.Fatalf("get: %q %v %v", got, found, err)
-	}
+	require.Falsef(t, string(got) != "one" || !found || err != nil, "get: %q %v %v", got, found, err)
 	got[0] = 'Y' // and hands out copies
-	if err := b.Put(ctx, "r", []byte("two"), 3*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, b.Put(ctx, "r", []byte("two"), 3*time.Second))
 	if got, _, _ := b.Get(ctx, "r"); string(got) != "two" {
-		t.Fatalf("the last put wins: %q", got)
+		require.FailNow(t, fmt.Sprintf("the last put wins: %q", got))
 	}
 	// Claims and records share one key space: a recorded key is claimed
 	// already, and a claim reads as "1".
 	if first, _ := b.Claim(ctx, "r", time.Second); first {
-		t.Fatal("claimed a recorded key")
+		require.FailNow(t, "claimed a recorded key")
 	}
 	if first, _ := b.Claim(ctx, "c", time.Second); !first {
-		t.Fatal("claim refused")
+		require.FailNow(t, "claim refused")
 	}
 	if got, found, _ := b.Get(ctx, "c"); string(got) != "1" || !found {
-		t.Fatalf("claim reads %q %v", got, found)
+		require.FailNow(t, fmt.Sprintf("claim reads %q %v", got, found))
 	}
 	if err := b.Put(ctx, "new", nil, time.Second); !errors.Is(err, ErrFull) {
-		t.Fatalf("a third key: %v", err)
+		require.FailNow(t, fmt.Sprintf("a third key: %v", err))
 	}
-	if err := b.Put(ctx, "r", []byte("three"), 2*time.Second); err != nil {
-		t.Fatalf("a live key is replaced even when full: %v", err)
-	}
+	require.NoError(t, b.Put(ctx, "r", []byte("three"), 2*time.Second), "a live key is replaced even when full")
 	if err := b.Put(ctx, "r", nil, 0); !errors.Is(err, ErrBadTTL) {
-		t.Fatalf("zero ttl: %v", err)
+		require.FailNow(t, fmt.Sprintf("zero ttl: %v", err))
 	}
 	mu.Lock()
 	now = now.Add(2 * time.Second)
 	mu.Unlock()
 	if _, found, _ := b.Get(ctx, "r"); found {
-		t.Fatal("an expired record is found")
+		require.FailNow(t, "an expired record is found")
 	}
-	if b.Claims() != 0 {
-		t.Fatalf("%d keys live after expiry", b.Claims())
-	}
+	require.EqualValuesf(t, 0, b.Claims(), "%d keys live after expiry", b.Claims())
 	b.Close()
 	if err := b.Put(ctx, "r", nil, time.Second); !errors.Is(err, ErrClosed) {
-		t.Fatal(err)
+		require.FailNow(t, fmt.Sprint(err))
 	}
 	if _, _, err := b.Get(ctx, "r"); !errors.Is(err, ErrClosed) {
-		t.Fatal(err)
+		require.FailNow(t, fmt.Sprint(err))
 	}
 }
 
@@ -220,18 +202,14 @@ func TestLocalPutAgainBoundsHeap(t *testing.T) {
 	b := Local()
 	ctx := context.Background()
 	for i := range 10000 {
-		if err := b.Put(ctx, "same", []byte(fmt.Sprint(i)), time.Duration(i+1)*time.Minute); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, b.Put(ctx, "same", []byte(fmt.Sprint(i)), time.Duration(i+1)*time.Minute))
 	}
 	b.mu.Lock()
 	n := len(b.heap)
 	b.mu.Unlock()
-	if n > 2*1+64 {
-		t.Fatalf("the expiry heap holds %d entries for one key", n)
-	}
+	require.Falsef(t, n > 2*1+64, "the expiry heap holds %d entries for one key", n)
 	if got, _, _ := b.Get(ctx, "same"); string(got) != "9999" {
-		t.Fatalf("got %q", got)
+		require.FailNow(t, fmt.Sprintf("got %q", got))
 	}
 }
 

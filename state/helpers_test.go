@@ -2,36 +2,20 @@ package state
 
 import (
 	"bytes"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mrtrkit/mrtrkit/internal/testkit/clock"
 )
 
 // t0 has sub-millisecond digits so that the millisecond truncation in Seal
 // is exercised.
 var t0 = time.Date(2026, 7, 28, 12, 0, 0, 123456789, time.UTC)
 
-// testClock is an adjustable clock for WithClock.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newTestClock(t time.Time) *testClock { return &testClock{now: t} }
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) Set(t time.Time) {
-	c.mu.Lock()
-	c.now = t
-	c.mu.Unlock()
-}
+// newTestClock returns an adjustable clock for WithClock reading t.
+func newTestClock(t time.Time) *clock.Clock { return clock.New(t) }
 
 // testSecret returns a deterministic 32-byte secret that differs per seed.
 func testSecret(seed byte) []byte {

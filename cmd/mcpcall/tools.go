@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -24,11 +23,7 @@ type toolInfo struct {
 
 // headerDecl is one x-mcp-header declaration: the argument at Path goes
 // into the header Mcp-Param-{Name}.
-type headerDecl struct {
-	Name string
-	Path []string
-	Type string
-}
+type headerDecl = wire.HeaderDecl
 
 // headerDecls finds the x-mcp-header declarations of an input schema
 // (SEP-2243). Valid ones sit on a string, integer or boolean property
@@ -36,86 +31,25 @@ type headerDecl struct {
 // HTTP token unique regardless of case. The others are reported as
 // problems: a conforming client would not offer such a tool.
 func headerDecls(schema json.RawMessage) ([]headerDecl, []string) {
-	if !bytes.Contains(schema, []byte("x-mcp-header")) && !bytes.Contains(schema, []byte(`\u`)) {
-		return nil, nil
-	}
-	var root any
-	dec := json.NewDecoder(bytes.NewReader(schema))
-	dec.UseNumber()
-	if err := dec.Decode(&root); err != nil {
-		return nil, []string{"inputSchema does not decode: " + err.Error()}
-	}
-	var decls []headerDecl
+	decls, found := wire.HeaderDecls(schema, false)
 	var problems []string
-	seen := map[string]bool{}
-	var walk func(v any, path []string, reachable bool)
-	walk = func(v any, path []string, reachable bool) {
-		switch t := v.(type) {
-		case []any:
-			for _, e := range t {
-				walk(e, path, false)
-			}
-		case map[string]any:
-			if h, ok := t["x-mcp-header"]; ok {
-				name, _ := h.(string)
-				where := "/" + strings.Join(path, "/")
-				typ, _ := t["type"].(string)
-				switch {
-				case !reachable || len(path) == 0:
-					problems = append(problems, fmt.Sprintf("x-mcp-header at %s is not on a property reached through \"properties\" alone", where))
-				case !isToken(name):
-					problems = append(problems, fmt.Sprintf("x-mcp-header at %s: %v is not an HTTP token", where, h))
-				case seen[strings.ToLower(name)]:
-					problems = append(problems, fmt.Sprintf("x-mcp-header at %s: %q is declared twice", where, name))
-				case typ != "string" && typ != "integer" && typ != "boolean":
-					problems = append(problems, fmt.Sprintf("x-mcp-header at %s: type %q is not string, integer or boolean", where, typ))
-				default:
-					seen[strings.ToLower(name)] = true
-					decls = append(decls, headerDecl{Name: name, Path: append([]string(nil), path...), Type: typ})
-				}
-			}
-			keys := make([]string, 0, len(t))
-			for k := range t {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				if k == "properties" {
-					if props, ok := t[k].(map[string]any); ok {
-						names := make([]string, 0, len(props))
-						for n := range props {
-							names = append(names, n)
-						}
-						sort.Strings(names)
-						for _, n := range names {
-							walk(props[n], append(path, n), reachable)
-						}
-						continue
-					}
-				}
-				walk(t[k], append(path, k), false)
-			}
-		}
-	}
-	walk(root, nil, true)
-	return decls, problems
-}
-
-// isToken reports whether s is an RFC 9110 token.
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+	for _, p := range found {
+		var msg string
+		switch p.Kind {
+		case wire.HeaderSchemaInvalid:
+			msg = "inputSchema does not decode: " + p.Err.Error()
+		case wire.HeaderUnreachable:
+			msg = fmt.Sprintf("x-mcp-header at %s is not on a property reached through \"properties\" alone", p.Where)
+		case wire.HeaderNotToken:
+			msg = fmt.Sprintf("x-mcp-header at %s: %v is not an HTTP token", p.Where, p.Value)
+		case wire.HeaderDuplicate:
+			msg = fmt.Sprintf("x-mcp-header at %s: %q is declared twice", p.Where, p.Name)
 		default:
-			return false
+			msg = fmt.Sprintf("x-mcp-header at %s: type %q is not string, integer or boolean", p.Where, p.Type)
 		}
+		problems = append(problems, msg)
 	}
-	return true
+	return decls, problems
 }
 
 // findTool returns the tool's definition from tools/list, listing the

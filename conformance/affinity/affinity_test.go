@@ -29,6 +29,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/mrtrkit/mrtrkit/internal/testkit/stream"
 )
 
@@ -148,30 +151,23 @@ var client = &http.Client{Timeout: 60 * time.Second}
 func send(t *testing.T, what, url string, hdr map[string]string, body any) *exchange {
 	t.Helper()
 	b, err := json.Marshal(body)
-	if err != nil {
-		t.Fatalf("%s: encoding the body: %v", what, err)
-	}
+	require.NoErrorf(t, err, "%s: encoding the body", what)
 	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
+	require.NoErrorf(t, err, "%s", what)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
 	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatalf("%s: POST %s: %v", what, url, err)
-	}
+	require.NoErrorf(t, err, "%s: POST %s", what, url)
 	x := &exchange{what: what, status: resp.StatusCode, header: resp.Header, msgs: make(chan message, 16), errc: make(chan error, 1), body: resp.Body}
 	t.Cleanup(func() { resp.Body.Close() })
 	if url == proxyURL {
 		up := resp.Header.Get(upstreamHeader)
 		x.upstream = byAddr(up)
 		if x.upstream == nil {
-			t.Fatalf("%s: through nginx, %s is %q, not exactly one of the replicas %s and %s (status %d)",
-				what, upstreamHeader, up, replicas[0].addr, replicas[1].addr, resp.StatusCode)
+			require.FailNow(t, fmt.Sprintf("%s: through nginx, %s is %q, not exactly one of the replicas %s and %s (status %d)", what, upstreamHeader, up, replicas[0].addr, replicas[1].addr, resp.StatusCode))
 		}
 	}
 	go x.read(resp)
@@ -205,12 +201,12 @@ func (x *exchange) next(t *testing.T) message {
 		}
 		select {
 		case err := <-x.errc:
-			t.Fatalf("%s: reading the response: %v", x.what, err)
+			require.FailNow(t, fmt.Sprintf("%s: reading the response: %v", x.what, err))
 		default:
 		}
-		t.Fatalf("%s: the response ended without the expected message", x.what)
+		require.FailNow(t, fmt.Sprintf("%s: the response ended without the expected message", x.what))
 	case <-time.After(waitMessage):
-		t.Fatalf("%s: no message within %s", x.what, waitMessage)
+		require.FailNow(t, fmt.Sprintf("%s: no message within %s", x.what, waitMessage))
 	}
 	return message{}
 }
@@ -228,7 +224,7 @@ func (x *exchange) wantStatus(t *testing.T, want int) {
 			}
 		case <-time.After(time.Second):
 		}
-		t.Fatalf("%s: status %d, want %d (body %s)", x.what, x.status, want, body)
+		require.FailNow(t, fmt.Sprintf("%s: status %d, want %d (body %s)", x.what, x.status, want, body))
 	}
 }
 
@@ -262,12 +258,10 @@ func initialize(t *testing.T, url string) (session, *replica) {
 		ProtocolVersion string `json:"protocolVersion"`
 	}
 	if err := json.Unmarshal(m.Result, &res); err != nil || res.ProtocolVersion != legacyVersion {
-		t.Fatalf("initialize: result %s, error %s: want protocolVersion %s", m.Result, m.Error, legacyVersion)
+		require.FailNow(t, fmt.Sprintf("initialize: result %s, error %s: want protocolVersion %s", m.Result, m.Error, legacyVersion))
 	}
 	s := session{id: x.header.Get("Mcp-Session-Id"), minter: x.upstream}
-	if s.id == "" {
-		t.Fatalf("initialize: no Mcp-Session-Id in the response")
-	}
+	require.NotEqualValuesf(t, "", s.id, "initialize: no Mcp-Session-Id in the response")
 	if s.minter == nil {
 		s.minter = byURL(url)
 	}
@@ -316,8 +310,7 @@ func bridged(t *testing.T, url string, s session, id int, tool string, args map[
 			if a.upstream != x.upstream {
 				// Accepted, and dropped where no call waits for it: the
 				// call would wait for the leg timeout.
-				t.Fatalf("%s: the answer to %s %s went to replica %s, but the call runs on %s",
-					what, m.Method, m.ID, a.upstream.name, x.upstream.name)
+				require.FailNow(t, fmt.Sprintf("%s: the answer to %s %s went to replica %s, but the call runs on %s", what, m.Method, m.ID, a.upstream.name, x.upstream.name))
 			}
 			legs = append(legs, leg{method: m.Method, id: string(m.ID), upstream: a.upstream})
 		case m.isNotification():
@@ -325,7 +318,7 @@ func bridged(t *testing.T, url string, s session, id int, tool string, args map[
 		case string(m.ID) == strconv.Itoa(id):
 			return m, x.upstream, legs
 		default:
-			t.Fatalf("%s: unexpected message %+v", what, m)
+			require.FailNow(t, fmt.Sprintf("%s: unexpected message %+v", what, m))
 		}
 	}
 }
@@ -340,9 +333,7 @@ func answerer(t *testing.T, tag, colour string) func(message) any {
 					Properties map[string]json.RawMessage `json:"properties"`
 				} `json:"requestedSchema"`
 			}
-			if err := json.Unmarshal(m.Params, &p); err != nil {
-				t.Errorf("elicitation/create params %s: %v", m.Params, err)
-			}
+			assert.NoErrorf(t, json.Unmarshal(m.Params, &p), "elicitation/create params %s", m.Params)
 			content := map[string]any{}
 			for k := range p.RequestedSchema.Properties {
 				switch k {
@@ -360,7 +351,7 @@ func answerer(t *testing.T, tag, colour string) func(message) any {
 		case "roots/list":
 			return map[string]any{"roots": []any{map[string]any{"uri": "file:///affinity/" + tag, "name": tag}}}
 		}
-		t.Errorf("unexpected server-to-client request %s", m.Method)
+		assert.Fail(t, fmt.Sprintf("unexpected server-to-client request %s", m.Method))
 		return map[string]any{}
 	}
 }
@@ -375,9 +366,7 @@ func toolText(t *testing.T, m message) string {
 		IsError    bool   `json:"isError"`
 		ResultType string `json:"resultType"`
 	}
-	if len(m.Error) > 0 || json.Unmarshal(m.Result, &res) != nil || res.IsError || len(res.Content) == 0 {
-		t.Fatalf("tools/call did not succeed: result %s, error %s", m.Result, m.Error)
-	}
+	require.Falsef(t, len(m.Error) > 0 || json.Unmarshal(m.Result, &res) != nil || res.IsError || len(res.Content) == 0, "tools/call did not succeed: result %s, error %s", m.Result, m.Error)
 	return res.Content[0].Text
 }
 
@@ -386,9 +375,7 @@ func toolText(t *testing.T, m message) string {
 func logLines(t *testing.T, r *replica) (requests int, dropped []string) {
 	t.Helper()
 	b, err := os.ReadFile(r.log)
-	if err != nil {
-		t.Fatalf("reading the log of replica %s: %v", r.name, err)
-	}
+	require.NoErrorf(t, err, "reading the log of replica %s", r.name)
 	for _, line := range strings.Split(string(b), "\n") {
 		if strings.Contains(line, " msg=http ") {
 			requests++
@@ -422,8 +409,7 @@ func expectLogged(t *testing.T, what string, before counts, want map[*replica]in
 			return
 		}
 		if got[0] > w[0] || got[1] > w[1] || time.Now().After(deadline) {
-			t.Fatalf("%s: the replicas' access logs show %d request(s) on A and %d on B; nginx's %s says %d and %d",
-				what, got[0], got[1], upstreamHeader, w[0], w[1])
+			require.FailNow(t, fmt.Sprintf("%s: the replicas' access logs show %d request(s) on A and %d on B; nginx's %s says %d and %d", what, got[0], got[1], upstreamHeader, w[0], w[1]))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -462,22 +448,16 @@ func TestBridgedCallsKeepAffinity(t *testing.T) {
 		switch tool {
 		case "test_input_required_result_multi_round":
 			if exp := tag + "'s favourite colour is " + colour + "."; text != exp || len(legs) != 2 {
-				t.Fatalf("session %d: %s answered %q after %d legs; want %q after 2", i, tool, text, len(legs), exp)
+				require.FailNow(t, fmt.Sprintf("session %d: %s answered %q after %d legs; want %q after 2", i, tool, text, len(legs), exp))
 			}
 		default:
 			for _, part := range []string{"user_name=" + tag, "greeting=greetings from " + tag, "client_roots=file:///affinity/" + tag} {
-				if !strings.Contains(text, part) || len(legs) != 3 {
-					t.Fatalf("session %d: %s answered %q after %d legs; want %q in it after 3", i, tool, text, len(legs), part)
-				}
+				require.Falsef(t, !strings.Contains(text, part) || len(legs) != 3, "session %d: %s answered %q after %d legs; want %q in it after 3", i, tool, text, len(legs), part)
 			}
 		}
-		if notified != holder {
-			t.Fatalf("session %d: notifications/initialized went to replica %s, tools/call to %s: requests with one Mcp-Session-Id must all reach one replica", i, notified.name, holder.name)
-		}
+		require.Falsef(t, notified != holder, "session %d: notifications/initialized went to replica %s, tools/call to %s: requests with one Mcp-Session-Id must all reach one replica", i, notified.name, holder.name)
 		for _, l := range legs {
-			if l.upstream != holder {
-				t.Fatalf("session %d: the answer to %s %s went to replica %s, but the call runs on %s", i, l.method, l.id, l.upstream.name, holder.name)
-			}
+			require.Falsef(t, l.upstream != holder, "session %d: the answer to %s %s went to replica %s, but the call runs on %s", i, l.method, l.id, l.upstream.name, holder.name)
 			want[l.upstream]++
 		}
 		expectLogged(t, fmt.Sprintf("session %d", i), before, want)
@@ -495,11 +475,11 @@ func TestBridgedCallsKeepAffinity(t *testing.T) {
 	}
 	for _, r := range replicas {
 		if home[r] < minPerReplica {
-			t.Fatalf("replica %s ran %d bridged calls of %d sessions; nginx's hash should spread sessions over both", r.name, home[r], home[replicas[0]]+home[replicas[1]])
+			require.FailNow(t, fmt.Sprintf("replica %s ran %d bridged calls of %d sessions; nginx's hash should spread sessions over both", r.name, home[r], home[replicas[0]]+home[replicas[1]]))
 		}
 	}
 	if elsewhere == 0 {
-		t.Fatalf("no session of %d ran its call on a replica other than the one that minted it", home[replicas[0]]+home[replicas[1]])
+		require.FailNow(t, fmt.Sprintf("no session of %d ran its call on a replica other than the one that minted it", home[replicas[0]]+home[replicas[1]]))
 	}
 }
 
@@ -522,18 +502,16 @@ func TestAnyReplicaServesOrdinaryRequests(t *testing.T) {
 			ResultType *string `json:"resultType"`
 		}
 		if err := json.Unmarshal(m.Result, &res); err != nil || len(res.Tools) == 0 {
-			t.Fatalf("tools/list on replica %s: result %s, error %s", o.name, m.Result, m.Error)
+			require.FailNow(t, fmt.Sprintf("tools/list on replica %s: result %s, error %s", o.name, m.Result, m.Error))
 		}
 		if res.ResultType != nil {
-			t.Fatalf("tools/list for a 2025-11-25 session carries resultType %q", *res.ResultType)
+			require.FailNow(t, fmt.Sprintf("tools/list for a 2025-11-25 session carries resultType %q", *res.ResultType))
 		}
 		found := false
 		for _, tool := range res.Tools {
 			found = found || tool.Name == "test_input_required_result_multi_round"
 		}
-		if !found {
-			t.Fatalf("tools/list on replica %s does not list test_input_required_result_multi_round", o.name)
-		}
+		require.Truef(t, found, "tools/list on replica %s does not list test_input_required_result_multi_round", o.name)
 		expectLogged(t, "session of "+minter.name+" served by "+o.name, before, map[*replica]int{minter: 2, o: 1})
 		count("direct_lists", 1)
 	}
@@ -553,9 +531,7 @@ func TestMisroutedAnswerIsAccepted(t *testing.T) {
 	holder := x.upstream
 	wrong := other(holder)
 	req := x.next(t)
-	if !req.isRequest() || req.Method != "elicitation/create" {
-		t.Fatalf("tools/call test_elicitation: first message %+v, want an elicitation/create request", req)
-	}
+	require.Falsef(t, !req.isRequest() || req.Method != "elicitation/create", "tools/call test_elicitation: first message %+v, want an elicitation/create request", req)
 	_, droppedBefore := logLines(t, wrong)
 
 	answer := func(who string) map[string]any {
@@ -588,7 +564,7 @@ func TestMisroutedAnswerIsAccepted(t *testing.T) {
 	// Leg ids are integers; the fixture logs them quoted twice (slog text of
 	// a quoted value).
 	if _, err := strconv.Atoi(string(req.ID)); err != nil {
-		t.Fatalf("leg id %s is not an integer", req.ID)
+		require.FailNow(t, fmt.Sprintf("leg id %s is not an integer", req.ID))
 	}
 	want := `id="\"` + string(req.ID) + `\""`
 	deadline := time.Now().Add(waitLog)
@@ -604,7 +580,7 @@ func TestMisroutedAnswerIsAccepted(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("replica %s did not log the misrouted answers to leg %s as dropped (looked for %s); its new drop lines: %q", wrong.name, req.ID, want, dropped[len(droppedBefore):])
+			require.FailNow(t, fmt.Sprintf("replica %s did not log the misrouted answers to leg %s as dropped (looked for %s); its new drop lines: %q", wrong.name, req.ID, want, dropped[len(droppedBefore):]))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -613,17 +589,11 @@ func TestMisroutedAnswerIsAccepted(t *testing.T) {
 	// its replica and completes it.
 	a := send(t, "the answer through nginx", proxyURL, s.headers(), map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": answer("right")})
 	a.wantStatus(t, http.StatusAccepted)
-	if a.upstream != holder {
-		t.Fatalf("the answer through nginx went to replica %s, the call runs on %s", a.upstream.name, holder.name)
-	}
+	require.Falsef(t, a.upstream != holder, "the answer through nginx went to replica %s, the call runs on %s", a.upstream.name, holder.name)
 	final := x.next(t)
-	if string(final.ID) != "7" {
-		t.Fatalf("tools/call test_elicitation: got %+v, want its response", final)
-	}
+	require.EqualValuesf(t, "7", string(final.ID), "tools/call test_elicitation: got %+v, want its response", final)
 	text := toolText(t, final)
-	if !strings.Contains(text, `"username":"right"`) || strings.Contains(text, "wrong") {
-		t.Fatalf("tools/call test_elicitation answered %q; want the answer sent through nginx (username right) and none of the misrouted ones", text)
-	}
+	require.Falsef(t, !strings.Contains(text, `"username":"right"`) || strings.Contains(text, "wrong"), "tools/call test_elicitation answered %q; want the answer sent through nginx (username right) and none of the misrouted ones", text)
 }
 
 // TestModernThroughProxy runs a 2026-07-28 multi-round call through
@@ -655,7 +625,7 @@ func TestModernThroughProxy(t *testing.T) {
 			map[string]any{"jsonrpc": "2.0", "id": 100 + round, "method": "tools/call", "params": params})
 		x.wantStatus(t, http.StatusOK)
 		if sid := x.header.Get("Mcp-Session-Id"); sid != "" {
-			t.Fatalf("a 2026-07-28 response carries Mcp-Session-Id %q", sid)
+			require.FailNow(t, fmt.Sprintf("a 2026-07-28 response carries Mcp-Session-Id %q", sid))
 		}
 		m := x.next(t)
 		var res struct {
@@ -667,31 +637,27 @@ func TestModernThroughProxy(t *testing.T) {
 			} `json:"content"`
 		}
 		if err := json.Unmarshal(m.Result, &res); err != nil || len(m.Error) > 0 {
-			t.Fatalf("round %d: result %s, error %s", round, m.Result, m.Error)
+			require.FailNow(t, fmt.Sprintf("round %d: result %s, error %s", round, m.Result, m.Error))
 		}
 		count("modern_rounds", 1)
 		t.Logf("2026-07-28 round %d: served by replica %s, resultType %s", round, x.upstream.name, res.ResultType)
 		switch res.ResultType {
 		case "complete":
-			if len(res.Content) == 0 || res.Content[0].Text != "Modern's favourite colour is indigo." || round != 2 {
-				t.Fatalf("round %d: complete with %s; want \"Modern's favourite colour is indigo.\" at round 2", round, m.Result)
-			}
+			require.Falsef(t, len(res.Content) == 0 || res.Content[0].Text != "Modern's favourite colour is indigo." || round != 2, "round %d: complete with %s; want \"Modern's favourite colour is indigo.\" at round 2", round, m.Result)
 			return
 		case "input_required":
 			inputResponses = map[string]any{}
 			for k := range res.InputRequests {
 				a, ok := answers[k]
-				if !ok {
-					t.Fatalf("round %d: asked for %q", round, k)
-				}
+				require.Truef(t, ok, "round %d: asked for %q", round, k)
 				inputResponses[k] = a
 			}
 			state = res.RequestState
 		default:
-			t.Fatalf("round %d: resultType %q in %s", round, res.ResultType, m.Result)
+			require.FailNow(t, fmt.Sprintf("round %d: resultType %q in %s", round, res.ResultType, m.Result))
 		}
 	}
-	t.Fatalf("the 2026-07-28 call did not complete within 4 rounds")
+	require.FailNow(t, "the 2026-07-28 call did not complete within 4 rounds")
 }
 
 // TestSessionStreamThroughProxy opens a session's GET stream through
@@ -703,23 +669,17 @@ func TestSessionStreamThroughProxy(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, proxyURL, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	req.Header.Set("Accept", "text/event-stream")
 	for k, v := range s.headers() {
 		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("GET the session's stream through nginx: %v", err)
-	}
+	require.NoError(t, err, "GET the session's stream through nginx")
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		t.Fatalf("GET the session's stream through nginx: status %d, Content-Type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
-	}
+	require.Falsef(t, resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream"), "GET the session's stream through nginx: status %d, Content-Type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
 	if up := byAddr(resp.Header.Get(upstreamHeader)); up != holder {
-		t.Fatalf("the session's stream went to %q, its requests to replica %s", resp.Header.Get(upstreamHeader), holder.name)
+		require.FailNow(t, fmt.Sprintf("the session's stream went to %q, its requests to replica %s", resp.Header.Get(upstreamHeader), holder.name))
 	}
 	first := make(chan string, 1)
 	go func() {
@@ -728,10 +688,8 @@ func TestSessionStreamThroughProxy(t *testing.T) {
 	}()
 	select {
 	case line := <-first:
-		if strings.TrimSpace(line) != ": stream open" {
-			t.Fatalf("the session's stream began with %q, want the comment \": stream open\"", line)
-		}
+		require.EqualValuesf(t, ": stream open", strings.TrimSpace(line), "the session's stream began with %q, want the comment \": stream open\"", line)
 	case <-time.After(waitMessage):
-		t.Fatalf("the session's stream sent nothing through nginx within %s", waitMessage)
+		require.FailNow(t, fmt.Sprintf("the session's stream sent nothing through nginx within %s", waitMessage))
 	}
 }

@@ -4,8 +4,8 @@
 #
 #   - the official Go SDK client (go-sdk v1.8.0, go/): at 2026-07-28, and
 #     pinned to 2025-11-25 with and without its standalone GET stream;
-#   - the TypeScript SDK v2 client (ts/), at 2026-07-28;
-#   - the TypeScript SDK v1 client (ts1/), at 2025-11-25, against the
+#   - the TypeScript SDK v2 client (ts-v2/), at 2026-07-28;
+#   - the TypeScript SDK v1 client (ts-v1/), at 2025-11-25, against the
 #     fixture and the summarize_repo example;
 #   - over stdio, each of these clients launching the fixture binary as a
 #     subprocess with -stdio (go-sdk CommandTransport at 2026-07-28 and
@@ -13,7 +13,7 @@
 #   - the tour example (examples/tour), with every tool, its resource and
 #     its prompt: the go-sdk client at 2026-07-28 and 2025-11-25 over HTTP
 #     and stdio (TestTour, TestStdioTour in go/), the TS v1 client at
-#     2025-11-25 over HTTP and stdio (ts1/test/tour.test.mjs).
+#     2025-11-25 over HTTP and stdio (ts-v1/test/tour.test.mjs).
 #
 # Needs Go, Node (20 or later) and npm; installs nothing globally (npm ci
 # into each folder's node_modules). Exits non-zero when a build or a suite
@@ -121,16 +121,16 @@ run "go-sdk client, 2026-07-28 and 2025-11-25 (go test)" "$here/go" go test -cou
 run "go-sdk client over stdio, 2026-07-28 and 2025-11-25 (go test -run Stdio)" "$here/go" go test -count=1 -timeout "${step_timeout}s" -run '^TestStdio' -v ./...
 
 # TypeScript SDK v2 client, 2026-07-28.
-if npm_install "$here/ts"; then
-	run "typescript-sdk v2 client, 2026-07-28 (node --test)" "$here/ts" node --test test/interop.test.mjs
-	run "typescript-sdk v2 client over stdio, 2026-07-28 (node --test)" "$here/ts" node --test test/stdio.test.mjs
+if npm_install "$here/ts-v2"; then
+	run "typescript-sdk v2 client, 2026-07-28 (node --test)" "$here/ts-v2" node --test test/interop.test.mjs
+	run "typescript-sdk v2 client over stdio, 2026-07-28 (node --test)" "$here/ts-v2" node --test test/stdio.test.mjs
 fi
 
 # TypeScript SDK v1 client, 2025-11-25: the fixture, then summarize_repo,
 # then the tour (over HTTP and stdio).
-if npm_install "$here/ts1"; then
-	run "typescript-sdk v1 client, 2025-11-25 (node --test)" "$here/ts1" node --test test/legacy.test.mjs test/summarize_repo.test.mjs test/tour.test.mjs
-	run "typescript-sdk v1 client over stdio, 2025-11-25 (node --test)" "$here/ts1" node --test test/stdio.test.mjs
+if npm_install "$here/ts-v1"; then
+	run "typescript-sdk v1 client, 2025-11-25 (node --test)" "$here/ts-v1" node --test test/legacy.test.mjs test/summarize_repo.test.mjs test/tour.test.mjs
+	run "typescript-sdk v1 client over stdio, 2025-11-25 (node --test)" "$here/ts-v1" node --test test/stdio.test.mjs
 fi
 
 summary

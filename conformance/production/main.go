@@ -427,8 +427,8 @@ func (h *harness) runInterop() {
 		args []string
 	}{
 		{"go-sdk client, 2026-07-28 and 2025-11-25", "go", false, []string{"go", "test", "-count=1", "-timeout", "300s", "-skip", "^TestStdio", "-v", "./..."}},
-		{"typescript-sdk v2 client, 2026-07-28", "ts", true, []string{"node", "--test", "test/interop.test.mjs"}},
-		{"typescript-sdk v1 client, 2025-11-25", "ts1", true, []string{"node", "--test", "test/legacy.test.mjs"}},
+		{"typescript-sdk v2 client, 2026-07-28", "ts-v2", true, []string{"node", "--test", "test/interop.test.mjs"}},
+		{"typescript-sdk v1 client, 2025-11-25", "ts-v1", true, []string{"node", "--test", "test/legacy.test.mjs"}},
 	}
 	for _, s := range steps {
 		dir := filepath.Join(interop, s.dir)

@@ -3,6 +3,7 @@ package suite
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -11,6 +12,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // fixturePackage is mrtrkit's conformance fixture server, a main package.
@@ -26,26 +30,20 @@ func startFixtureServer(t *testing.T) string {
 	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("the go command is not on PATH")
-		}
+		require.EqualValues(t, "", os.Getenv("CI"), "the go command is not on PATH")
 		t.Skip("the go command is not on PATH")
 	}
 	bin := filepath.Join(t.TempDir(), "fixture-server")
 	build := exec.Command(goTool, "build", "-o", bin, fixturePackage)
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build %s: %v\n%s", fixturePackage, err, out)
+		require.FailNow(t, fmt.Sprintf("go build %s: %v\n%s", fixturePackage, err, out))
 	}
 
 	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-path", "/mcp")
 	cmd.Env = append(os.Environ(), "MRTRKIT_STATE_KEYS=")
 	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
 	done := make(chan struct{})
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(os.Interrupt)
@@ -79,9 +77,9 @@ func startFixtureServer(t *testing.T) string {
 	case u := <-urls:
 		return u
 	case <-done:
-		t.Fatal("the fixture server exited before listening")
+		require.FailNow(t, "the fixture server exited before listening")
 	case <-time.After(30 * time.Second):
-		t.Fatal("the fixture server did not report its URL in 30 s")
+		require.FailNow(t, "the fixture server did not report its URL in 30 s")
 	}
 	return ""
 }
@@ -96,19 +94,13 @@ func TestFixtureServerPassesEverything(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	rep, err := Run(ctx, Config{URL: url})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	requireAllPass(t, rep, "replay.other-principal", "state.forged", "legacy.session-principal")
 	res, _ := rep.Result("legacy.no-leak")
-	if !strings.Contains(res.Reason, "test_input_required_result_multi_round 2 round(s) of legs") {
-		t.Errorf("legacy.no-leak: %s", res.Reason)
-	}
+	assert.Containsf(t, res.Reason, "test_input_required_result_multi_round 2 round(s) of legs", "legacy.no-leak: %s", res.Reason)
 	// test_three_rounds is a fixture of the interop tests: when the fixture
 	// lists it, the default run covers rounds 1 to 3.
-	if !strings.Contains(res.Reason, "test_three_rounds is not listed") && !strings.Contains(res.Reason, "rounds covered: 1, 2, 3 of 1..3") {
-		t.Errorf("legacy.no-leak: %s", res.Reason)
-	}
+	assert.Falsef(t, !strings.Contains(res.Reason, "test_three_rounds is not listed") && !strings.Contains(res.Reason, "rounds covered: 1, 2, 3 of 1..3"), "legacy.no-leak: %s", res.Reason)
 	if t.Failed() {
 		_ = rep.WriteText(os.Stderr, true)
 	}

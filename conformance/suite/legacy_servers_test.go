@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/legacy"
@@ -97,9 +99,7 @@ func newLegacyStack(t *testing.T, auth bool) http.Handler {
 		},
 		LegacyVersions: []string{"2025-11-25", "2025-06-18"},
 	}, mrtr.WithLogger(quiet))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	schema := json.RawMessage(`{"type":"object","properties":{"topic":{"type":"string"}}}`)
 	tools := map[string]mrtr.Handler{
 		"one_round":  scripted(map[string]mrtr.InputRequest{"name": nameForm()}),
@@ -111,20 +111,14 @@ func newLegacyStack(t *testing.T, auth bool) http.Handler {
 		"endless": endless(),
 	}
 	for name, h := range tools {
-		if err := srv.AddTool(mrtr.Tool{Name: name, Description: "asks", InputSchema: schema}, h); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, srv.AddTool(mrtr.Tool{Name: name, Description: "asks", InputSchema: schema}, h))
 	}
 	readme := mrtr.HandlerFunc(func(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
 		return &mrtr.ReadResourceResult{Contents: []mrtr.ResourceContents{mrtr.TextResource(req.URI, "text/plain", "hello")}}, nil
 	})
-	if err := srv.AddResource(mrtr.Resource{URI: "test://readme", Name: "readme"}, readme); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, srv.AddResource(mrtr.Resource{URI: "test://readme", Name: "readme"}, readme))
 	eng, err := legacy.New(srv, legacy.WithLogger(quiet))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	opts := []streamablehttp.Option{streamablehttp.WithLegacy(eng), streamablehttp.WithLogger(quiet)}
 	if auth {
 		principals := map[string]string{aliceToken: "alice", bobToken: "bob"}
@@ -136,9 +130,7 @@ func newLegacyStack(t *testing.T, auth bool) http.Handler {
 		}, "")))
 	}
 	h, err := streamablehttp.New(srv, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { _ = srv.Close() })
 	return h
 }

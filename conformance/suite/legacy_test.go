@@ -2,10 +2,14 @@ package suite
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // legacyIDs are the ids of the legacy scenarios.
@@ -51,18 +55,14 @@ func TestLegacyStackPassesEverything(t *testing.T) {
 		"three_inputs 1 round(s) of legs",
 		"rounds covered: 1, 2, 3 of 1..3",
 	} {
-		if !strings.Contains(res.Reason, want) {
-			t.Errorf("legacy.no-leak reason lacks %q: %s", want, res.Reason)
-		}
+		assert.Containsf(t, res.Reason, want, "legacy.no-leak reason lacks %q: %s", want, res.Reason)
 	}
-	if strings.Contains(res.Reason, "add one with -legacy-tool") {
-		t.Errorf("legacy.no-leak asks for a tool it has: %s", res.Reason)
-	}
+	assert.Falsef(t, strings.Contains(res.Reason, "add one with -legacy-tool"), "legacy.no-leak asks for a tool it has: %s", res.Reason)
 	if res, _ := rep.Result("legacy.leg-ids"); !strings.Contains(res.Reason, "8 legs over 4 calls, ids 1, 2, 3, 4, 5, 6, 7, 8") {
-		t.Errorf("legacy.leg-ids: %s", res.Reason)
+		assert.Fail(t, fmt.Sprintf("legacy.leg-ids: %s", res.Reason))
 	}
 	if res, _ := rep.Result("legacy.session-principal"); !strings.Contains(res.Reason, "unknown (404)") {
-		t.Errorf("legacy.session-principal: %s", res.Reason)
+		assert.Fail(t, fmt.Sprintf("legacy.session-principal: %s", res.Reason))
 	}
 	if t.Failed() {
 		var b strings.Builder
@@ -89,9 +89,7 @@ func TestLegacyRoundCap(t *testing.T) {
 	res, _ := rep.Result("legacy.no-leak")
 	for _, want := range []string{"endless 2 round(s) of legs (more than 2 on the 2026-07-28 wire), stopped at the cap",
 		"rounds covered: 1, 2 of 1..2", "not_a_tool is not listed, skipped"} {
-		if !strings.Contains(res.Reason, want) {
-			t.Errorf("reason lacks %q: %s", want, res.Reason)
-		}
+		assert.Containsf(t, res.Reason, want, "reason lacks %q: %s", want, res.Reason)
 	}
 }
 
@@ -107,13 +105,9 @@ func TestLegacyNotServed(t *testing.T) {
 			rep := run(t, cfg)
 			requireStatus(t, rep, NotRun, legacyIDs()...)
 			for _, res := range rep.Results {
-				if !strings.HasPrefix(res.Reason, notServed) {
-					t.Errorf("%s: %q", res.ID, res.Reason)
-				}
+				assert.Truef(t, strings.HasPrefix(res.Reason, notServed), "%s: %q", res.ID, res.Reason)
 			}
-			if len(rep.Results) != len(legacyScenarios) {
-				t.Errorf("%d results", len(rep.Results))
-			}
+			assert.Lenf(t, rep.Results, len(legacyScenarios), "%d results", len(rep.Results))
 		})
 	}
 }
@@ -125,13 +119,13 @@ func TestLegacyPrincipalNeedsAuthentication(t *testing.T) {
 	rep := run(t, cfg)
 	requireStatus(t, rep, NotRun, "legacy.session-principal")
 	if res, _ := rep.Result("legacy.session-principal"); !strings.Contains(res.Reason, "does not authenticate") {
-		t.Errorf("reason: %q", res.Reason)
+		assert.Fail(t, fmt.Sprintf("reason: %q", res.Reason))
 	}
 	cfg.Token, cfg.OtherToken = "", ""
 	rep = run(t, cfg)
 	requireStatus(t, rep, NotRun, "legacy.session-principal")
 	if res, _ := rep.Result("legacy.session-principal"); !strings.Contains(res.Reason, "needs two principals") {
-		t.Errorf("reason: %q", res.Reason)
+		assert.Fail(t, fmt.Sprintf("reason: %q", res.Reason))
 	}
 	// Without tokens the other scenarios run as they do against the fixture.
 	cfg.Select = onlyLegacy
@@ -173,34 +167,22 @@ func TestLegacyFlawsFail(t *testing.T) {
 			rep := run(t, cfg)
 			requireStatus(t, rep, Fail, tc.scenario)
 			if res, _ := rep.Result(tc.scenario); !strings.Contains(res.Reason, tc.reason) {
-				t.Errorf("reason lacks %q: %s", tc.reason, res.Reason)
+				assert.Fail(t, fmt.Sprintf("reason lacks %q: %s", tc.reason, res.Reason))
 			}
-			if !rep.Failed() {
-				t.Error("the report does not say it failed")
-			}
+			assert.True(t, rep.Failed(), "the report does not say it failed")
 		})
 	}
 }
 
 func TestLegacyConfig(t *testing.T) {
 	c, err := Config{URL: "http://127.0.0.1:3001/mcp"}.normalize()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(c.LegacyTools) != len(DefaultLegacyTools()) || c.LegacyTools[0].Name != DefaultTool || c.LegacyRounds != DefaultLegacyRounds {
-		t.Errorf("fixture defaults: %+v, %d", c.LegacyTools, c.LegacyRounds)
-	}
+	require.NoError(t, err)
+	assert.Falsef(t, len(c.LegacyTools) != len(DefaultLegacyTools()) || c.LegacyTools[0].Name != DefaultTool || c.LegacyRounds != DefaultLegacyRounds, "fixture defaults: %+v, %d", c.LegacyTools, c.LegacyRounds)
 	c, err = Config{URL: "http://127.0.0.1:3001/mcp", Tool: "mine", Args: json.RawMessage(`{ "a": 1 }`)}.normalize()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(c.LegacyTools) != 1 || c.LegacyTools[0].Name != "mine" || string(c.LegacyTools[0].Args) != `{"a":1}` {
-		t.Errorf("with -tool: %+v", c.LegacyTools)
-	}
+	require.NoError(t, err)
+	assert.Falsef(t, len(c.LegacyTools) != 1 || c.LegacyTools[0].Name != "mine" || string(c.LegacyTools[0].Args) != `{"a":1}`, "with -tool: %+v", c.LegacyTools)
 	c, err = Config{URL: "http://127.0.0.1:3001/mcp", LegacyTools: []LegacyTool{{Name: "x"}}}.normalize()
-	if err != nil || string(c.LegacyTools[0].Args) != `{}` {
-		t.Errorf("no args: %+v, %v", c.LegacyTools, err)
-	}
+	assert.Falsef(t, err != nil || string(c.LegacyTools[0].Args) != `{}`, "no args: %+v, %v", c.LegacyTools, err)
 	for name, cfg := range map[string]Config{
 		"nameless tool":  {URL: "http://127.0.0.1/mcp", LegacyTools: []LegacyTool{{Args: json.RawMessage(`{}`)}}},
 		"args array":     {URL: "http://127.0.0.1/mcp", LegacyTools: []LegacyTool{{Name: "x", Args: json.RawMessage(`[]`)}}},
@@ -211,7 +193,7 @@ func TestLegacyConfig(t *testing.T) {
 		"args null JSON": {URL: "http://127.0.0.1/mcp", LegacyTools: []LegacyTool{{Name: "x", Args: json.RawMessage(`null`)}}},
 	} {
 		if _, err := cfg.normalize(); err == nil {
-			t.Errorf("%s: accepted", name)
+			assert.Fail(t, fmt.Sprintf("%s: accepted", name))
 		}
 	}
 }
@@ -229,11 +211,9 @@ func TestLeaksOf(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"inputRequests":{},"cacheScope":1}}`: "inputRequests, cacheScope",
 	} {
 		ms := parseMessages([]byte(raw))
-		if len(ms) != 1 {
-			t.Fatalf("%s: %d messages", raw, len(ms))
-		}
+		require.Lenf(t, ms, 1, "%s: %d messages", raw, len(ms))
 		if got := strings.Join(leaksOf(ms[0]), ", "); got != want {
-			t.Errorf("%s: %q, want %q", raw, got, want)
+			assert.Fail(t, fmt.Sprintf("%s: %q, want %q", raw, got, want))
 		}
 	}
 }
@@ -241,7 +221,7 @@ func TestLeaksOf(t *testing.T) {
 func TestBadLegID(t *testing.T) {
 	for id, bad := range map[string]bool{`1`: false, `42`: false, `"a"`: false, `0`: true, `-1`: true, `""`: true, `1.5`: true, `null`: true, `{}`: true} {
 		if got := badLegID(json.RawMessage(id)) != ""; got != bad {
-			t.Errorf("%s: bad %v, want %v", id, got, bad)
+			assert.Fail(t, fmt.Sprintf("%s: bad %v, want %v", id, got, bad))
 		}
 	}
 }
@@ -251,13 +231,9 @@ func TestScanEventsAndParseMessages(t *testing.T) {
 		"data: [{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"},\n" +
 		"data: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}]\n\n"
 	var got []lmsg
-	if err := scanEvents(strings.NewReader(stream), func(p []byte) bool {
+	require.NoError(t, scanEvents(strings.NewReader(stream), func(p []byte) bool {
 		got = append(got, parseMessages(p)...)
 		return true
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 3 || !got[0].isRequest() || !got[1].isNotification() || !got[2].answers(7) {
-		t.Fatalf("got %+v", got)
-	}
+	}))
+	require.Falsef(t, len(got) != 3 || !got[0].isRequest() || !got[1].isNotification() || !got[2].answers(7), "got %+v", got)
 }

@@ -18,6 +18,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/state"
@@ -60,23 +62,17 @@ func frameworkConfig(url string) Config {
 func newFrameworkServer(t *testing.T, hmacState bool) string {
 	t.Helper()
 	ring, err := state.GenerateKeyRing()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	codec, err := state.NewAEAD(ring)
 	if hmacState {
 		codec, err = state.NewHMAC(ring)
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	srv, err := mrtr.NewServer(discover.Description{
 		Server:       discover.Implementation{Name: "suite-test", Version: "1"},
 		Capabilities: discover.Capabilities{Tools: &discover.ListChanged{}},
 	}, mrtr.WithCodec(codec), mrtr.WithLogger(quiet))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ask := mrtr.HandlerFunc(func(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
 		var args struct {
 			Topic string `json:"topic"`
@@ -99,9 +95,7 @@ func newFrameworkServer(t *testing.T, hmacState bool) string {
 		return ir, nil
 	})
 	for _, name := range []string{"ask_name", "ask_name_twin"} {
-		if err := srv.AddTool(mrtr.Tool{Name: name, Description: "Asks for a name", InputSchema: json.RawMessage(askSchema)}, ask); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, srv.AddTool(mrtr.Tool{Name: name, Description: "Asks for a name", InputSchema: json.RawMessage(askSchema)}, ask))
 	}
 	principals := map[string]string{aliceToken: "alice", bobToken: "bob"}
 	auth := streamablehttp.BearerAuthenticator(func(_ context.Context, token string) (*mrtr.TokenInfo, error) {
@@ -111,9 +105,7 @@ func newFrameworkServer(t *testing.T, hmacState bool) string {
 		return nil, errors.New("unknown token")
 	}, "")
 	h, err := streamablehttp.New(srv, streamablehttp.WithAuthenticator(auth), streamablehttp.WithLogger(quiet))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	return ts.URL + "/mcp"
@@ -438,20 +430,14 @@ func refuseAll(t *testing.T, status, code int) string {
 func newPickServer(t *testing.T) string {
 	t.Helper()
 	ring, err := state.GenerateKeyRing()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	codec, err := state.NewAEAD(ring)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	srv, err := mrtr.NewServer(discover.Description{
 		Server:       discover.Implementation{Name: "pick-test", Version: "1"},
 		Capabilities: discover.Capabilities{Tools: &discover.ListChanged{}},
 	}, mrtr.WithCodec(codec), mrtr.WithLogger(quiet))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	listed := map[string]bool{"README.md": true, "main.go": true}
 	pick := mrtr.HandlerFunc(func(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
 		if a, ok := req.Responses.Sampling("pick_files"); ok {
@@ -472,13 +458,9 @@ func newPickServer(t *testing.T) string {
 		}), nil
 	})
 	schema := json.RawMessage(`{"type":"object","properties":{"dir":{"type":"string"}}}`)
-	if err := srv.AddTool(mrtr.Tool{Name: "pick", Description: "Picks files", InputSchema: schema}, pick); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "pick", Description: "Picks files", InputSchema: schema}, pick))
 	h, err := streamablehttp.New(srv, streamablehttp.WithLogger(quiet))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	return ts.URL + "/mcp"

@@ -4,12 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // run runs the suite and fails the test on a configuration error.
@@ -18,12 +22,8 @@ func run(t *testing.T, cfg Config) *Report {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	rep, err := Run(ctx, cfg)
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	if len(rep.Results) == 0 {
-		t.Fatal("no results")
-	}
+	require.NoError(t, err, "Run")
+	require.NotEqualValues(t, 0, len(rep.Results), "no results")
 	return rep
 }
 
@@ -33,11 +33,11 @@ func requireStatus(t *testing.T, rep *Report, want Status, ids ...string) {
 	for _, id := range ids {
 		res, ok := rep.Result(id)
 		if !ok {
-			t.Errorf("%s: did not run", id)
+			assert.Fail(t, fmt.Sprintf("%s: did not run", id))
 			continue
 		}
 		if res.Status != want {
-			t.Errorf("%s: %s, want %s: %s", id, res.Status, want, res.Reason)
+			assert.Fail(t, fmt.Sprintf("%s: %s, want %s: %s", id, res.Status, want, res.Reason))
 			for _, e := range res.Evidence {
 				t.Logf("    %s → %s", e.Probe, e.String())
 			}
@@ -66,18 +66,14 @@ func requireAllPass(t *testing.T, rep *Report, notRun ...string) {
 			want = Info
 		}
 		if res.Status != want {
-			t.Errorf("%s: %s, want %s: %s", res.ID, res.Status, want, res.Reason)
+			assert.Fail(t, fmt.Sprintf("%s: %s, want %s: %s", res.ID, res.Status, want, res.Reason))
 			for _, e := range res.Evidence {
 				t.Logf("    %s → %s", e.Probe, e.String())
 			}
 		}
 	}
-	if len(rep.Results) != len(Scenarios()) {
-		t.Errorf("%d results for %d scenarios", len(rep.Results), len(Scenarios()))
-	}
-	if rep.Failed() {
-		t.Error("the report says a scenario failed")
-	}
+	assert.Lenf(t, rep.Results, len(Scenarios()), "%d results for %d scenarios", len(rep.Results), len(Scenarios()))
+	assert.False(t, rep.Failed(), "the report says a scenario failed")
 }
 
 func TestMRTRKitServerPassesEverything(t *testing.T) {
@@ -86,13 +82,13 @@ func TestMRTRKitServerPassesEverything(t *testing.T) {
 	// serves 2026-07-28 only: the legacy scenarios are not run.
 	requireAllPass(t, rep, append(legacyIDs(), "state.forged")...)
 	if res, _ := rep.Result("state.forged"); !strings.Contains(res.Reason, "opaque") {
-		t.Errorf("state.forged: %q", res.Reason)
+		assert.Fail(t, fmt.Sprintf("state.forged: %q", res.Reason))
 	}
 	if res, _ := rep.Result("state.readable"); !strings.HasPrefix(res.Reason, "opaque") {
-		t.Errorf("AEAD state reported as %q", res.Reason)
+		assert.Fail(t, fmt.Sprintf("AEAD state reported as %q", res.Reason))
 	}
 	if res, _ := rep.Result("answers.unsolicited-asked-key"); !strings.Contains(res.Reason, "asked again") {
-		t.Errorf("unsolicited answer: %q", res.Reason)
+		assert.Fail(t, fmt.Sprintf("unsolicited answer: %q", res.Reason))
 	}
 	if t.Failed() {
 		var b strings.Builder
@@ -106,13 +102,9 @@ func TestReadableStateIsReported(t *testing.T) {
 	cfg.Select = func(id string) bool { return id == "state.readable" }
 	rep := run(t, cfg)
 	res, ok := rep.Result("state.readable")
-	if !ok || res.Status != Info {
-		t.Fatalf("state.readable: %+v", res)
-	}
+	require.Falsef(t, !ok || res.Status != Info, "state.readable: %+v", res)
 	for _, want := range []string{"readable", `the tool name "ask_name"`, `an argument value "mrtrcheck topic"`} {
-		if !strings.Contains(res.Reason, want) {
-			t.Errorf("reason %q lacks %q", res.Reason, want)
-		}
+		assert.Containsf(t, res.Reason, want, "reason %q lacks %q", res.Reason, want)
 	}
 }
 
@@ -124,11 +116,9 @@ func TestCrossPrincipalNeedsTwoTokens(t *testing.T) {
 	requireStatus(t, rep, NotRun, "replay.other-principal")
 	requireStatus(t, rep, Pass, baselineID, "replay.other-arguments", "replay.other-tool")
 	if res, _ := rep.Result("replay.other-principal"); !strings.Contains(res.Reason, "needs two principals") {
-		t.Errorf("reason: %q", res.Reason)
+		assert.Fail(t, fmt.Sprintf("reason: %q", res.Reason))
 	}
-	if len(rep.Results) != 4 {
-		t.Errorf("want the baseline and the three replay scenarios, got %d results", len(rep.Results))
-	}
+	assert.Lenf(t, rep.Results, 4, "want the baseline and the three replay scenarios, got %d results", len(rep.Results))
 }
 
 func TestCrossToolNeedsOtherTool(t *testing.T) {
@@ -167,9 +157,7 @@ func TestSuffixCheckerFails(t *testing.T) {
 				"state.flip-first", "state.flip-middle", "state.flip-last",
 				"state.truncated", "state.appended", "state.empty", "state.number", "state.object", "state.huge",
 				"replay.other-arguments", "replay.other-tool", "replay.other-principal")
-			if !rep.Failed() {
-				t.Error("the report does not say it failed")
-			}
+			assert.True(t, rep.Failed(), "the report does not say it failed")
 		})
 	}
 }
@@ -220,9 +208,7 @@ func TestInvalidConfig(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			rep, err := Run(context.Background(), cfg)
 			var ce *ConfigError
-			if !errors.As(err, &ce) || rep != nil {
-				t.Fatalf("got %v, %v; want a *ConfigError", rep, err)
-			}
+			require.Falsef(t, !errors.As(err, &ce) || rep != nil, "got %v, %v; want a *ConfigError", rep, err)
 		})
 	}
 }
@@ -231,9 +217,7 @@ func TestCancelledRunStops(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	rep, err := Run(ctx, Config{URL: "http://127.0.0.1:1/mcp"})
-	if !errors.Is(err, context.Canceled) || rep == nil || len(rep.Results) != 0 {
-		t.Fatalf("got %v, %v", rep, err)
-	}
+	require.Falsef(t, !errors.Is(err, context.Canceled) || rep == nil || len(rep.Results) != 0, "got %v, %v", rep, err)
 }
 
 // answerPOST wraps h, which judges GET and DELETE, with a POST handler
@@ -279,7 +263,7 @@ func TestGetAndDeleteJudgement(t *testing.T) {
 			rep := run(t, Config{URL: ts.URL + "/mcp", Select: func(id string) bool { return strings.HasPrefix(id, "http.") }})
 			requireStatus(t, rep, tc.want, "http.get", "http.delete")
 			if d := time.Since(start); d > 5*time.Second {
-				t.Errorf("took %v", d)
+				assert.Fail(t, fmt.Sprintf("took %v", d))
 			}
 		})
 	}
@@ -298,7 +282,7 @@ func TestUnsignedStateFailsForged(t *testing.T) {
 	requireStatus(t, rep, Pass, append([]string{baselineID}, structuralScenarios...)...)
 	requireStatus(t, rep, Fail, "state.forged")
 	if res, _ := rep.Result("state.forged"); !strings.Contains(res.Reason, "forged to name the other arguments") {
-		t.Errorf("reason: %q", res.Reason)
+		assert.Fail(t, fmt.Sprintf("reason: %q", res.Reason))
 	}
 }
 
@@ -309,7 +293,7 @@ func TestMeaningCheckedStatePassesForged(t *testing.T) {
 	rep := run(t, weakConfig(newWeakServer(t, meaningSigned, false)))
 	requireStatus(t, rep, Pass, "state.forged")
 	if res, _ := rep.Result("state.forged"); !strings.Contains(res.Reason, "accepted a re-encoded state of the same meaning") || !strings.Contains(res.Reason, "refused a forged state naming the other arguments") {
-		t.Errorf("reason: %q", res.Reason)
+		assert.Fail(t, fmt.Sprintf("reason: %q", res.Reason))
 	}
 }
 
@@ -317,10 +301,10 @@ func TestSignedJSONStatePassesForged(t *testing.T) {
 	rep := run(t, weakConfig(newWeakServer(t, signedJSON, false)))
 	requireStatus(t, rep, Pass, append([]string{baselineID, "state.forged", "answers.random-keys"}, structuralScenarios...)...)
 	if res, _ := rep.Result("state.forged"); !strings.Contains(res.Reason, "refused a forged state naming the other arguments") {
-		t.Errorf("reason: %q", res.Reason)
+		assert.Fail(t, fmt.Sprintf("reason: %q", res.Reason))
 	}
 	if res, _ := rep.Result("state.readable"); !strings.Contains(res.Reason, "readable") {
-		t.Errorf("state.readable: %q", res.Reason)
+		assert.Fail(t, fmt.Sprintf("state.readable: %q", res.Reason))
 	}
 }
 
@@ -331,7 +315,7 @@ func TestMergeOnRetryFailsRandomKeys(t *testing.T) {
 	requireStatus(t, rep, Pass, baselineID)
 	requireStatus(t, rep, Fail, "answers.random-keys")
 	if res, _ := rep.Result("answers.random-keys"); !strings.Contains(res.Reason, "only unasked answers") {
-		t.Errorf("reason: %q", res.Reason)
+		assert.Fail(t, fmt.Sprintf("reason: %q", res.Reason))
 	}
 }
 
@@ -359,7 +343,7 @@ func TestServerRefusingEverythingIsNotRun(t *testing.T) {
 			requireStatus(t, rep, NotRun, controlled...)
 			requireStatus(t, rep, Fail, baselineID, "header.name-base64-match")
 			if rep.Counts[Pass] != 0 {
-				t.Errorf("%d scenarios passed a server that refuses everything", rep.Counts[Pass])
+				assert.Fail(t, fmt.Sprintf("%d scenarios passed a server that refuses everything", rep.Counts[Pass]))
 			}
 		})
 	}
@@ -374,11 +358,9 @@ func TestModelOutputValidationNeedsAnswers(t *testing.T) {
 	rep := run(t, pickConfig(url))
 	requireStatus(t, rep, NotRun, baselineID, "state.flip-middle", "replay.other-arguments", "answers.random-keys")
 	if res, _ := rep.Result(baselineID); !strings.Contains(res.Reason, `made-up answer to "pick_files"`) || !strings.Contains(res.Reason, "-answers") {
-		t.Errorf("baseline: %q", res.Reason)
+		assert.Fail(t, fmt.Sprintf("baseline: %q", res.Reason))
 	}
-	if rep.Failed() {
-		t.Error("a correct server that validates model output failed")
-	}
+	assert.False(t, rep.Failed(), "a correct server that validates model output failed")
 
 	cfg := pickConfig(url)
 	cfg.Answers = map[string]json.RawMessage{
@@ -394,7 +376,7 @@ func TestModelOutputValidationNeedsAnswers(t *testing.T) {
 	rep = run(t, cfg)
 	requireStatus(t, rep, NotRun, baselineID)
 	if res, _ := rep.Result(baselineID); !strings.Contains(res.Reason, "given in -answers") {
-		t.Errorf("baseline: %q", res.Reason)
+		assert.Fail(t, fmt.Sprintf("baseline: %q", res.Reason))
 	}
 }
 
@@ -405,15 +387,13 @@ func TestStrictCountsNotRunSecurityScenarios(t *testing.T) {
 	rep := run(t, cfg)
 	requireStatus(t, rep, Fail, "replay.other-principal")
 	if res, _ := rep.Result("replay.other-principal"); !strings.Contains(res.Reason, "-strict") {
-		t.Errorf("reason: %q", res.Reason)
+		assert.Fail(t, fmt.Sprintf("reason: %q", res.Reason))
 	}
 	// An opaque state cannot be forged: not a gap -strict reports.
 	requireStatus(t, rep, NotRun, "state.forged")
 	requireStatus(t, rep, Info, "answers.unsolicited-asked-key", "state.readable")
 	requireStatus(t, rep, Pass, "replay.other-arguments", "answers.random-keys", "envelope.batch")
-	if !rep.Failed() {
-		t.Error("the report does not say it failed")
-	}
+	assert.True(t, rep.Failed(), "the report does not say it failed")
 
 	// Outside the security groups, NOT-RUN stays NOT-RUN.
 	rep = run(t, Config{URL: refuseAll(t, http.StatusUnauthorized, -32600), Strict: true,

@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"math/bits"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestFlipBitChangesOneEncodedBit(t *testing.T) {
@@ -19,25 +23,17 @@ func TestFlipBitChangesOneEncodedBit(t *testing.T) {
 			s := enc.EncodeToString(payload)
 			for _, pos := range []flipPosition{flipFirst, flipMiddle, flipLast} {
 				out, desc, ok := flipBit(s, pos)
-				if !ok {
-					t.Fatalf("%q: no flip at %d", s, pos)
-				}
-				if len(out) != len(s) || out == s {
-					t.Fatalf("%q → %q (%s)", s, out, desc)
-				}
+				require.Truef(t, ok, "%q: no flip at %d", s, pos)
+				require.Falsef(t, len(out) != len(s) || out == s, "%q → %q (%s)", s, out, desc)
 				// The result decodes strictly, to bytes that differ from
 				// the original in exactly one bit.
 				got, err := enc.Strict().DecodeString(out)
-				if err != nil {
-					t.Fatalf("%q → %q does not decode strictly: %v (%s)", s, out, err, desc)
-				}
+				require.NoErrorf(t, err, "%q → %q does not decode strictly: %v (%s)", s, out, err, desc)
 				diff := 0
 				for i := range got {
 					diff += bits.OnesCount8(got[i] ^ payload[i])
 				}
-				if diff != 1 {
-					t.Fatalf("%q → %q changes %d bits (%s)", s, out, diff, desc)
-				}
+				require.EqualValuesf(t, 1, diff, "%q → %q changes %d bits (%s)", s, out, diff, desc)
 			}
 		}
 	}
@@ -57,39 +53,35 @@ func TestFlipBitKeepsAlphabet(t *testing.T) {
 		{"not base64!", alphaOther, ""},
 	} {
 		if got := detectAlphabet(tc.in); got != tc.alpha {
-			t.Errorf("%q: alphabet %v, want %v", tc.in, got, tc.alpha)
+			assert.Fail(t, fmt.Sprintf("%q: alphabet %v, want %v", tc.in, got, tc.alpha))
 		}
 		for _, pos := range []flipPosition{flipFirst, flipMiddle, flipLast} {
 			out, _, ok := flipBit(tc.in, pos)
-			if !ok || out == tc.in {
-				t.Fatalf("%q: no change at %d", tc.in, pos)
-			}
+			require.Falsef(t, !ok || out == tc.in, "%q: no change at %d", tc.in, pos)
 			if tc.chars == "" {
 				continue
 			}
 			for i := 0; i < len(out); i++ {
 				if !strings.ContainsRune(tc.chars, rune(out[i])) {
-					t.Errorf("%q → %q: %q is outside the alphabet", tc.in, out, out[i])
+					assert.Fail(t, fmt.Sprintf("%q → %q: %q is outside the alphabet", tc.in, out, out[i]))
 				}
 			}
 		}
 	}
 	// Padding and segment dots are never changed.
 	out, _, _ := flipBit("QQ==", flipLast)
-	if !strings.HasSuffix(out, "==") || out[1] == 'Q' {
-		t.Errorf("QQ== → %q", out)
-	}
+	assert.Falsef(t, !strings.HasSuffix(out, "==") || out[1] == 'Q', "QQ== → %q", out)
 	if _, _, ok := flipBit("", flipMiddle); ok {
-		t.Error("flipped a bit of the empty string")
+		assert.Fail(t, "flipped a bit of the empty string")
 	}
 }
 
 func TestHugeAndTruncate(t *testing.T) {
 	if got := hugeState("abc-", 10); got != "abc-AAAAAA" {
-		t.Errorf("hugeState: %q", got)
+		assert.Fail(t, fmt.Sprintf("hugeState: %q", got))
 	}
 	if got := truncateOne("héé"); got != "hé" {
-		t.Errorf("truncateOne: %q", got)
+		assert.Fail(t, fmt.Sprintf("truncateOne: %q", got))
 	}
 }
 
@@ -104,10 +96,10 @@ func TestTruncateAndAppendKeepPadding(t *testing.T) {
 		"not base64!é": {"not base64!", "not base64!éx"},
 	} {
 		if got, _ := truncatePayload(in); got != want[0] {
-			t.Errorf("truncatePayload(%q) = %q, want %q", in, got, want[0])
+			assert.Fail(t, fmt.Sprintf("truncatePayload(%q) = %q, want %q", in, got, want[0]))
 		}
 		if got, _ := appendPayload(in); got != want[1] {
-			t.Errorf("appendPayload(%q) = %q, want %q", in, got, want[1])
+			assert.Fail(t, fmt.Sprintf("appendPayload(%q) = %q, want %q", in, got, want[1]))
 		}
 	}
 	// A lenient decoder that accepts unpadded input cannot read the
@@ -115,7 +107,7 @@ func TestTruncateAndAppendKeepPadding(t *testing.T) {
 	orig := base64.StdEncoding.EncodeToString([]byte("abcd"))
 	tr, _ := truncatePayload(orig)
 	if b, err := base64.RawStdEncoding.DecodeString(strings.TrimRight(tr, "=")); err == nil && string(b) == "abcd" {
-		t.Errorf("%q truncated to %q still decodes to the same bytes", orig, tr)
+		assert.Fail(t, fmt.Sprintf("%q truncated to %q still decodes to the same bytes", orig, tr))
 	}
 }
 
@@ -133,9 +125,7 @@ func TestFindJSONStateAndForge(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			js, ok := findJSONState(tc.state)
-			if !ok {
-				t.Fatalf("%q: no JSON found", tc.state)
-			}
+			require.Truef(t, ok, "%q: no JSON found", tc.state)
 			decode := func(s string) map[string]any {
 				if tc.enc != nil {
 					segs := strings.Split(s, ".")
@@ -144,36 +134,26 @@ func TestFindJSONStateAndForge(t *testing.T) {
 						seg = segs[1]
 					}
 					b, err := tc.enc.Strict().DecodeString(seg)
-					if err != nil {
-						t.Fatalf("%q does not decode: %v", s, err)
-					}
+					require.NoErrorf(t, err, "%q does not decode", s)
 					s = string(b)
 				}
 				var v map[string]any
-				if err := json.Unmarshal([]byte(s), &v); err != nil {
-					t.Fatalf("%q is not JSON: %v", s, err)
-				}
+				require.NoErrorf(t, json.Unmarshal([]byte(s), &v), "%q is not JSON", s)
 				return v
 			}
 			same, _ := js.sameMeaning()
-			if same == tc.state || !reflect.DeepEqual(decode(same), decode(tc.state)) {
-				t.Errorf("sameMeaning: %q", same)
-			}
-			if strings.Count(same, ".") != strings.Count(tc.state, ".") {
-				t.Errorf("segments changed: %q", same)
-			}
+			assert.Falsef(t, same == tc.state || !reflect.DeepEqual(decode(same), decode(tc.state)), "sameMeaning: %q", same)
+			assert.Equalf(t, strings.Count(tc.state, "."), strings.Count(same, "."), "segments changed: %q", same)
 			other, ok := js.withValues(json.RawMessage(`{"n":1,"target":"nothing"}`), json.RawMessage(`{"n":1,"target":"everything"}`))
-			if !ok {
-				t.Fatal("withValues found no argument")
-			}
+			require.True(t, ok, "withValues found no argument")
 			if got := decode(other)["args"].(map[string]any)["target"]; got != "everything" {
-				t.Errorf("withValues: %q holds target %v", other, got)
+				assert.Fail(t, fmt.Sprintf("withValues: %q holds target %v", other, got))
 			}
 		})
 	}
 	for _, opaque := range []string{"", "c3RhdGU", "not json at all", base64.RawURLEncoding.EncodeToString([]byte(`"a string"`)), "deadbeef"} {
 		if _, ok := findJSONState(opaque); ok {
-			t.Errorf("%q taken for JSON", opaque)
+			assert.Fail(t, fmt.Sprintf("%q taken for JSON", opaque))
 		}
 	}
 }
@@ -193,9 +173,7 @@ func TestRefusedAnswerKey(t *testing.T) {
 		{mk(-32600, "Invalid answer to pick_files", `{"key":"pick_files"}`), ""},
 	} {
 		got, _ := refusedAnswerKey(tc.rep, []string{"pick_files"})
-		if got != tc.want {
-			t.Errorf("%+v: %q, want %q", tc.rep.Error, got, tc.want)
-		}
+		assert.Equalf(t, tc.want, got, "%+v: %q, want %q", tc.rep.Error, got, tc.want)
 	}
 }
 
@@ -217,43 +195,35 @@ func TestAnswerAll(t *testing.T) {
 		"roots":    json.RawMessage(`{"method":"roots/list"}`),
 	}
 	got, madeUp, err := answerAll(reqs, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var form struct {
 		Action  string         `json:"action"`
 		Content map[string]any `json:"content"`
 	}
-	if err := json.Unmarshal(got["form"], &form); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(got["form"], &form))
 	want := map[string]any{
 		"email": "mrtrcheck@example.com", "short": "mrt", "long": "mrtrcheckxxx", "age": 18.0, "score": 0.5,
 		"ok": true, "color": "red", "titled": "v1", "multi": []any{"a", "b"}, "dflt": "given",
 	}
 	if form.Action != "accept" || !reflect.DeepEqual(form.Content, want) {
-		t.Errorf("form answer %s", got["form"])
+		assert.Fail(t, fmt.Sprintf("form answer %s", got["form"]))
 	}
 	if string(got["url"]) != `{"action":"accept"}` {
-		t.Errorf("url answer %s", got["url"])
+		assert.Fail(t, fmt.Sprintf("url answer %s", got["url"]))
 	}
 	if !bytes.Contains(got["sampling"], []byte(`"role":"assistant"`)) || !bytes.Contains(got["roots"], []byte(`"roots":[`)) {
-		t.Errorf("sampling %s, roots %s", got["sampling"], got["roots"])
+		assert.Fail(t, fmt.Sprintf("sampling %s, roots %s", got["sampling"], got["roots"]))
 	}
-	if len(madeUp) != len(reqs) {
-		t.Errorf("made up %v", madeUp)
-	}
+	assert.Lenf(t, madeUp, len(reqs), "made up %v", madeUp)
 	if _, _, err := answerAll(map[string]json.RawMessage{"x": json.RawMessage(`{"method":"tasks/get"}`)}, nil); err == nil {
-		t.Error("answered an unknown request kind")
+		assert.Fail(t, "answered an unknown request kind")
 	}
 	// A given answer is sent as given, even to a request the suite cannot
 	// answer, and is not counted as made up.
 	given := map[string]json.RawMessage{"sampling": json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"[\"README.md\"]"},"model":"m"}`),
 		"x": json.RawMessage(`{"done":true}`), "unasked": json.RawMessage(`{}`)}
 	got, madeUp, err = answerAll(map[string]json.RawMessage{"sampling": reqs["sampling"], "x": json.RawMessage(`{"method":"tasks/get"}`), "roots": reqs["roots"]}, given)
-	if err != nil || string(got["sampling"]) != string(given["sampling"]) || string(got["x"]) != `{"done":true}` || madeUp["sampling"] || !madeUp["roots"] || len(got) != 3 {
-		t.Errorf("with given answers: %v, made up %v, %v", got, madeUp, err)
-	}
+	assert.Falsef(t, err != nil || string(got["sampling"]) != string(given["sampling"]) || string(got["x"]) != `{"done":true}` || madeUp["sampling"] || !madeUp["roots"] || len(got) != 3, "with given answers: %v, made up %v, %v", got, madeUp, err)
 }
 
 func TestReadSSEPicksTheResponse(t *testing.T) {
@@ -264,18 +234,12 @@ func TestReadSSEPicksTheResponse(t *testing.T) {
 		"data: \"id\":7,\"result\":{\"resultType\":\"complete\"}}\n\n" +
 		"data: never read\n\n"
 	msg, _, err := readSSE(strings.NewReader(stream), 7)
-	if err != nil || msg == nil || string(msg.ID) != "7" {
-		t.Fatalf("got %+v, %v", msg, err)
-	}
+	require.Falsef(t, err != nil || msg == nil || string(msg.ID) != "7", "got %+v, %v", msg, err)
 	// An error without an id is the fallback when no response matches.
 	msg, _, err = readSSE(strings.NewReader("data: {\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32600,\"message\":\"x\"}}\n"), 7)
-	if err != nil || msg == nil || msg.Error == nil || msg.Error.Code != -32600 {
-		t.Fatalf("got %+v, %v", msg, err)
-	}
+	require.Falsef(t, err != nil || msg == nil || msg.Error == nil || msg.Error.Code != -32600, "got %+v, %v", msg, err)
 	msg, _, _ = readSSE(strings.NewReader("data: {\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{}}\n\n"), 7)
-	if msg != nil {
-		t.Fatalf("took the response to another request: %+v", msg)
-	}
+	require.Falsef(t, msg != nil, "took the response to another request: %+v", msg)
 }
 
 func TestPickMessage(t *testing.T) {
@@ -292,7 +256,7 @@ func TestPickMessage(t *testing.T) {
 		`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{},"x":1}`: false,
 	} {
 		if got := pickMessage([]byte(body), 3) != nil; got != ok {
-			t.Errorf("%s: picked %v, want %v", body, got, ok)
+			assert.Fail(t, fmt.Sprintf("%s: picked %v, want %v", body, got, ok))
 		}
 	}
 }
@@ -309,7 +273,7 @@ func TestEncodeHeaderValue(t *testing.T) {
 		"trailing space ": "=?base64?dHJhaWxpbmcgc3BhY2Ug?=",
 	} {
 		if got := encodeHeaderValue(in); got != want {
-			t.Errorf("%q → %q, want %q", in, got, want)
+			assert.Fail(t, fmt.Sprintf("%q → %q, want %q", in, got, want))
 		}
 	}
 }
@@ -329,28 +293,18 @@ func TestParamHeaders(t *testing.T) {
 		"Mcp-Param-Flag":   "false",
 		"Mcp-Param-City":   "Oslo",
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got %v, want %v", got, want)
-	}
+	assert.Equalf(t, want, got, "got %v, want %v", got, want)
 }
 
 func TestNormalizeDefaults(t *testing.T) {
 	c, err := Config{URL: "http://127.0.0.1:3001/mcp"}.normalize()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Tool != DefaultTool || string(c.Args) != DefaultArgs || string(c.AltArgs) != DefaultAltArgs ||
-		c.OtherTool != DefaultOtherTool || string(c.OtherArgs) != DefaultArgs || string(c.Capabilities) != DefaultCapabilities {
-		t.Errorf("fixture defaults not applied: %+v", c)
-	}
+	require.NoError(t, err)
+	assert.Falsef(t, c.Tool != DefaultTool || string(c.Args) != DefaultArgs || string(c.AltArgs) != DefaultAltArgs ||
+		c.OtherTool != DefaultOtherTool || string(c.OtherArgs) != DefaultArgs || string(c.Capabilities) != DefaultCapabilities, "fixture defaults not applied: %+v", c)
 	// With a tool of one's own, nothing of the fixture applies.
 	c, err = Config{URL: "http://127.0.0.1:3001/mcp", Tool: "mine"}.normalize()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(c.Args) != `{}` || string(c.AltArgs) != `{"mrtrcheck":"alt"}` || c.OtherTool != "" {
-		t.Errorf("got args %s, alt %s, other tool %q", c.Args, c.AltArgs, c.OtherTool)
-	}
+	require.NoError(t, err)
+	assert.Falsef(t, string(c.Args) != `{}` || string(c.AltArgs) != `{"mrtrcheck":"alt"}` || c.OtherTool != "", "got args %s, alt %s, other tool %q", c.Args, c.AltArgs, c.OtherTool)
 }
 
 func TestDeriveAltArgs(t *testing.T) {
@@ -362,32 +316,20 @@ func TestDeriveAltArgs(t *testing.T) {
 		`{}`:                   `{"mrtrcheck":"alt"}`,
 	} {
 		got, err := deriveAltArgs(json.RawMessage(in))
-		if err != nil || string(got) != want {
-			t.Errorf("%s → %s, %v; want %s", in, got, err, want)
-		}
+		assert.Falsef(t, err != nil || string(got) != want, "%s → %s, %v; want %s", in, got, err, want)
 	}
 }
 
 func TestScenarioCatalogue(t *testing.T) {
 	seen := map[string]bool{}
 	all := Scenarios()
-	if all[0].ID != baselineID {
-		t.Errorf("the baseline is not first")
-	}
+	assert.Equalf(t, baselineID, all[0].ID, "the baseline is not first")
 	for i, s := range all {
-		if seen[s.ID] {
-			t.Errorf("duplicate id %s", s.ID)
-		}
+		assert.Falsef(t, seen[s.ID], "duplicate id %s", s.ID)
 		seen[s.ID] = true
-		if s.Title == "" || s.Why == "" {
-			t.Errorf("%s lacks a title or an explanation", s.ID)
-		}
-		if i > 0 && s.run == nil {
-			t.Errorf("%s has no run function", s.ID)
-		}
+		assert.Falsef(t, s.Title == "" || s.Why == "", "%s lacks a title or an explanation", s.ID)
+		assert.Falsef(t, i > 0 && s.run == nil, "%s has no run function", s.ID)
 	}
 	all[0].ID = "changed"
-	if Scenarios()[0].ID != baselineID {
-		t.Error("Scenarios shares its slice")
-	}
+	assert.Equal(t, baselineID, Scenarios()[0].ID, "Scenarios shares its slice")
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -12,6 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestParseFlags(t *testing.T) {
@@ -22,21 +26,13 @@ func TestParseFlags(t *testing.T) {
 		return ""
 	}
 	s, err := parseFlags(nil, env, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Addr != "127.0.0.1:8080" || s.Config.Dir != "." || s.Config.Critique || s.DirectModel() || s.APIKey != "" {
-		t.Fatalf("defaults: %+v", s)
-	}
+	require.NoError(t, err)
+	require.Falsef(t, s.Addr != "127.0.0.1:8080" || s.Config.Dir != "." || s.Config.Critique || s.DirectModel() || s.APIKey != "", "defaults: %+v", s)
 	s, err = parseFlags([]string{"-dir", "/tmp", "-addr", "127.0.0.1:0", "-critique",
 		"-model-url", "http://127.0.0.1:9/v1", "-model", "m"}, env, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Addr != "127.0.0.1:0" || s.Config.Dir != "/tmp" || !s.Config.Critique || !s.DirectModel() ||
-		s.Model != "m" || s.APIKey != "sk-test-secret" {
-		t.Fatalf("flags: %+v", s)
-	}
+	require.NoError(t, err)
+	require.Falsef(t, s.Addr != "127.0.0.1:0" || s.Config.Dir != "/tmp" || !s.Config.Critique || !s.DirectModel() ||
+		s.Model != "m" || s.APIKey != "sk-test-secret", "flags: %+v", s)
 
 	for name, args := range map[string][]string{
 		"model without url":    {"-model", "m"},
@@ -49,25 +45,21 @@ func TestParseFlags(t *testing.T) {
 		"stray argument":       {"extra"},
 	} {
 		if _, err := parseFlags(args, env, io.Discard); err == nil {
-			t.Errorf("%s: accepted %q", name, args)
+			assert.Fail(t, fmt.Sprintf("%s: accepted %q", name, args))
 		}
 	}
 	var usage bytes.Buffer
 	if _, err := parseFlags([]string{"-h"}, env, &usage); !errors.Is(err, flag.ErrHelp) {
-		t.Fatalf("-h: %v", err)
+		require.FailNow(t, fmt.Sprintf("-h: %v", err))
 	}
-	if !strings.Contains(usage.String(), EnvAPIKey) || strings.Contains(usage.String(), "sk-test-secret") {
-		t.Fatalf("usage:\n%s", usage.String())
-	}
+	require.Falsef(t, !strings.Contains(usage.String(), EnvAPIKey) || strings.Contains(usage.String(), "sk-test-secret"), "usage:\n%s", usage.String())
 }
 
 // TestRunServesAndShutsDown starts the command's server on a free port,
 // calls it, and stops it.
 func TestRunServesAndShutsDown(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var logs bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -83,27 +75,21 @@ func TestRunServesAndShutsDown(t *testing.T) {
 			c.Close()
 			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatal(err)
-		}
+		require.False(t, time.Now().After(deadline), fmt.Sprint(err))
 		time.Sleep(10 * time.Millisecond)
 	}
 	s.call(toolCall{}).asked(t, KeyPickFiles)
 	cancel()
 	select {
 	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 	case <-time.After(15 * time.Second):
-		t.Fatal("run did not return after cancel")
+		require.FailNow(t, "run did not return after cancel")
 	}
 	if _, err := http.Get(s.url); err == nil {
-		t.Fatal("server still answers after shutdown")
+		require.FailNow(t, "server still answers after shutdown")
 	}
-	if !strings.Contains(logs.String(), "summarize_repo serving") {
-		t.Fatalf("log:\n%s", logs.String())
-	}
+	require.Containsf(t, logs.String(), "summarize_repo serving", "log:\n%s", logs.String())
 }
 
 // An API key goes over plain http only to a loopback host; without a key,
@@ -129,11 +115,7 @@ func TestAPIKeyNeedsHTTPSOffLoopback(t *testing.T) {
 		{"http://api.example.com/v1", noKey, true},
 	} {
 		_, err := parseFlags([]string{"-model-url", c.url, "-model", "m"}, c.getenv, io.Discard)
-		if (err == nil) != c.ok {
-			t.Errorf("%s: err = %v, want ok %v", c.url, err, c.ok)
-		}
-		if err != nil && strings.Contains(err.Error(), "sk-test-secret") {
-			t.Errorf("%s: error shows the key", c.url)
-		}
+		assert.Equalf(t, c.ok, (err == nil), "%s: err = %v, want ok %v", c.url, err, c.ok)
+		assert.Falsef(t, err != nil && strings.Contains(err.Error(), "sk-test-secret"), "%s: error shows the key", c.url)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 const testAPIKey = "sk-test-0123456789abcdef"
@@ -96,9 +99,7 @@ func startDirect(t *testing.T, fake *fakeChat, cfg Config, key string) (*testSer
 			}
 			return ""
 		}, &bytes.Buffer{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	s.Config = cfg
 	return startSettings(t, s, nil), &logs
 }
@@ -119,27 +120,21 @@ func TestDirectModelCompletesInOneRound(t *testing.T) {
 			if critique {
 				want = "Improved: A small demo."
 			}
-			if c.IsError || c.StructuredContent == nil || c.StructuredContent.Summary != want ||
-				!slices.Equal(c.StructuredContent.Files, []string{"README.md", "sub/a.txt"}) || c.Content[0].Text != want {
-				t.Fatalf("result: %+v", c)
-			}
+			require.Falsef(t, c.IsError || c.StructuredContent == nil || c.StructuredContent.Summary != want ||
+				!slices.Equal(c.StructuredContent.Files, []string{"README.md", "sub/a.txt"}) || c.Content[0].Text != want, "result: %+v", c)
 
 			sent := fake.sent()
 			if rounds := map[bool]int{false: 2, true: 3}[critique]; len(sent) != rounds {
-				t.Fatalf("the model was asked %d times, want %d", len(sent), rounds)
+				require.FailNow(t, fmt.Sprintf("the model was asked %d times, want %d", len(sent), rounds))
 			}
 			pick := sent[0]
-			if pick.Model != "fake-model" || pick.MaxTokens != 400 || len(pick.Messages) != 2 ||
+			require.Falsef(t, pick.Model != "fake-model" || pick.MaxTokens != 400 || len(pick.Messages) != 2 ||
 				pick.Messages[0].Role != "system" || pick.Messages[0].Content != pickSystemPrompt ||
-				!strings.Contains(pick.Messages[1].Content, "README.md\n") || strings.Contains(pick.Messages[1].Content, ".git") {
-				t.Fatalf("pick_files request: %+v", pick)
-			}
+				!strings.Contains(pick.Messages[1].Content, "README.md\n") || strings.Contains(pick.Messages[1].Content, ".git"), "pick_files request: %+v", pick)
 			if !strings.Contains(sent[1].Messages[1].Content, "===== sub/a.txt =====\nalpha") {
-				t.Fatalf("summary request: %+v", sent[1])
+				require.FailNow(t, fmt.Sprintf("summary request: %+v", sent[1]))
 			}
-			if strings.Contains(logs.String(), testAPIKey) {
-				t.Fatal("the API key was logged")
-			}
+			require.False(t, strings.Contains(logs.String(), testAPIKey), "the API key was logged")
 		})
 	}
 }
@@ -160,7 +155,7 @@ func TestDirectModelBadAnswer(t *testing.T) {
 			s, _ := startDirect(t, fake, Config{Dir: smallRepo(t)}, testAPIKey)
 			s.call(toolCall{NoSample: true}).wantError(t, -32603, 200)
 			if n := len(fake.sent()); n != 1 {
-				t.Fatalf("the model was asked %d times", n)
+				require.FailNow(t, fmt.Sprintf("the model was asked %d times", n))
 			}
 		})
 	}
@@ -171,16 +166,12 @@ func TestDirectModelAPIFailure(t *testing.T) {
 		s, logs := startDirect(t, &fakeChat{status: http.StatusServiceUnavailable}, Config{Dir: smallRepo(t)}, testAPIKey)
 		r := s.call(toolCall{NoSample: true})
 		r.wantError(t, -32603, 200)
-		if strings.Contains(string(r.raw), "overloaded") || strings.Contains(logs.String(), testAPIKey) {
-			t.Fatalf("detail leaked: %s\n%s", r.raw, logs.String())
-		}
+		require.Falsef(t, strings.Contains(string(r.raw), "overloaded") || strings.Contains(logs.String(), testAPIKey), "detail leaked: %s\n%s", r.raw, logs.String())
 	})
 	t.Run("wrong key", func(t *testing.T) {
 		s, logs := startDirect(t, &fakeChat{}, Config{Dir: smallRepo(t)}, "sk-wrong-key-0123456789")
 		r := s.call(toolCall{NoSample: true})
 		r.wantError(t, -32603, 200)
-		if strings.Contains(string(r.raw), "sk-wrong") || strings.Contains(logs.String(), "sk-wrong-key") {
-			t.Fatalf("key leaked: %s\n%s", r.raw, logs.String())
-		}
+		require.Falsef(t, strings.Contains(string(r.raw), "sk-wrong") || strings.Contains(logs.String(), "sk-wrong-key"), "key leaked: %s\n%s", r.raw, logs.String())
 	})
 }

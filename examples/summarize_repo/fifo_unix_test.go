@@ -4,12 +4,16 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // within runs f and fails the test if it has not returned after a few
@@ -24,7 +28,7 @@ func within(t *testing.T, what string, f func()) {
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):
-		t.Fatalf("%s did not return: blocked on a FIFO", what)
+		require.FailNow(t, fmt.Sprintf("%s did not return: blocked on a FIFO", what))
 	}
 }
 
@@ -53,22 +57,18 @@ func TestFIFOIsNotOpened(t *testing.T) {
 	within(t, "List", func() {
 		l, err := r.List()
 		if err != nil {
-			t.Error(err)
+			assert.Fail(t, fmt.Sprint(err))
 			return
 		}
 		for _, p := range []string{"pipe", "pipe-link", "sub/pipe", "sub/pipe-link"} {
-			if slices.Contains(l.Paths, p) {
-				t.Errorf("listing holds %s: %q", p, l.Paths)
-			}
+			assert.Falsef(t, slices.Contains(l.Paths, p), "listing holds %s: %q", p, l.Paths)
 		}
-		if !slices.Contains(l.Paths, "README.md") || !slices.Contains(l.Paths, "sub/a.txt") {
-			t.Errorf("listing lost the text files: %q", l.Paths)
-		}
+		assert.Falsef(t, !slices.Contains(l.Paths, "README.md") || !slices.Contains(l.Paths, "sub/a.txt"), "listing lost the text files: %q", l.Paths)
 	})
 	for _, p := range []string{"pipe", "pipe-link", "sub/pipe", "sub/pipe-link"} {
 		within(t, "Read("+p+")", func() {
 			if _, err := r.Read(p, 100); !errors.Is(err, ErrNotEligible) {
-				t.Errorf("Read(%q) = %v, want ErrNotEligible", p, err)
+				assert.Fail(t, fmt.Sprintf("Read(%q) = %v, want ErrNotEligible", p, err))
 			}
 		})
 	}
@@ -81,7 +81,7 @@ func TestOpenFlagsDoNotBlockOnFIFO(t *testing.T) {
 	within(t, "OpenFile", func() {
 		f, err := r.root.OpenFile("pipe", openFlags, 0)
 		if err != nil {
-			t.Error(err)
+			assert.Fail(t, fmt.Sprint(err))
 			return
 		}
 		f.Close()
@@ -90,7 +90,7 @@ func TestOpenFlagsDoNotBlockOnFIFO(t *testing.T) {
 	within(t, "readDir", func() {
 		n := 0
 		if _, err := r.readDir("pipe", &n); err == nil {
-			t.Error("readDir of a FIFO succeeded")
+			assert.Fail(t, "readDir of a FIFO succeeded")
 		}
 	})
 }

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzParsePick checks that no answer makes ParsePick panic and that
@@ -24,25 +27,17 @@ func FuzzParsePick(f *testing.F) {
 	f.Fuzz(func(t *testing.T, answer string) {
 		picks, err := ParsePick(answer, pickListing)
 		if err != nil {
-			if picks != nil {
-				t.Fatalf("refused with picks %q", picks)
-			}
+			require.Falsef(t, picks != nil, "refused with picks %q", picks)
 			if _, ok := err.(*PickError); !ok {
-				t.Fatalf("error of type %T", err)
+				require.FailNow(t, fmt.Sprintf("error of type %T", err))
 			}
 			return
 		}
-		if len(picks) == 0 || len(picks) > MaxPicks {
-			t.Fatalf("accepted %d picks", len(picks))
-		}
+		require.Falsef(t, len(picks) == 0 || len(picks) > MaxPicks, "accepted %d picks", len(picks))
 		seen := map[string]bool{}
 		for _, p := range picks {
-			if !pickListing.Contains(p) {
-				t.Fatalf("accepted %q, which is not listed", p)
-			}
-			if seen[p] {
-				t.Fatalf("accepted %q twice", p)
-			}
+			require.Truef(t, pickListing.Contains(p), "accepted %q, which is not listed", p)
+			require.Falsef(t, seen[p], "accepted %q twice", p)
 			seen[p] = true
 		}
 	})

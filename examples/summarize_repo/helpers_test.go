@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -9,6 +10,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/internal/testkit"
 	"github.com/mrtrkit/mrtrkit/mrtr"
@@ -65,9 +68,7 @@ func startSettings(t *testing.T, s Settings, codec state.Codec) *testServer {
 	}
 	app, err := newAppFromSettings(s, []mrtr.Option{mrtr.WithCodec(codec)},
 		[]streamablehttp.Option{streamablehttp.WithAuthenticator(headerPrincipal)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	hs := httptest.NewServer(app.Handler)
 	t.Cleanup(func() {
 		hs.Close()
@@ -92,11 +93,9 @@ type rpcReply struct {
 // result decodes the result into v and fails the test on an error reply.
 func (r *rpcReply) result(t *testing.T, v any) {
 	t.Helper()
-	if r.Error != nil || r.Result == nil {
-		t.Fatalf("want a result, got HTTP %d %s", r.Status, r.raw)
-	}
+	require.Falsef(t, r.Error != nil || r.Result == nil, "want a result, got HTTP %d %s", r.Status, r.raw)
 	if err := json.Unmarshal(r.Result, v); err != nil {
-		t.Fatalf("decode result: %v\n%s", err, r.raw)
+		require.FailNow(t, fmt.Sprintf("decode result: %v\n%s", err, r.raw))
 	}
 }
 
@@ -104,9 +103,7 @@ func (r *rpcReply) result(t *testing.T, v any) {
 // HTTP status.
 func (r *rpcReply) wantError(t *testing.T, code, status int) {
 	t.Helper()
-	if r.Error == nil || r.Error.Code != code || r.Status != status {
-		t.Fatalf("want error %d with HTTP %d, got HTTP %d %s", code, status, r.Status, r.raw)
-	}
+	require.Falsef(t, r.Error == nil || r.Error.Code != code || r.Status != status, "want error %d with HTTP %d, got HTTP %d %s", code, status, r.Status, r.raw)
 }
 
 // post sends one JSON-RPC message with the headers the protocol requires.
@@ -114,9 +111,7 @@ func (r *rpcReply) wantError(t *testing.T, code, status int) {
 func (s *testServer) post(method, name, principal, body string) *rpcReply {
 	s.t.Helper()
 	req, err := http.NewRequest(http.MethodPost, s.url, strings.NewReader(body))
-	if err != nil {
-		s.t.Fatal(err)
-	}
+	require.NoError(s.t, err)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
@@ -128,19 +123,13 @@ func (s *testServer) post(method, name, principal, body string) *rpcReply {
 		req.Header.Set("Authorization", "Bearer "+principal)
 	}
 	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		s.t.Fatal(err)
-	}
+	require.NoError(s.t, err)
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		s.t.Fatal(err)
-	}
+	require.NoError(s.t, err)
 	r := &rpcReply{Status: resp.StatusCode, raw: b}
 	if len(b) > 0 {
-		if err := json.Unmarshal(b, r); err != nil {
-			s.t.Fatalf("HTTP %d: body is not a JSON-RPC response: %s", resp.StatusCode, b)
-		}
+		require.NoErrorf(s.t, json.Unmarshal(b, r), "HTTP %d: body is not a JSON-RPC response: %s", resp.StatusCode, b)
 	}
 	return r
 }
@@ -184,9 +173,7 @@ func (s *testServer) call(c toolCall) *rpcReply {
 	}
 	callID++
 	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": callID, "method": "tools/call", "params": params})
-	if err != nil {
-		s.t.Fatal(err)
-	}
+	require.NoError(s.t, err)
 	return s.post("tools/call", ToolName, c.Principal, string(b))
 }
 
@@ -216,16 +203,10 @@ func (r *rpcReply) asked(t *testing.T, key string) (string, mrtr.SamplingRequest
 	t.Helper()
 	var ir inputRequired
 	r.result(t, &ir)
-	if ir.ResultType != "input_required" || len(ir.InputRequests) != 1 || ir.RequestState == "" {
-		t.Fatalf("want input_required asking %s, got %s", key, r.raw)
-	}
+	require.Falsef(t, ir.ResultType != "input_required" || len(ir.InputRequests) != 1 || ir.RequestState == "", "want input_required asking %s, got %s", key, r.raw)
 	req, ok := ir.InputRequests[key]
-	if !ok || req.Method != "sampling/createMessage" {
-		t.Fatalf("want a sampling request keyed %s, got %s", key, r.raw)
-	}
-	if len(req.Params.Messages) != 1 || len(req.Params.Messages[0].Content) != 1 {
-		t.Fatalf("want one message with one block, got %s", r.raw)
-	}
+	require.Falsef(t, !ok || req.Method != "sampling/createMessage", "want a sampling request keyed %s, got %s", key, r.raw)
+	require.Falsef(t, len(req.Params.Messages) != 1 || len(req.Params.Messages[0].Content) != 1, "want one message with one block, got %s", r.raw)
 	return req.Params.Messages[0].Content[0].Text, req.Params, ir.RequestState
 }
 
@@ -244,9 +225,7 @@ func (r *rpcReply) complete(t *testing.T) completeResult {
 	t.Helper()
 	var c completeResult
 	r.result(t, &c)
-	if c.ResultType != "complete" {
-		t.Fatalf("want a complete result, got %s", r.raw)
-	}
+	require.EqualValuesf(t, "complete", c.ResultType, "want a complete result, got %s", r.raw)
 	return c
 }
 
@@ -255,9 +234,7 @@ func (r *rpcReply) complete(t *testing.T) completeResult {
 func (r *rpcReply) wantToolError(t *testing.T, substr string) {
 	t.Helper()
 	c := r.complete(t)
-	if !c.IsError || len(c.Content) != 1 || !strings.Contains(c.Content[0].Text, substr) {
-		t.Fatalf("want an isError result mentioning %q, got %s", substr, r.raw)
-	}
+	require.Falsef(t, !c.IsError || len(c.Content) != 1 || !strings.Contains(c.Content[0].Text, substr), "want an isError result mentioning %q, got %s", substr, r.raw)
 }
 
 // unavailable skips a test whose setup the platform cannot provide (a
@@ -266,7 +243,7 @@ func (r *rpcReply) wantToolError(t *testing.T, substr string) {
 func unavailable(t *testing.T, format string, args ...any) {
 	t.Helper()
 	if os.Getenv("CI") != "" {
-		t.Fatalf(format, args...)
+		require.FailNow(t, fmt.Sprintf(format, args...))
 	}
 	t.Skipf(format, args...)
 }

@@ -3,19 +3,23 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestLegacyClient drives the example as a client of MCP 2025-11-25 does:
 // initialize, a session id on every later request, and the tool's two
 // model rounds (pick_files, then summary) received as sampling/createMessage
 // requests on the call's event stream and answered by POST. The
-// TypeScript SDK v1 client does the same in conformance/interop/ts1.
+// TypeScript SDK v1 client does the same in conformance/interop/ts-v1.
 func TestLegacyClient(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
@@ -24,9 +28,7 @@ func TestLegacyClient(t *testing.T) {
 		"main.go":   "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n",
 	}
 	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
 	}
 	s := startServer(t, Config{Dir: dir}, nil)
 	c := &legacyClient{t: t, url: s.url}
@@ -48,13 +50,13 @@ func TestLegacyClient(t *testing.T) {
 	c.sid = resp.Header.Get("Mcp-Session-Id")
 	switch {
 	case resp.StatusCode != http.StatusOK || c.sid == "":
-		t.Fatalf("initialize: HTTP %d, session id %q", resp.StatusCode, c.sid)
+		require.FailNow(t, fmt.Sprintf("initialize: HTTP %d, session id %q", resp.StatusCode, c.sid))
 	case init.Result.ProtocolVersion != "2025-11-25" || init.Result.ServerInfo.Name != "summarize-repo" ||
 		init.Result.Capabilities["tools"] == nil || init.Result.ResultType != nil:
-		t.Fatalf("initialize result: %+v", init.Result)
+		require.FailNow(t, fmt.Sprintf("initialize result: %+v", init.Result))
 	}
 	if resp := c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`); resp.StatusCode != http.StatusAccepted {
-		t.Fatalf("notifications/initialized: HTTP %d", resp.StatusCode)
+		require.FailNow(t, fmt.Sprintf("notifications/initialized: HTTP %d", resp.StatusCode))
 	}
 
 	// tools/call: the server asks on the call's stream, the client answers
@@ -63,9 +65,7 @@ func TestLegacyClient(t *testing.T) {
 	const summary = "tiny is a Go program of one file, main.go, that prints a greeting."
 	resp = c.post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"summarize_repo","arguments":{"audience":"developer"}}}`)
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		t.Fatalf("tools/call: HTTP %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
-	}
+	require.Falsef(t, resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream"), "tools/call: HTTP %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	var asked []string
 	var final json.RawMessage
 	sc := bufio.NewScanner(resp.Body)
@@ -88,15 +88,11 @@ func TestLegacyClient(t *testing.T) {
 			} `json:"params"`
 			Result json.RawMessage `json:"result"`
 		}
-		if err := json.Unmarshal([]byte(strings.TrimSpace(data)), &m); err != nil {
-			t.Fatalf("event %q: %v", data, err)
-		}
+		require.NoErrorf(t, json.Unmarshal([]byte(strings.TrimSpace(data)), &m), "event %q", data)
 		switch {
 		case m.Method == "sampling/createMessage":
 			var id int64
-			if json.Unmarshal(m.ID, &id) != nil || id < 1 {
-				t.Fatalf("sampling request id %s, want an integer >= 1", m.ID)
-			}
+			require.Falsef(t, json.Unmarshal(m.ID, &id) != nil || id < 1, "sampling request id %s, want an integer >= 1", m.ID)
 			text := m.Params.Messages[0].Content.Text
 			answer := summary
 			if strings.HasPrefix(m.Params.SystemPrompt, "You select files") {
@@ -106,9 +102,7 @@ func TestLegacyClient(t *testing.T) {
 			} else {
 				asked = append(asked, KeySummary)
 				for _, f := range pick {
-					if !strings.Contains(text, "===== "+f+" =====\n"+files[f]) {
-						t.Errorf("the summary question does not hold %s:\n%s", f, text)
-					}
+					assert.Containsf(t, text, "===== "+f+" =====\n"+files[f], "the summary question does not hold %s:\n%s", f, text)
 				}
 			}
 			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{
@@ -116,20 +110,16 @@ func TestLegacyClient(t *testing.T) {
 				"content": map[string]any{"type": "text", "text": answer},
 			}})
 			if r := c.post(string(b)); r.StatusCode != http.StatusAccepted {
-				t.Fatalf("answer to %s: HTTP %d", m.ID, r.StatusCode)
+				require.FailNow(t, fmt.Sprintf("answer to %s: HTTP %d", m.ID, r.StatusCode))
 			}
 		case string(m.ID) == "2" && m.Result != nil:
 			final = m.Result
 		case m.Method == "":
-			t.Fatalf("unexpected message on the call's stream: %s", data)
+			require.FailNow(t, fmt.Sprintf("unexpected message on the call's stream: %s", data))
 		}
 	}
-	if final == nil {
-		t.Fatalf("the call's stream ended without a result (%v)", sc.Err())
-	}
-	if !slices.Equal(asked, []string{KeyPickFiles, KeySummary}) {
-		t.Errorf("asked %v", asked)
-	}
+	require.Falsef(t, final == nil, "the call's stream ended without a result (%v)", sc.Err())
+	assert.Truef(t, slices.Equal(asked, []string{KeyPickFiles, KeySummary}), "asked %v", asked)
 	var res struct {
 		Content []struct {
 			Text string `json:"text"`
@@ -137,17 +127,11 @@ func TestLegacyClient(t *testing.T) {
 		StructuredContent Output `json:"structuredContent"`
 		IsError           bool   `json:"isError"`
 	}
-	if err := json.Unmarshal(final, &res); err != nil {
-		t.Fatal(err)
-	}
-	if res.IsError || len(res.Content) != 1 || res.Content[0].Text != summary ||
-		res.StructuredContent.Summary != summary || !slices.Equal(res.StructuredContent.Files, pick) {
-		t.Errorf("result %s", final)
-	}
+	require.NoError(t, json.Unmarshal(final, &res))
+	assert.Falsef(t, res.IsError || len(res.Content) != 1 || res.Content[0].Text != summary ||
+		res.StructuredContent.Summary != summary || !slices.Equal(res.StructuredContent.Files, pick), "result %s", final)
 	for _, m := range []string{`"resultType"`, `"requestState"`, `"ttlMs"`} {
-		if strings.Contains(string(final), m) {
-			t.Errorf("the result carries %s: %s", m, final)
-		}
+		assert.Falsef(t, strings.Contains(string(final), m), "the result carries %s: %s", m, final)
 	}
 }
 
@@ -161,9 +145,7 @@ type legacyClient struct {
 func (c *legacyClient) post(body string) *http.Response {
 	c.t.Helper()
 	req, err := http.NewRequest(http.MethodPost, c.url, strings.NewReader(body))
-	if err != nil {
-		c.t.Fatal(err)
-	}
+	require.NoError(c.t, err)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if c.sid != "" {
@@ -171,9 +153,7 @@ func (c *legacyClient) post(body string) *http.Response {
 		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
 	}
 	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
+	require.NoError(c.t, err)
 	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		c.t.Cleanup(func() { resp.Body.Close() })
 	}
@@ -183,7 +163,5 @@ func (c *legacyClient) post(body string) *http.Response {
 func (c *legacyClient) decode(resp *http.Response, v any) {
 	c.t.Helper()
 	defer resp.Body.Close()
-	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
-		c.t.Fatalf("decode: %v", err)
-	}
+	require.NoError(c.t, json.NewDecoder(resp.Body).Decode(v), "decode")
 }

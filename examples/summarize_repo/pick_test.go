@@ -2,9 +2,13 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 var pickListing = Listing{Paths: []string{"README.md", "go.mod", "mrtr/doc.go", "a b/c.txt", "ünï.txt"}}
@@ -20,12 +24,10 @@ func TestParsePickAccepts(t *testing.T) {
 	for in, want := range cases {
 		got, err := ParsePick(in, pickListing)
 		if err != nil {
-			t.Errorf("ParsePick(%q): %v", in, err)
+			assert.Fail(t, fmt.Sprintf("ParsePick(%q): %v", in, err))
 			continue
 		}
-		if !slices.Equal(got, want) {
-			t.Errorf("ParsePick(%q) = %q, want %q", in, got, want)
-		}
+		assert.Truef(t, slices.Equal(got, want), "ParsePick(%q) = %q, want %q", in, got, want)
 	}
 }
 
@@ -69,18 +71,14 @@ func TestParsePickRefuses(t *testing.T) {
 	for name, in := range cases {
 		got, err := ParsePick(in, pickListing)
 		var pe *PickError
-		if !errors.As(err, &pe) {
-			t.Errorf("%s: ParsePick(%q) = %q, %v; want a *PickError", name, in, got, err)
-		}
+		assert.Truef(t, errors.As(err, &pe), "%s: ParsePick(%q) = %q, %v; want a *PickError", name, in, got, err)
 	}
 }
 
 func TestPickErrorDoesNotQuoteTheAnswer(t *testing.T) {
 	_, err := ParsePick(`["<script>secret</script>"]`, pickListing)
-	if err == nil {
-		t.Fatal("accepted an unknown path")
-	}
+	require.Error(t, err, "accepted an unknown path")
 	if s := err.Error(); strings.Contains(s, "script") || strings.Contains(s, "secret") {
-		t.Fatalf("error quotes the answer: %s", s)
+		require.FailNow(t, fmt.Sprintf("error quotes the answer: %s", s))
 	}
 }

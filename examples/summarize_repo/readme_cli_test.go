@@ -5,6 +5,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestREADMEMcpcallAnswers plays the answers file the README shows for
@@ -13,30 +16,20 @@ import (
 // file's text under its key.
 func TestREADMEMcpcallAnswers(t *testing.T) {
 	b, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	text := string(b)
 	at := strings.Index(text, "### The same call with mcpcall")
-	if at < 0 {
-		t.Fatal("README.md has no mcpcall section")
-	}
+	require.False(t, at < 0, "README.md has no mcpcall section")
 	section := text[at:]
 	start := strings.Index(section, "```json\n")
-	if start < 0 {
-		t.Fatal("the mcpcall section shows no answers file")
-	}
+	require.False(t, start < 0, "the mcpcall section shows no answers file")
 	body := section[start+len("```json\n"):]
 	body = body[:strings.Index(body, "```")]
 	var answers map[string]string
-	if err := json.Unmarshal([]byte(body), &answers); err != nil {
-		t.Fatalf("answers file: %v", err)
-	}
+	require.NoError(t, json.Unmarshal([]byte(body), &answers), "answers file")
 	for _, want := range []string{"go run ./cmd/mcpcall -url http://127.0.0.1:8080/mcp tools call summarize_repo",
 		`--args '{"audience":"developer"}' --sampling-answers answers.json`} {
-		if !strings.Contains(section, want) {
-			t.Errorf("the mcpcall section lacks %q", want)
-		}
+		assert.Containsf(t, section, want, "the mcpcall section lacks %q", want)
 	}
 
 	s := startServer(t, Config{Dir: repoRoot(t), Critique: true, Limits: Limits{MaxFileSize: DefaultMaxFileSize}}, nil)
@@ -44,7 +37,5 @@ func TestREADMEMcpcallAnswers(t *testing.T) {
 	_, _, st = s.call(toolCall{State: st, Answers: map[string]any{KeyPickFiles: answer(answers[KeyPickFiles])}}).asked(t, KeySummary)
 	_, _, st = s.call(toolCall{State: st, Answers: map[string]any{KeySummary: answer(answers[KeySummary])}}).asked(t, KeyCritique)
 	res := s.call(toolCall{State: st, Answers: map[string]any{KeyCritique: answer(answers[KeyCritique])}}).complete(t)
-	if res.StructuredContent == nil || res.StructuredContent.Summary != answers[KeyCritique] {
-		t.Fatalf("result: %+v", res)
-	}
+	require.Falsef(t, res.StructuredContent == nil || res.StructuredContent.Summary != answers[KeyCritique], "result: %+v", res)
 }

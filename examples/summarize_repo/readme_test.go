@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // readmeBlock is one fenced bash block of README.md with its replay marker
@@ -31,9 +35,7 @@ var (
 func readmeBlocks(t *testing.T) []readmeBlock {
 	t.Helper()
 	b, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	lines := strings.Split(string(b), "\n")
 	var blocks []readmeBlock
 	for i := 0; i < len(lines); i++ {
@@ -44,9 +46,7 @@ func readmeBlocks(t *testing.T) []readmeBlock {
 		start := i
 		for i++; i < len(lines) && strings.TrimSpace(lines[i]) != "```"; i++ {
 		}
-		if i == len(lines) {
-			t.Fatalf("README.md:%d: unterminated code block", start+1)
-		}
+		require.Falsef(t, i == len(lines), "README.md:%d: unterminated code block", start+1)
 		if m[1] != "bash" {
 			continue
 		}
@@ -54,9 +54,7 @@ func readmeBlocks(t *testing.T) []readmeBlock {
 		if start > 0 {
 			mk = replayMarker.FindStringSubmatch(lines[start-1])
 		}
-		if mk == nil {
-			t.Fatalf("README.md:%d: bash block without a <!-- replay TAG NAME --> marker", start+1)
-		}
+		require.Falsef(t, mk == nil, "README.md:%d: bash block without a <!-- replay TAG NAME --> marker", start+1)
 		blocks = append(blocks, readmeBlock{Tag: mk[1], Name: mk[2], Code: strings.Join(lines[start+1:i], "\n")})
 	}
 	return blocks
@@ -96,7 +94,7 @@ func replayIn(t *testing.T, dir string, env []string, blocks []readmeBlock, tags
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("replaying README.md: %v\nstderr:\n%s\nstdout:\n%s", err, stderr.String(), stdout.String())
+		require.FailNow(t, fmt.Sprintf("replaying README.md: %v\nstderr:\n%s\nstdout:\n%s", err, stderr.String(), stdout.String()))
 	}
 	out := map[string]string{}
 	parts := strings.Split(stdout.String(), "\n@@@ ")
@@ -106,7 +104,7 @@ func replayIn(t *testing.T, dir string, env []string, blocks []readmeBlock, tags
 	}
 	for _, n := range names {
 		if _, ok := out[n]; !ok {
-			t.Fatalf("no output section for block %q:\n%s", n, stdout.String())
+			require.FailNow(t, fmt.Sprintf("no output section for block %q:\n%s", n, stdout.String()))
 		}
 	}
 	return out
@@ -123,14 +121,10 @@ func jsonIn(t *testing.T, name, out string) map[string]any {
 			continue
 		}
 		var v map[string]any
-		if err := json.Unmarshal([]byte(line), &v); err != nil {
-			t.Fatalf("block %s: bad JSON %q: %v", name, line, err)
-		}
+		require.NoErrorf(t, json.Unmarshal([]byte(line), &v), "block %s: bad JSON %q", name, line)
 		found = append(found, v)
 	}
-	if len(found) != 1 {
-		t.Fatalf("block %s: want one JSON message, got %d in:\n%s", name, len(found), out)
-	}
+	require.Lenf(t, found, 1, "block %s: want one JSON message, got %d in:\n%s", name, len(found), out)
 	return found[0]
 }
 
@@ -150,11 +144,9 @@ func field(v any, keys ...string) any {
 func repoRoot(t *testing.T) string {
 	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatalf("repository root not found: %v", err)
+		require.FailNow(t, fmt.Sprintf("repository root not found: %v", err))
 	}
 	return root
 }
@@ -177,31 +169,25 @@ var readmePick = []string{"go.mod", "mrtr/doc.go", "examples/summarize_repo/READ
 func checkMain(t *testing.T, out map[string]string) {
 	t.Helper()
 	d := jsonIn(t, "discover", out["discover"])
-	if field(d, "result", "resultType") != "complete" || field(d, "result", "ttlMs") == nil || field(d, "result", "cacheScope") != "public" {
-		t.Errorf("discover: %v", d)
-	}
+	assert.Falsef(t, field(d, "result", "resultType") != "complete" || field(d, "result", "ttlMs") == nil || field(d, "result", "cacheScope") != "public", "discover: %v", d)
 	l := jsonIn(t, "tools-list", out["tools-list"])
 	tools, _ := field(l, "result", "tools").([]any)
-	if field(l, "result", "resultType") != "complete" || len(tools) != 1 || field(tools[0], "name") != ToolName || field(l, "result", "ttlMs") == nil {
-		t.Errorf("tools/list: %v", l)
-	}
+	assert.Falsef(t, field(l, "result", "resultType") != "complete" || len(tools) != 1 || field(tools[0], "name") != ToolName || field(l, "result", "ttlMs") == nil, "tools/list: %v", l)
 	for name, key := range map[string]string{"round-1": KeyPickFiles, "round-2": KeySummary} {
 		r := jsonIn(t, name, out[name])
-		if field(r, "result", "resultType") != "input_required" || field(r, "result", "inputRequests", key, "method") != "sampling/createMessage" {
-			t.Errorf("%s: want input_required asking %s, got %v", name, key, r)
-		}
+		assert.Falsef(t, field(r, "result", "resultType") != "input_required" || field(r, "result", "inputRequests", key, "method") != "sampling/createMessage", "%s: want input_required asking %s, got %v", name, key, r)
 	}
 	e := jsonIn(t, "no-sampling", out["no-sampling"])
 	if field(e, "error", "code") != float64(-32021) || field(e, "error", "data", "requiredCapabilities", "sampling") == nil ||
 		!strings.Contains(out["no-sampling"], "HTTP 400") {
-		t.Errorf("no-sampling: %s", out["no-sampling"])
+		assert.Fail(t, fmt.Sprintf("no-sampling: %s", out["no-sampling"]))
 	}
 	e = jsonIn(t, "changed-arguments", out["changed-arguments"])
 	if field(e, "error", "code") != float64(-32602) || field(e, "error", "data", "reason") != "invalid_request_state" {
-		t.Errorf("changed-arguments: %s", out["changed-arguments"])
+		assert.Fail(t, fmt.Sprintf("changed-arguments: %s", out["changed-arguments"]))
 	}
 	if strings.TrimSpace(out["notification"]) != "HTTP 202" {
-		t.Errorf("notification: %q", out["notification"])
+		assert.Fail(t, fmt.Sprintf("notification: %q", out["notification"]))
 	}
 }
 
@@ -209,9 +195,7 @@ func checkMain(t *testing.T, out map[string]string) {
 func checkComplete(t *testing.T, name, out string) {
 	t.Helper()
 	r := jsonIn(t, name, out)
-	if field(r, "result", "resultType") != "complete" {
-		t.Fatalf("%s: want complete, got %v", name, r)
-	}
+	require.EqualValuesf(t, "complete", field(r, "result", "resultType"), "%s: want complete, got %v", name, r)
 	files, _ := field(r, "result", "structuredContent", "files").([]any)
 	var got []string
 	for _, f := range files {
@@ -220,9 +204,7 @@ func checkComplete(t *testing.T, name, out string) {
 	}
 	summary, _ := field(r, "result", "structuredContent", "summary").(string)
 	content, _ := field(r, "result", "content").([]any)
-	if !slices.Equal(got, readmePick) || summary == "" || len(content) != 1 || field(content[0], "text") != summary {
-		t.Fatalf("%s: result %v", name, r)
-	}
+	require.Falsef(t, !slices.Equal(got, readmePick) || summary == "" || len(content) != 1 || field(content[0], "text") != summary, "%s: result %v", name, r)
 }
 
 // TestREADME replays the README's walkthrough against the server
@@ -245,9 +227,7 @@ func TestREADME(t *testing.T) {
 		out := replay(t, s.url, blocks, "setup", "main", "critique")
 		checkMain(t, out)
 		r := jsonIn(t, "round-3", out["round-3"])
-		if field(r, "result", "inputRequests", KeyCritique, "method") != "sampling/createMessage" {
-			t.Fatalf("round-3 with -critique: %v", r)
-		}
+		require.EqualValuesf(t, "sampling/createMessage", field(r, "result", "inputRequests", KeyCritique, "method"), "round-3 with -critique: %v", r)
 		checkComplete(t, "round-4", out["round-4"])
 	})
 }
@@ -264,7 +244,7 @@ func TestREADMEDirectModel(t *testing.T) {
 	out := replay(t, s.url, blocks, "setup", "direct")
 	checkComplete(t, "direct-call", out["direct-call"])
 	if n := len(fake.sent()); n != 2 {
-		t.Fatalf("the model was asked %d times", n)
+		require.FailNow(t, fmt.Sprintf("the model was asked %d times", n))
 	}
 }
 
@@ -274,22 +254,14 @@ func TestREADMEBlocksAreAllReplayed(t *testing.T) {
 	known := []string{"setup", "main", "critique", "direct", "stdio"}
 	names := map[string]bool{}
 	for _, b := range readmeBlocks(t) {
-		if !slices.Contains(known, b.Tag) {
-			t.Errorf("block %q has tag %q, which no replay runs", b.Name, b.Tag)
-		}
-		if b.Tag != "setup" && b.Name == "" {
-			t.Errorf("a %s block has no name", b.Tag)
-		}
-		if names[b.Name] {
-			t.Errorf("two blocks are named %q", b.Name)
-		}
+		assert.Truef(t, slices.Contains(known, b.Tag), "block %q has tag %q, which no replay runs", b.Name, b.Tag)
+		assert.Falsef(t, b.Tag != "setup" && b.Name == "", "a %s block has no name", b.Tag)
+		assert.Falsef(t, names[b.Name], "two blocks are named %q", b.Name)
 		names[b.Name] = true
 	}
 	for _, n := range []string{"discover", "tools-list", "round-1", "round-2", "round-3", "round-4", "no-sampling", "changed-arguments", "notification", "direct-call",
 		"stdio-discover", "stdio-round-1", "stdio-round-2"} {
-		if !names[n] {
-			t.Errorf("README.md has no block %q", n)
-		}
+		assert.Truef(t, names[n], "README.md has no block %q", n)
 	}
 }
 
@@ -298,23 +270,15 @@ func TestREADMEBlocksAreAllReplayed(t *testing.T) {
 // its first lines, in order.
 func TestREADMEListingExample(t *testing.T) {
 	b, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	m := regexp.MustCompile(`Files:((?:\\n[^\\"]+)+)\\n\.\.\."`).FindSubmatch(b)
-	if m == nil {
-		t.Fatal(`README.md: no example listing ("Files:\n...\n...") found`)
-	}
+	require.False(t, m == nil, `README.md: no example listing ("Files:\n...\n...") found`)
 	shown := strings.Split(strings.TrimPrefix(string(m[1]), `\n`), `\n`)
 	r, err := OpenRepo(repoRoot(t), Limits{MaxFileSize: DefaultMaxFileSize})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer r.Close()
 	l, err := r.List()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// The shown paths must appear in the listing in the same order; other
 	// files may sit between them (a working tree can hold untracked ones).
 	at := 0
@@ -324,6 +288,6 @@ func TestREADMEListingExample(t *testing.T) {
 		}
 	}
 	if at < len(shown) {
-		t.Fatalf("README.md shows the listing as %q; the listing holds %q in another order, or not at all", shown, shown[at])
+		require.FailNow(t, fmt.Sprintf("README.md shows the listing as %q; the listing holds %q in another order, or not at all", shown, shown[at]))
 	}
 }

@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // testTree lays out a directory with every kind of entry the lister must
@@ -20,12 +23,8 @@ func testTree(t *testing.T) string {
 	write := func(rel string, data []byte) {
 		t.Helper()
 		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, data, 0o644))
 	}
 	write("README.md", []byte("# Demo\n\nA demo repository.\n"))
 	write("main.go", []byte("package main\n\nfunc main() {}\n"))
@@ -42,12 +41,8 @@ func testTree(t *testing.T) string {
 	// 1023 ASCII bytes then a 3-byte character cut by the 1 KiB sniff.
 	write("cut.txt", []byte(strings.Repeat("a", 1023)+"€ and more text\n"))
 	write("empty.txt", nil)
-	if err := os.MkdirAll(outside, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("secret\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(outside, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("secret\n"), 0o644))
 	links := map[string]string{
 		"link-inside":      "README.md",
 		"link-abs-inside":  filepath.Join(root, "sub", "a.txt"),
@@ -72,9 +67,7 @@ func openTestRepo(t *testing.T, root string, l Limits) *Repo {
 		l.MaxFileSize = 2048
 	}
 	r, err := OpenRepo(root, l)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { r.Close() })
 	return r
 }
@@ -82,9 +75,7 @@ func openTestRepo(t *testing.T, root string, l Limits) *Repo {
 func TestListKeepsOnlyEligibleFiles(t *testing.T) {
 	r := openTestRepo(t, testTree(t), Limits{})
 	l, err := r.List()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := []string{
 		"README.md",
 		"cut.txt",
@@ -95,86 +86,52 @@ func TestListKeepsOnlyEligibleFiles(t *testing.T) {
 		"sub/a.txt",
 		"sub/deeper/b.txt",
 	}
-	if !slices.Equal(l.Paths, want) {
-		t.Fatalf("listing\n got %q\nwant %q", l.Paths, want)
-	}
-	if l.Truncated {
-		t.Fatal("listing marked truncated")
-	}
+	require.Truef(t, slices.Equal(l.Paths, want), "listing\n got %q\nwant %q", l.Paths, want)
+	require.False(t, l.Truncated, "listing marked truncated")
 }
 
 func TestListIsDeterministic(t *testing.T) {
 	root := testTree(t)
 	r := openTestRepo(t, root, Limits{})
 	a, err := r.List()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, err := r.List()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a.Digest() != b.Digest() || !slices.Equal(a.Paths, b.Paths) {
-		t.Fatal("two listings of the same tree differ")
-	}
-	if err := os.WriteFile(filepath.Join(root, "new.txt"), []byte("new\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.False(t, a.Digest() != b.Digest() || !slices.Equal(a.Paths, b.Paths), "two listings of the same tree differ")
+	require.NoError(t, os.WriteFile(filepath.Join(root, "new.txt"), []byte("new\n"), 0o644))
 	c, err := r.List()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Digest() == a.Digest() {
-		t.Fatal("digest did not change with the listing")
-	}
+	require.NoError(t, err)
+	require.False(t, c.Digest() == a.Digest(), "digest did not change with the listing")
 }
 
 func TestListBounds(t *testing.T) {
 	root := testTree(t)
 	l, err := openTestRepo(t, root, Limits{MaxFiles: 2}).List()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(l.Paths, []string{"README.md", "cut.txt"}) || !l.Truncated {
-		t.Fatalf("MaxFiles 2: got %q truncated=%v", l.Paths, l.Truncated)
-	}
+	require.NoError(t, err)
+	require.Falsef(t, !slices.Equal(l.Paths, []string{"README.md", "cut.txt"}) || !l.Truncated, "MaxFiles 2: got %q truncated=%v", l.Paths, l.Truncated)
 	full, _ := openTestRepo(t, root, Limits{}).List()
-	if full.Digest() == l.Digest() {
-		t.Fatal("truncated and full listings share a digest")
-	}
+	require.False(t, full.Digest() == l.Digest(), "truncated and full listings share a digest")
 	l, err = openTestRepo(t, root, Limits{MaxEntries: 3}).List()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !l.Truncated || len(l.Paths) > 3 {
-		t.Fatalf("MaxEntries 3: got %q truncated=%v", l.Paths, l.Truncated)
-	}
+	require.NoError(t, err)
+	require.Falsef(t, !l.Truncated || len(l.Paths) > 3, "MaxEntries 3: got %q truncated=%v", l.Paths, l.Truncated)
 }
 
 func TestListPutsShallowFilesFirst(t *testing.T) {
 	root := t.TempDir()
 	for _, p := range []string{"a/deep/x.txt", "a/y.txt", "b.txt", "Z.md"} {
 		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(p), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
+		require.NoError(t, os.WriteFile(full, []byte(p), 0o644))
 	}
 	l, err := openTestRepo(t, root, Limits{}).List()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if want := []string{"Z.md", "b.txt", "a/y.txt", "a/deep/x.txt"}; !slices.Equal(l.Paths, want) {
-		t.Fatalf("got %q, want %q", l.Paths, want)
+		require.FailNow(t, fmt.Sprintf("got %q, want %q", l.Paths, want))
 	}
 	l, err = openTestRepo(t, root, Limits{MaxFiles: 3}).List()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if want := []string{"Z.md", "b.txt", "a/y.txt"}; !slices.Equal(l.Paths, want) || !l.Truncated {
-		t.Fatalf("MaxFiles 3: got %q truncated=%v", l.Paths, l.Truncated)
+		require.FailNow(t, fmt.Sprintf("MaxFiles 3: got %q truncated=%v", l.Paths, l.Truncated))
 	}
 }
 
@@ -217,12 +174,8 @@ func TestReadRefusesUnsafePaths(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := r.Read(c.path, 100)
-		if !errors.Is(err, c.want) {
-			t.Errorf("Read(%q) = %v, want %v", c.path, err, c.want)
-		}
-		if err != nil && strings.Contains(err.Error(), "secret\n") {
-			t.Errorf("Read(%q) error leaks contents", c.path)
-		}
+		assert.ErrorIsf(t, err, c.want, "Read(%q) = %v, want %v", c.path, err, c.want)
+		assert.Falsef(t, err != nil && strings.Contains(err.Error(), "secret\n"), "Read(%q) error leaks contents", c.path)
 	}
 }
 
@@ -235,12 +188,8 @@ func TestReadFollowsLinksInsideRoot(t *testing.T) {
 		"empty.txt":       "",
 	} {
 		f, err := r.Read(path, 1000)
-		if err != nil {
-			t.Fatalf("Read(%q): %v", path, err)
-		}
-		if f.Text != want || f.Truncated || f.Path != path {
-			t.Fatalf("Read(%q) = %+v", path, f)
-		}
+		require.NoErrorf(t, err, "Read(%q)", path)
+		require.Falsef(t, f.Text != want || f.Truncated || f.Path != path, "Read(%q) = %+v", path, f)
 	}
 }
 
@@ -248,36 +197,24 @@ func TestReadCaps(t *testing.T) {
 	root := testTree(t)
 	r := openTestRepo(t, root, Limits{})
 	f, err := r.Read("README.md", 6)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f.Text != "# Demo" || !f.Truncated {
-		t.Fatalf("Read with cap 6 = %+v", f)
-	}
+	require.NoError(t, err)
+	require.Falsef(t, f.Text != "# Demo" || !f.Truncated, "Read with cap 6 = %+v", f)
 	// A cap that falls inside "€" drops the partial character.
 	f, err = r.Read("cut.txt", 1024)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f.Text != strings.Repeat("a", 1023) || !f.Truncated {
-		t.Fatalf("cut at a character boundary: len %d truncated %v", len(f.Text), f.Truncated)
-	}
+	require.NoError(t, err)
+	require.Falsef(t, f.Text != strings.Repeat("a", 1023) || !f.Truncated, "cut at a character boundary: len %d truncated %v", len(f.Text), f.Truncated)
 
 	r = openTestRepo(t, root, Limits{MaxReadBytes: 10, MaxTotalBytes: 14})
 	files, err := r.ReadAll([]string{"README.md", "main.go", "sub/a.txt"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got := []File{
 		{Path: "README.md", Text: "# Demo\n\nA ", Truncated: true},
 		{Path: "main.go", Text: "pack", Truncated: true},
 		{Path: "sub/a.txt", Text: "", Truncated: true},
 	}
-	if !slices.Equal(files, got) {
-		t.Fatalf("ReadAll\n got %+v\nwant %+v", files, got)
-	}
+	require.Truef(t, slices.Equal(files, got), "ReadAll\n got %+v\nwant %+v", files, got)
 	if _, err := r.ReadAll([]string{"README.md", "../outside/secret.txt"}); !errors.Is(err, ErrInvalidPath) {
-		t.Fatalf("ReadAll with a traversal: %v", err)
+		require.FailNow(t, fmt.Sprintf("ReadAll with a traversal: %v", err))
 	}
 }
 
@@ -289,10 +226,10 @@ func TestOpenRepoThroughSymlinkedDir(t *testing.T) {
 	}
 	r := openTestRepo(t, alias, Limits{})
 	if _, err := r.Read("README.md", 100); err != nil {
-		t.Fatal(err)
+		require.FailNow(t, fmt.Sprint(err))
 	}
 	if _, err := r.Read("link-outside", 100); !errors.Is(err, ErrOutsideRoot) {
-		t.Fatalf("link-outside through an aliased root: %v", err)
+		require.FailNow(t, fmt.Sprintf("link-outside through an aliased root: %v", err))
 	}
 }
 
@@ -312,7 +249,7 @@ func TestIsBinary(t *testing.T) {
 	}
 	for _, c := range cases {
 		if got := isBinary(c.head, c.full); got != c.want {
-			t.Errorf("isBinary(%q, %v) = %v", c.head, c.full, got)
+			assert.Fail(t, fmt.Sprintf("isBinary(%q, %v) = %v", c.head, c.full, got))
 		}
 	}
 }
@@ -326,12 +263,8 @@ func TestListStopsAtAHugeDirectory(t *testing.T) {
 	write := func(rel string) {
 		t.Helper()
 		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(rel+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(rel+"\n"), 0o644))
 	}
 	write("README.md")
 	write("z.txt")
@@ -341,23 +274,17 @@ func TestListStopsAtAHugeDirectory(t *testing.T) {
 	}
 	r := openTestRepo(t, root, Limits{MaxEntries: 1000})
 	l, err := r.List()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if want := []string{"README.md", "z.txt", "a/small.txt"}; !slices.Equal(l.Paths, want) || !l.Truncated {
-		t.Fatalf("got %d paths %q... truncated=%v, want %q truncated", len(l.Paths), l.Paths[:min(len(l.Paths), 5)], l.Truncated, want)
+		require.FailNow(t, fmt.Sprintf("got %d paths %q... truncated=%v, want %q truncated", len(l.Paths), l.Paths[:min(len(l.Paths), 5)], l.Truncated, want))
 	}
 	again, err := r.List()
-	if err != nil || again.Digest() != l.Digest() {
-		t.Fatalf("second listing differs: %q %v", again.Paths, err)
-	}
+	require.Falsef(t, err != nil || again.Digest() != l.Digest(), "second listing differs: %q %v", again.Paths, err)
 	// With room for it, the big directory is listed in full.
 	l, err = openTestRepo(t, root, Limits{MaxEntries: 1505, MaxFiles: 2000}).List()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if len(l.Paths) != 1503 || l.Truncated || l.Paths[3] != "big/f0000.txt" {
-		t.Fatalf("got %d paths truncated=%v, first deep %q", len(l.Paths), l.Truncated, l.Paths[3])
+		require.FailNow(t, fmt.Sprintf("got %d paths truncated=%v, first deep %q", len(l.Paths), l.Truncated, l.Paths[3]))
 	}
 }
 
@@ -368,24 +295,20 @@ func TestUnicodeControlsInNames(t *testing.T) {
 	bad := []string{"nel\u0085x.txt", "csi\u009bx.txt", "line\u2028sep.txt", "para\u2029sep.txt", "sub/del\u007fx.txt"}
 	for _, p := range append([]string{"ok.txt", "sub/caf\u00e9.txt"}, bad...) {
 		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
 		if err := os.WriteFile(full, []byte("text\n"), 0o644); err != nil {
 			unavailable(t, "file name %q: %v", p, err)
 		}
 	}
 	r := openTestRepo(t, root, Limits{})
 	l, err := r.List()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if want := []string{"ok.txt", "sub/caf\u00e9.txt"}; !slices.Equal(l.Paths, want) {
-		t.Fatalf("listing %q, want %q", l.Paths, want)
+		require.FailNow(t, fmt.Sprintf("listing %q, want %q", l.Paths, want))
 	}
 	for _, p := range bad {
 		if _, err := r.Read(p, 100); !errors.Is(err, ErrInvalidPath) {
-			t.Errorf("Read(%q) = %v, want ErrInvalidPath", p, err)
+			assert.Fail(t, fmt.Sprintf("Read(%q) = %v, want ErrInvalidPath", p, err))
 		}
 	}
 }
@@ -403,26 +326,18 @@ func TestListedFilesAreReadable(t *testing.T) {
 		// Invalid only past what the model is shown: listed, and readable.
 		"far.txt": strings.Repeat("a", DefaultMaxReadBytes+10) + "\x00\n",
 	} {
-		if err := os.WriteFile(filepath.Join(root, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(root, name), []byte(data), 0o644))
 	}
 	r := openTestRepo(t, root, Limits{MaxFileSize: 64 << 10})
 	l, err := r.List()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, p := range []string{"late-nul.txt", "late-invalid.txt", "edge.txt"} {
-		if l.Contains(p) {
-			t.Errorf("%s is listed", p)
-		}
+		assert.Falsef(t, l.Contains(p), "%s is listed", p)
 	}
-	if !l.Contains("far.txt") {
-		t.Errorf("far.txt is not listed: %q", l.Paths)
-	}
+	assert.Truef(t, l.Contains("far.txt"), "far.txt is not listed: %q", l.Paths)
 	for _, p := range l.Paths {
 		if _, err := r.Read(p, r.Limits().MaxReadBytes); err != nil {
-			t.Errorf("listed %s cannot be read: %v", p, err)
+			assert.Fail(t, fmt.Sprintf("listed %s cannot be read: %v", p, err))
 		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/state"
 )
@@ -30,11 +34,9 @@ func TestDiscoverAndToolsList(t *testing.T) {
 		Meta              json.RawMessage `json:"_meta"`
 	}
 	r.result(t, &d)
-	if d.ResultType != "complete" || !slices.Contains(d.SupportedVersions, "2026-07-28") ||
+	require.Falsef(t, d.ResultType != "complete" || !slices.Contains(d.SupportedVersions, "2026-07-28") ||
 		d.Capabilities["tools"] == nil || d.TTLMs == nil || *d.TTLMs <= 0 || d.CacheScope != "public" ||
-		!strings.Contains(string(d.Meta), `"summarize-repo"`) {
-		t.Fatalf("discover: %s", r.raw)
-	}
+		!strings.Contains(string(d.Meta), `"summarize-repo"`), "discover: %s", r.raw)
 
 	r = s.post("tools/list", "", "", `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":`+string(meta)+`}}`)
 	var l struct {
@@ -48,15 +50,13 @@ func TestDiscoverAndToolsList(t *testing.T) {
 		CacheScope string `json:"cacheScope"`
 	}
 	r.result(t, &l)
-	if l.ResultType != "complete" || len(l.Tools) != 1 || l.Tools[0].Name != ToolName || l.TTLMs == nil || l.CacheScope != "public" {
-		t.Fatalf("tools/list: %s", r.raw)
-	}
+	require.Falsef(t, l.ResultType != "complete" || len(l.Tools) != 1 || l.Tools[0].Name != ToolName || l.TTLMs == nil || l.CacheScope != "public", "tools/list: %s", r.raw)
 	var in struct {
 		Required   []string                  `json:"required"`
 		Properties map[string]map[string]any `json:"properties"`
 	}
 	if err := json.Unmarshal(l.Tools[0].InputSchema, &in); err != nil || !slices.Equal(in.Required, []string{"audience"}) || in.Properties["audience"]["type"] != "string" {
-		t.Fatalf("inputSchema: %s", l.Tools[0].InputSchema)
+		require.FailNow(t, fmt.Sprintf("inputSchema: %s", l.Tools[0].InputSchema))
 	}
 	// The schema generated from Args carries its rules.
 	var aud struct {
@@ -72,13 +72,13 @@ func TestDiscoverAndToolsList(t *testing.T) {
 	if err := json.Unmarshal(l.Tools[0].InputSchema, &schema); err != nil || schema.AdditionalProperties == nil || *schema.AdditionalProperties ||
 		json.Unmarshal(schema.Properties.Audience, &aud) != nil ||
 		aud.MinLength != 1 || aud.MaxLength != 80 || aud.Pattern != audiencePattern || !strings.HasPrefix(aud.Description, "Who the summary is for") {
-		t.Fatalf("inputSchema: %s", l.Tools[0].InputSchema)
+		require.FailNow(t, fmt.Sprintf("inputSchema: %s", l.Tools[0].InputSchema))
 	}
 	var out struct {
 		Required []string `json:"required"`
 	}
 	if err := json.Unmarshal(l.Tools[0].OutputSchema, &out); err != nil || !slices.Equal(out.Required, []string{"files", "summary"}) {
-		t.Fatalf("outputSchema: %s", l.Tools[0].OutputSchema)
+		require.FailNow(t, fmt.Sprintf("outputSchema: %s", l.Tools[0].OutputSchema))
 	}
 }
 
@@ -87,52 +87,34 @@ func TestThreeRounds(t *testing.T) {
 	s := startServer(t, Config{Dir: smallRepo(t)}, nil)
 
 	prompt, req, st := s.call(toolCall{}).asked(t, KeyPickFiles)
-	if req.SystemPrompt == "" || !strings.Contains(req.SystemPrompt, "only") {
-		t.Errorf("pick_files system prompt: %q", req.SystemPrompt)
-	}
+	assert.Falsef(t, req.SystemPrompt == "" || !strings.Contains(req.SystemPrompt, "only"), "pick_files system prompt: %q", req.SystemPrompt)
 	if mp := req.ModelPreferences; mp == nil || mp.CostPriority == nil || *mp.CostPriority != 0.8 ||
 		mp.IntelligencePriority == nil || *mp.IntelligencePriority != 0.2 {
-		t.Errorf("pick_files model preferences: %+v", req.ModelPreferences)
+		assert.Fail(t, fmt.Sprintf("pick_files model preferences: %+v", req.ModelPreferences))
 	}
-	if req.MaxTokens != 400 {
-		t.Errorf("pick_files maxTokens = %d", req.MaxTokens)
-	}
-	if !strings.Contains(prompt, "JSON array") || !strings.Contains(prompt, "developer") {
-		t.Errorf("pick_files prompt: %q", prompt)
-	}
+	assert.EqualValuesf(t, 400, req.MaxTokens, "pick_files maxTokens = %d", req.MaxTokens)
+	assert.Falsef(t, !strings.Contains(prompt, "JSON array") || !strings.Contains(prompt, "developer"), "pick_files prompt: %q", prompt)
 	for _, listed := range []string{"README.md\n", "main.go\n", "sub/a.txt\n", "link-inside\n"} {
-		if !strings.Contains(prompt, listed) {
-			t.Errorf("pick_files prompt does not list %q", listed)
-		}
+		assert.Containsf(t, prompt, listed, "pick_files prompt does not list %q", listed)
 	}
 	for _, hidden := range []string{".git", "node_modules", "bin.dat", "latin1.txt", "big.txt", "link-outside", "secret"} {
-		if strings.Contains(prompt, hidden) {
-			t.Errorf("pick_files prompt lists %q", hidden)
-		}
+		assert.Falsef(t, strings.Contains(prompt, hidden), "pick_files prompt lists %q", hidden)
 	}
 
 	prompt, req, st = s.call(toolCall{State: st, Answers: map[string]any{
 		KeyPickFiles: answer(`["README.md", "sub/a.txt", "main.go"]`),
 	}}).asked(t, KeySummary)
 	for _, want := range []string{"developer", "===== README.md =====\n# Demo", "===== sub/a.txt =====\nalpha", "===== main.go =====\npackage main"} {
-		if !strings.Contains(prompt, want) {
-			t.Errorf("summary prompt lacks %q:\n%s", want, prompt)
-		}
+		assert.Containsf(t, prompt, want, "summary prompt lacks %q:\n%s", want, prompt)
 	}
-	if req.MaxTokens <= 0 {
-		t.Errorf("summary maxTokens = %d", req.MaxTokens)
-	}
+	assert.Falsef(t, req.MaxTokens <= 0, "summary maxTokens = %d", req.MaxTokens)
 
 	c := s.call(toolCall{State: st, Answers: map[string]any{
 		KeySummary: answer("  A demo repository with one Go program.  "),
 	}}).complete(t)
-	if c.IsError || len(c.Content) != 1 || c.Content[0].Type != "text" || c.Content[0].Text != "A demo repository with one Go program." {
-		t.Fatalf("content: %+v", c.Content)
-	}
-	if c.StructuredContent == nil || !slices.Equal(c.StructuredContent.Files, []string{"README.md", "sub/a.txt", "main.go"}) ||
-		c.StructuredContent.Summary != "A demo repository with one Go program." {
-		t.Fatalf("structuredContent: %+v", c.StructuredContent)
-	}
+	require.Falsef(t, c.IsError || len(c.Content) != 1 || c.Content[0].Type != "text" || c.Content[0].Text != "A demo repository with one Go program.", "content: %+v", c.Content)
+	require.Falsef(t, c.StructuredContent == nil || !slices.Equal(c.StructuredContent.Files, []string{"README.md", "sub/a.txt", "main.go"}) ||
+		c.StructuredContent.Summary != "A demo repository with one Go program.", "structuredContent: %+v", c.StructuredContent)
 }
 
 func TestCritiqueRound(t *testing.T) {
@@ -140,18 +122,14 @@ func TestCritiqueRound(t *testing.T) {
 	_, _, st := s.call(toolCall{}).asked(t, KeyPickFiles)
 	_, _, st = s.call(toolCall{State: st, Answers: map[string]any{KeyPickFiles: answer(`["README.md"]`)}}).asked(t, KeySummary)
 	prompt, _, st := s.call(toolCall{State: st, Answers: map[string]any{KeySummary: answer("First draft.")}}).asked(t, KeyCritique)
-	if !strings.Contains(prompt, "First draft.") || !strings.Contains(prompt, "===== README.md =====") {
-		t.Fatalf("critique prompt:\n%s", prompt)
-	}
+	require.Falsef(t, !strings.Contains(prompt, "First draft.") || !strings.Contains(prompt, "===== README.md ====="), "critique prompt:\n%s", prompt)
 	// Asking again would be a fourth round: the Server's round limit of
 	// three ends the call.
 	s.call(toolCall{State: st}).wantError(t, -32603, 200)
 
 	c := s.call(toolCall{State: st, Answers: map[string]any{KeyCritique: answer("Better summary.")}}).complete(t)
-	if c.StructuredContent == nil || c.StructuredContent.Summary != "Better summary." ||
-		!slices.Equal(c.StructuredContent.Files, []string{"README.md"}) || c.Content[0].Text != "Better summary." {
-		t.Fatalf("critique result: %+v", c)
-	}
+	require.Falsef(t, c.StructuredContent == nil || c.StructuredContent.Summary != "Better summary." ||
+		!slices.Equal(c.StructuredContent.Files, []string{"README.md"}) || c.Content[0].Text != "Better summary.", "critique result: %+v", c)
 }
 
 // A retry that carries the state but not the answer is asked again, within
@@ -193,12 +171,8 @@ func TestPickAnswerValidation(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			r := s.call(toolCall{State: st, Answers: map[string]any{KeyPickFiles: answer(text)}})
 			r.wantError(t, -32602, 200)
-			if !strings.Contains(string(r.Error.Data), `"pick_files"`) {
-				t.Errorf("error data does not name the key: %s", r.raw)
-			}
-			if strings.Contains(r.Error.Message, "secret") || strings.Contains(r.Error.Message, "passwd") {
-				t.Errorf("error quotes the answer: %s", r.raw)
-			}
+			assert.Containsf(t, string(r.Error.Data), `"pick_files"`, "error data does not name the key: %s", r.raw)
+			assert.Falsef(t, strings.Contains(r.Error.Message, "secret") || strings.Contains(r.Error.Message, "passwd"), "error quotes the answer: %s", r.raw)
 		})
 	}
 	// An answer that is not a sampling result at all is refused by the
@@ -237,9 +211,7 @@ func TestStateIsBoundToTheCall(t *testing.T) {
 	t.Run("changed arguments", func(t *testing.T) {
 		r := s.call(toolCall{Principal: "alice", State: st, Answers: pick, Args: map[string]any{"audience": "manager"}})
 		r.wantError(t, -32602, 200)
-		if !strings.Contains(string(r.Error.Data), "invalid_request_state") {
-			t.Fatalf("reason: %s", r.raw)
-		}
+		require.Containsf(t, string(r.Error.Data), "invalid_request_state", "reason: %s", r.raw)
 	})
 	t.Run("another principal", func(t *testing.T) {
 		s.call(toolCall{Principal: "mallory", State: st, Answers: pick}).wantError(t, -32602, 200)
@@ -262,9 +234,7 @@ func TestStateIsBoundToTheCall(t *testing.T) {
 		offset.Store(int64(time.Minute + time.Second))
 		r := s.call(toolCall{Principal: "alice", State: st, Answers: pick})
 		r.wantError(t, -32602, 200)
-		if !strings.Contains(string(r.Error.Data), "expired_request_state") {
-			t.Fatalf("reason: %s", r.raw)
-		}
+		require.Containsf(t, string(r.Error.Data), "expired_request_state", "reason: %s", r.raw)
 	})
 }
 
@@ -277,7 +247,7 @@ func TestNoSamplingCapability(t *testing.T) {
 	}
 	if err := json.Unmarshal(r.Error.Data, &data); err != nil || len(data.RequiredCapabilities) != 1 ||
 		string(data.RequiredCapabilities["sampling"]) != "{}" {
-		t.Fatalf("data: %s", r.raw)
+		require.FailNow(t, fmt.Sprintf("data: %s", r.raw))
 	}
 }
 
@@ -286,9 +256,7 @@ func TestNotificationIsAccepted(t *testing.T) {
 	meta, _ := json.Marshal(meta(false))
 	r := s.post("notifications/cancelled", "", "",
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"_meta":`+string(meta)+`}}`)
-	if r.Status != 202 || len(r.raw) != 0 {
-		t.Fatalf("notification: HTTP %d %q", r.Status, r.raw)
-	}
+	require.Falsef(t, r.Status != 202 || len(r.raw) != 0, "notification: HTTP %d %q", r.Status, r.raw)
 }
 
 func TestBadAudienceIsAToolError(t *testing.T) {
@@ -312,30 +280,20 @@ func TestListingChangedBetweenRounds(t *testing.T) {
 	root := smallRepo(t)
 	s := startServer(t, Config{Dir: root}, nil)
 	_, _, st := s.call(toolCall{}).asked(t, KeyPickFiles)
-	if err := os.WriteFile(filepath.Join(root, "added.txt"), []byte("new\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(root, "added.txt"), []byte("new\n"), 0o644))
 	r := s.call(toolCall{State: st, Answers: map[string]any{KeyPickFiles: answer(`["README.md"]`)}})
 	r.wantError(t, -32602, 200)
-	if !strings.Contains(r.Error.Message, "changed") {
-		t.Fatalf("message: %s", r.raw)
-	}
+	require.Containsf(t, r.Error.Message, "changed", "message: %s", r.raw)
 }
 
 func TestReadCapsReachThePrompt(t *testing.T) {
 	root := smallRepo(t)
-	if err := os.WriteFile(filepath.Join(root, "long.txt"), []byte(strings.Repeat("line\n", 400)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(root, "long.txt"), []byte(strings.Repeat("line\n", 400)), 0o644))
 	s := startServer(t, Config{Dir: root, Limits: Limits{MaxReadBytes: 100, MaxTotalBytes: 150}}, nil)
 	_, _, st := s.call(toolCall{}).asked(t, KeyPickFiles)
 	prompt, _, _ := s.call(toolCall{State: st, Answers: map[string]any{KeyPickFiles: answer(`["long.txt","README.md"]`)}}).asked(t, KeySummary)
-	if strings.Count(prompt, "line\n") != 20 || strings.Count(prompt, "[... cut off ...]") != 1 {
-		t.Fatalf("per-file cap not applied:\n%s", prompt)
-	}
-	if !strings.Contains(prompt, "===== README.md =====\n# Demo\n\nA demo repository.\n") {
-		t.Fatalf("second file missing:\n%s", prompt)
-	}
+	require.Falsef(t, strings.Count(prompt, "line\n") != 20 || strings.Count(prompt, "[... cut off ...]") != 1, "per-file cap not applied:\n%s", prompt)
+	require.Containsf(t, prompt, "===== README.md =====\n# Demo\n\nA demo repository.\n", "second file missing:\n%s", prompt)
 }
 
 // A chosen file that is gone, or no longer text, when a later round reads
@@ -344,9 +302,7 @@ func TestChosenFileChangedBetweenRounds(t *testing.T) {
 	wantChanged := func(t *testing.T, r *rpcReply) {
 		t.Helper()
 		r.wantError(t, -32602, 200)
-		if !strings.Contains(r.Error.Message, "changed") {
-			t.Fatalf("message: %s", r.raw)
-		}
+		require.Containsf(t, r.Error.Message, "changed", "message: %s", r.raw)
 	}
 	pick := map[string]any{KeyPickFiles: answer(`["README.md", "main.go"]`)}
 
@@ -355,9 +311,7 @@ func TestChosenFileChangedBetweenRounds(t *testing.T) {
 		s := startServer(t, Config{Dir: root}, nil)
 		_, _, st := s.call(toolCall{}).asked(t, KeyPickFiles)
 		_, _, st = s.call(toolCall{State: st, Answers: pick}).asked(t, KeySummary)
-		if err := os.Remove(filepath.Join(root, "main.go")); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.Remove(filepath.Join(root, "main.go")))
 		wantChanged(t, s.call(toolCall{State: st}))
 	})
 	t.Run("critique after a binary overwrite", func(t *testing.T) {
@@ -365,9 +319,7 @@ func TestChosenFileChangedBetweenRounds(t *testing.T) {
 		s := startServer(t, Config{Dir: root, Critique: true}, nil)
 		_, _, st := s.call(toolCall{}).asked(t, KeyPickFiles)
 		_, _, st = s.call(toolCall{State: st, Answers: pick}).asked(t, KeySummary)
-		if err := os.WriteFile(filepath.Join(root, "main.go"), []byte("\x7fELF\x00\x00"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(root, "main.go"), []byte("\x7fELF\x00\x00"), 0o644))
 		wantChanged(t, s.call(toolCall{State: st, Answers: map[string]any{KeySummary: answer("Draft.")}}))
 	})
 	t.Run("critique after a swap for a link out of the tree", func(t *testing.T) {
@@ -376,16 +328,12 @@ func TestChosenFileChangedBetweenRounds(t *testing.T) {
 		_, _, st := s.call(toolCall{}).asked(t, KeyPickFiles)
 		_, _, st = s.call(toolCall{State: st, Answers: pick}).asked(t, KeySummary)
 		p := filepath.Join(root, "main.go")
-		if err := os.Remove(p); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.Remove(p))
 		if err := os.Symlink(filepath.Join("..", "outside", "secret.txt"), p); err != nil {
 			unavailable(t, "symlink: %v", err)
 		}
 		r := s.call(toolCall{State: st, Answers: map[string]any{KeySummary: answer("Draft.")}})
 		wantChanged(t, r)
-		if strings.Contains(string(r.raw), "secret") {
-			t.Fatalf("reply leaks the target: %s", r.raw)
-		}
+		require.Falsef(t, strings.Contains(string(r.raw), "secret"), "reply leaks the target: %s", r.raw)
 	})
 }

@@ -16,6 +16,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // These tests run the example with -stdio: as a subprocess of its one
@@ -27,17 +30,13 @@ const stdioWait = 10 * time.Second
 
 func TestParseFlagsStdio(t *testing.T) {
 	s, err := parseFlags([]string{"-stdio", "-dir", "/tmp", "-model-url", "http://127.0.0.1:9/v1", "-model", "m"}, func(string) string { return "" }, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !s.Stdio || s.Config.Dir != "/tmp" || !s.DirectModel() {
-		t.Fatalf("settings %+v", s)
-	}
+	require.NoError(t, err)
+	require.Falsef(t, !s.Stdio || s.Config.Dir != "/tmp" || !s.DirectModel(), "settings %+v", s)
 	if s, _ := parseFlags(nil, func(string) string { return "" }, io.Discard); s.Stdio {
-		t.Fatal("-stdio is on by default")
+		require.FailNow(t, "-stdio is on by default")
 	}
 	if _, err := parseFlags([]string{"-stdio", "-addr", "127.0.0.1:0"}, func(string) string { return "" }, io.Discard); err == nil {
-		t.Fatal("-stdio with -addr accepted")
+		require.FailNow(t, "-stdio with -addr accepted")
 	}
 }
 
@@ -69,11 +68,9 @@ func newLineClient(t *testing.T, in io.WriteCloser, out io.Reader) *lineClient {
 
 func (c *lineClient) send(line string) {
 	c.t.Helper()
-	if strings.Contains(line, "\n") {
-		c.t.Fatalf("a message on stdio is one line: %q", line)
-	}
+	require.Falsef(c.t, strings.Contains(line, "\n"), "a message on stdio is one line: %q", line)
 	if _, err := io.WriteString(c.in, line+"\n"); err != nil {
-		c.t.Fatal(err)
+		require.FailNow(c.t, fmt.Sprint(err))
 	}
 }
 
@@ -81,16 +78,12 @@ func (c *lineClient) next() map[string]any {
 	c.t.Helper()
 	select {
 	case l, ok := <-c.lines:
-		if !ok {
-			c.t.Fatal("the server closed its output")
-		}
+		require.True(c.t, ok, "the server closed its output")
 		var m map[string]any
-		if err := json.Unmarshal([]byte(l), &m); err != nil {
-			c.t.Fatalf("the server wrote a line that is not JSON: %q", l)
-		}
+		require.NoErrorf(c.t, json.Unmarshal([]byte(l), &m), "the server wrote a line that is not JSON: %q", l)
 		return m
 	case <-time.After(stdioWait):
-		c.t.Fatal("the server wrote nothing")
+		require.FailNow(c.t, "the server wrote nothing")
 		return nil
 	}
 }
@@ -103,9 +96,7 @@ func stdioTree(t *testing.T) string {
 		"go.mod":    "module example.com/tiny\n\ngo 1.26\n",
 		"main.go":   "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n",
 	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
 	}
 	return dir
 }
@@ -133,11 +124,9 @@ func TestRunStdio(t *testing.T) {
 		_ = c.in.Close()
 		select {
 		case err := <-done:
-			if err != nil {
-				t.Fatalf("runStdio: %v", err)
-			}
+			require.NoError(t, err, "runStdio")
 		case <-time.After(stdioWait):
-			t.Fatal("runStdio did not return when its input ended")
+			require.FailNow(t, "runStdio did not return when its input ended")
 		}
 	}
 
@@ -146,16 +135,12 @@ func TestRunStdio(t *testing.T) {
 		c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"summarize_repo","arguments":{"audience":"developer"},` + modernMeta + `}}`)
 		r := c.next()
 		state, _ := field(r, "result", "requestState").(string)
-		if field(r, "result", "resultType") != "input_required" || field(r, "result", "inputRequests", KeyPickFiles, "method") != "sampling/createMessage" || state == "" {
-			t.Fatalf("round 1: %v", r)
-		}
+		require.Falsef(t, field(r, "result", "resultType") != "input_required" || field(r, "result", "inputRequests", KeyPickFiles, "method") != "sampling/createMessage" || state == "", "round 1: %v", r)
 		c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"summarize_repo","arguments":{"audience":"developer"},` +
 			`"inputResponses":{"pick_files":{"role":"assistant","model":"m","content":{"type":"text","text":"[\"main.go\"]"}}},` +
 			`"requestState":"` + state + `",` + modernMeta + `}}`)
 		r = c.next()
-		if field(r, "id") != float64(2) || field(r, "result", "inputRequests", KeySummary, "method") != "sampling/createMessage" {
-			t.Fatalf("round 2: %v", r)
-		}
+		require.Falsef(t, field(r, "id") != float64(2) || field(r, "result", "inputRequests", KeySummary, "method") != "sampling/createMessage", "round 2: %v", r)
 		end(t, c, done)
 	})
 
@@ -163,7 +148,7 @@ func TestRunStdio(t *testing.T) {
 		c, done := serve(t)
 		c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}},"clientInfo":{"name":"stdio-test","version":"1.0.0"}}}`)
 		if r := c.next(); field(r, "result", "protocolVersion") != "2025-11-25" || field(r, "result", "serverInfo", "name") != "summarize-repo" {
-			t.Fatalf("initialize: %v", r)
+			require.FailNow(t, fmt.Sprintf("initialize: %v", r))
 		}
 		c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 		c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"summarize_repo","arguments":{"audience":"developer"}}}`)
@@ -172,20 +157,14 @@ func TestRunStdio(t *testing.T) {
 		for _, text := range replies {
 			q := c.next()
 			id, _ := field(q, "id").(float64)
-			if field(q, "method") != "sampling/createMessage" || id < 1 {
-				t.Fatalf("want a sampling/createMessage request, got %v", q)
-			}
+			require.Falsef(t, field(q, "method") != "sampling/createMessage" || id < 1, "want a sampling/createMessage request, got %v", q)
 			ids = append(ids, id)
 			c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%v,"result":{"role":"assistant","model":"m","stopReason":"endTurn","content":{"type":"text","text":"%s"}}}`, id, text))
 		}
-		if ids[0] == ids[1] {
-			t.Errorf("the two questions have one id: %v", ids)
-		}
+		assert.Falsef(t, ids[0] == ids[1], "the two questions have one id: %v", ids)
 		r := c.next()
 		files, _ := field(r, "result", "structuredContent", "files").([]any)
-		if field(r, "id") != float64(1) || field(r, "result", "structuredContent", "summary") != replies[1] || len(files) != 2 || field(r, "result", "resultType") != nil {
-			t.Fatalf("result: %v", r)
-		}
+		require.Falsef(t, field(r, "id") != float64(1) || field(r, "result", "structuredContent", "summary") != replies[1] || len(files) != 2 || field(r, "result", "resultType") != nil, "result: %v", r)
 		end(t, c, done)
 	})
 }
@@ -234,16 +213,10 @@ func TestStdioProcess(t *testing.T) {
 		stderr := &lockedBuffer{}
 		cmd.Stderr = stderr
 		in, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
 		t.Cleanup(func() { _ = cmd.Process.Kill() })
 		return cmd, in, newLineClient(t, in, out), stderr
 	}
@@ -260,7 +233,7 @@ func TestStdioProcess(t *testing.T) {
 				}
 				got = append(got, l)
 			case <-timeout:
-				t.Fatal("the process did not close its stdout")
+				require.FailNow(t, "the process did not close its stdout")
 			}
 		}
 	}
@@ -272,7 +245,7 @@ func TestStdioProcess(t *testing.T) {
 		case <-done:
 			return cmd.ProcessState.ExitCode()
 		case <-time.After(stdioWait):
-			t.Fatal("the process did not exit")
+			require.FailNow(t, "the process did not exit")
 			return -1
 		}
 	}
@@ -291,19 +264,15 @@ func TestStdioProcess(t *testing.T) {
 		}
 		_ = in.Close()
 		for _, l := range rest(t, c) {
-			t.Errorf("stdout carries more than the answers: %q", l)
+			assert.Fail(t, fmt.Sprintf("stdout carries more than the answers: %q", l))
 		}
 		if code := exitCode(t, cmd); code != 0 {
-			t.Fatalf("exit status %d, stderr:\n%s", code, stderr.String())
+			require.FailNow(t, fmt.Sprintf("exit status %d, stderr:\n%s", code, stderr.String()))
 		}
-		if field(got[float64(1)], "result", "resultType") != "complete" || field(got[float64(2)], "result", "resultType") != "input_required" ||
-			field(got[nil], "error", "code") != float64(-32700) {
-			t.Errorf("answers %v", got)
-		}
+		assert.Falsef(t, field(got[float64(1)], "result", "resultType") != "complete" || field(got[float64(2)], "result", "resultType") != "input_required" ||
+			field(got[nil], "error", "code") != float64(-32700), "answers %v", got)
 		for _, want := range []string{"MRTRKIT_STATE_KEYS", "serving on stdio", "stdin ended"} {
-			if !strings.Contains(stderr.String(), want) {
-				t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
-			}
+			assert.Containsf(t, stderr.String(), want, "stderr lacks %q:\n%s", want, stderr.String())
 		}
 	})
 	t.Run("SIGTERM", func(t *testing.T) {
@@ -312,12 +281,10 @@ func TestStdioProcess(t *testing.T) {
 		defer in.Close()
 		c.send(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + modernMeta + `}}`)
 		c.next()
-		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 		rest(t, c)
 		if code := exitCode(t, cmd); code != 0 {
-			t.Fatalf("exit status %d, stderr:\n%s", code, stderr.String())
+			require.FailNow(t, fmt.Sprintf("exit status %d, stderr:\n%s", code, stderr.String()))
 		}
 	})
 	t.Run("bad command line", func(t *testing.T) {
@@ -325,14 +292,12 @@ func TestStdioProcess(t *testing.T) {
 		cmd, in, c, stderr := start(t, "-stdio -addr 127.0.0.1:0")
 		defer in.Close()
 		for _, l := range rest(t, c) {
-			t.Errorf("stdout carries %q", l)
+			assert.Fail(t, fmt.Sprintf("stdout carries %q", l))
 		}
 		if code := exitCode(t, cmd); code != 2 {
-			t.Fatalf("exit status %d, want 2; stderr:\n%s", code, stderr.String())
+			require.FailNow(t, fmt.Sprintf("exit status %d, want 2; stderr:\n%s", code, stderr.String()))
 		}
-		if !strings.Contains(stderr.String(), "exclude each other") {
-			t.Errorf("stderr:\n%s", stderr.String())
-		}
+		assert.Containsf(t, stderr.String(), "exclude each other", "stderr:\n%s", stderr.String())
 	})
 }
 
@@ -352,33 +317,23 @@ func TestREADMEStdio(t *testing.T) {
 	defer cancel()
 	build := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(dir, "summarize_repo"), ".")
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+		require.FailNow(t, fmt.Sprintf("go build: %v\n%s", err, out))
 	}
 	for _, p := range readmePick {
 		b, err := os.ReadFile(filepath.Join(root, p))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, p), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, p), b, 0o644))
 	}
 	out := replayIn(t, dir, nil, readmeBlocks(t), "stdio")
 	if d := jsonIn(t, "stdio-discover", out["stdio-discover"]); field(d, "id") != float64(1) || field(d, "result", "resultType") != "complete" ||
 		field(d, "result", "_meta", "io.modelcontextprotocol/serverInfo", "name") != "summarize-repo" {
-		t.Errorf("stdio-discover: %v", d)
+		assert.Fail(t, fmt.Sprintf("stdio-discover: %v", d))
 	}
 	r := jsonIn(t, "stdio-round-1", out["stdio-round-1"])
-	if field(r, "id") != float64(2) || field(r, "result", "resultType") != "input_required" ||
-		field(r, "result", "inputRequests", KeyPickFiles, "method") != "sampling/createMessage" || field(r, "result", "requestState") == nil {
-		t.Errorf("stdio-round-1: %v", r)
-	}
+	assert.Falsef(t, field(r, "id") != float64(2) || field(r, "result", "resultType") != "input_required" ||
+		field(r, "result", "inputRequests", KeyPickFiles, "method") != "sampling/createMessage" || field(r, "result", "requestState") == nil, "stdio-round-1: %v", r)
 	r = jsonIn(t, "stdio-round-2", out["stdio-round-2"])
-	if field(r, "id") != float64(4) || field(r, "result", "resultType") != "input_required" ||
-		field(r, "result", "inputRequests", KeySummary, "method") != "sampling/createMessage" {
-		t.Errorf("stdio-round-2: %v", r)
-	}
+	assert.Falsef(t, field(r, "id") != float64(4) || field(r, "result", "resultType") != "input_required" ||
+		field(r, "result", "inputRequests", KeySummary, "method") != "sampling/createMessage", "stdio-round-2: %v", r)
 }

@@ -2,7 +2,11 @@ package wire
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestStringMatchesEncodingJSON(t *testing.T) {
@@ -14,9 +18,7 @@ func TestStringMatchesEncodingJSON(t *testing.T) {
 		var want string
 		wantOK := json.Unmarshal([]byte(raw), &want) == nil
 		got, ok := String([]byte(raw))
-		if ok != wantOK || got != want {
-			t.Errorf("String(%q) = %q, %v; encoding/json gives %q, %v", raw, got, ok, want, wantOK)
-		}
+		assert.Falsef(t, ok != wantOK || got != want, "String(%q) = %q, %v; encoding/json gives %q, %v", raw, got, ok, want, wantOK)
 	}
 }
 
@@ -30,15 +32,9 @@ func FuzzString(f *testing.F) {
 		var want string
 		wantErr := json.Unmarshal(raw, &want)
 		got, ok := String(raw)
-		if ok && wantErr != nil {
-			t.Fatalf("String(%q) accepted %q; encoding/json refuses: %v", raw, got, wantErr)
-		}
-		if ok && got != want {
-			t.Fatalf("String(%q) = %q; encoding/json gives %q", raw, got, want)
-		}
-		if !ok && wantErr == nil {
-			t.Fatalf("String(%q) refused; encoding/json reads %q", raw, want)
-		}
+		require.Falsef(t, ok && wantErr != nil, "String(%q) accepted %q; encoding/json refuses: %v", raw, got, wantErr)
+		require.Falsef(t, ok && got != want, "String(%q) = %q; encoding/json gives %q", raw, got, want)
+		require.Falsef(t, !ok && wantErr == nil, "String(%q) refused; encoding/json reads %q", raw, want)
 	})
 }
 
@@ -57,12 +53,10 @@ func TestInterned(t *testing.T) {
 	for _, raw := range []string{`"tools/call"`, `"ping"`, `"tools\/call"`, `"other"`, `null`, `7`, `"pin"`, `"tools/call`} {
 		want, wantOK := String([]byte(raw))
 		got, ok := Interned([]byte(raw), known)
-		if got != want || ok != wantOK {
-			t.Errorf("Interned(%s) = %q, %v; String gives %q, %v", raw, got, ok, want, wantOK)
-		}
+		assert.Falsef(t, got != want || ok != wantOK, "Interned(%s) = %q, %v; String gives %q, %v", raw, got, ok, want, wantOK)
 	}
 	raw := []byte(`"tools/call"`)
 	if n := testing.AllocsPerRun(100, func() { _, _ = Interned(raw, known) }); n != 0 {
-		t.Errorf("a known value costs %v allocations, want 0", n)
+		assert.Fail(t, fmt.Sprintf("a known value costs %v allocations, want 0", n))
 	}
 }

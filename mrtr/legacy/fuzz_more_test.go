@@ -1,9 +1,11 @@
 package legacy
 
 import (
-	"errors"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/state"
@@ -35,9 +37,7 @@ func FuzzSessionID(f *testing.F) {
 			s, err := v.e.Session(id, caller(who))
 			genuine := (id == anon && who == "") || (id == alice && who == "alice")
 			if genuine {
-				if err != nil || s == nil {
-					t.Fatalf("issued id refused for its principal %q: %v", who, err)
-				}
+				require.Falsef(t, err != nil || s == nil, "issued id refused for its principal %q: %v", who, err)
 				s.Release()
 				continue
 			}
@@ -45,11 +45,9 @@ func FuzzSessionID(f *testing.F) {
 				if s != nil {
 					s.Release()
 				}
-				t.Fatalf("session id %q accepted for principal %q", id, who)
+				require.FailNow(t, fmt.Sprintf("session id %q accepted for principal %q", id, who))
 			}
-			if !errors.Is(err, ErrUnknownSession) {
-				t.Fatalf("session id %q refused with %v, want ErrUnknownSession", id, err)
-			}
+			require.ErrorIsf(t, err, ErrUnknownSession, "session id %q refused with %v, want ErrUnknownSession", id, err)
 		}
 	})
 }

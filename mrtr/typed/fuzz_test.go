@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/internal/testkit"
 	"github.com/mrtrkit/mrtrkit/internal/wire"
@@ -39,30 +42,20 @@ func FuzzBinder(f *testing.F) {
 		v, err := b.Bind(json.RawMessage(raw))
 		if err != nil {
 			var ae *typed.ArgumentError
-			if !errors.As(err, &ae) || len(ae.Problems) == 0 {
-				t.Fatalf("%q: %v is not an ArgumentError with problems", raw, err)
-			}
+			require.Falsef(t, !errors.As(err, &ae) || len(ae.Problems) == 0, "%q: %v is not an ArgumentError with problems", raw, err)
 			return
 		}
-		if len([]rune(v.Audience)) < 2 {
-			t.Fatalf("accepted %q with audience %q", raw, v.Audience)
-		}
+		require.Falsef(t, len([]rune(v.Audience)) < 2, "accepted %q with audience %q", raw, v.Audience)
 		var top map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &top); err != nil {
-			t.Fatalf("accepted %q, which is not an object: %v", raw, err)
-		}
+		require.NoErrorf(t, json.Unmarshal(raw, &top), "accepted %q, which is not an object", raw)
 		for name := range top {
-			if !declared[name] {
-				t.Fatalf("accepted %q with member %q", raw, name)
-			}
+			require.Truef(t, declared[name], "accepted %q with member %q", raw, name)
 		}
 		if opts, ok := top["options"]; ok {
 			var inner map[string]json.RawMessage
 			_ = json.Unmarshal(opts, &inner)
 			for name := range inner {
-				if name != "depth" {
-					t.Fatalf("accepted %q with options member %q", raw, name)
-				}
+				require.EqualValuesf(t, "depth", name, "accepted %q with options member %q", raw, name)
 			}
 		}
 	})
@@ -100,38 +93,26 @@ func FuzzToolCall(f *testing.F) {
 		res, e := mrtrtest.Send(context.Background(), srv, "", mrtrtest.NewRequest(wire.MethodToolsCall,
 			map[string]any{"name": "greet", "arguments": json.RawMessage(raw)}))
 		if e != nil {
-			if e.Code != mrtr.CodeInvalidParams || ran {
-				t.Fatalf("%q: error %v (function ran: %v)", raw, e, ran)
-			}
+			require.Falsef(t, e.Code != mrtr.CodeInvalidParams || ran, "%q: error %v (function ran: %v)", raw, e, ran)
 			return
 		}
 		var r struct {
 			IsError bool `json:"isError"`
 		}
-		if err := json.Unmarshal(res, &r); err != nil {
-			t.Fatalf("%q: result %s: %v", raw, res, err)
-		}
+		require.NoErrorf(t, json.Unmarshal(res, &r), "%q: result %s", raw, res)
 		if r.IsError {
-			if ran {
-				t.Fatalf("%q: the function ran on arguments refused with %s", raw, res)
-			}
+			require.Falsef(t, ran, "%q: the function ran on arguments refused with %s", raw, res)
 			return
 		}
-		if !ran {
-			t.Fatalf("%q: a complete result without the function: %s", raw, res)
-		}
+		require.Truef(t, ran, "%q: a complete result without the function: %s", raw, res)
 		var want GreetIn
 		if err := json.Unmarshal(raw, &want); err != nil || !reflect.DeepEqual(got, want) {
-			t.Fatalf("%q: the function got %+v; a plain decoding gives %+v (%v)", raw, got, want, err)
+			require.FailNow(t, fmt.Sprintf("%q: the function got %+v; a plain decoding gives %+v (%v)", raw, got, want, err))
 		}
 		var top map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &top); err != nil {
-			t.Fatalf("%q: accepted arguments that are not an object", raw)
-		}
+		require.NoErrorf(t, json.Unmarshal(raw, &top), "%q: accepted arguments that are not an object", raw)
 		for name := range top {
-			if !declared[name] {
-				t.Fatalf("%q: accepted member %q", raw, name)
-			}
+			require.Truef(t, declared[name], "%q: accepted member %q", raw, name)
 		}
 	})
 }

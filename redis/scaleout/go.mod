@@ -11,6 +11,7 @@ require (
 	github.com/mrtrkit/mrtrkit v0.0.0
 	github.com/mrtrkit/mrtrkit/redis v0.0.0-00010101000000-000000000000
 	github.com/redis/go-redis/v9 v9.23.0
+	github.com/stretchr/testify v1.12.1
 )
 
 require (
@@ -24,6 +25,7 @@ require (
 	github.com/leodido/go-urn v1.5.0 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/crypto v0.59.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.44.0 // indirect

@@ -346,8 +346,8 @@ fi
 # 4. The phases.
 phase shared "$work/e2e.test" -test.count=1 -test.timeout=180s -test.v -test.run '^TestShared'
 phase legacy-go-sdk "$work/gosdk.test" -test.count=1 -test.timeout=120s -test.v -test.run '^TestGoSDK2025ThreeRounds$'
-(cd "$root/conformance/interop/ts1" && { [[ -d node_modules/@modelcontextprotocol/sdk ]] || npm ci --no-audit --no-fund >"$work/npm.log" 2>&1; }) || die "npm ci in conformance/interop/ts1 failed"
-phase legacy-ts1 node "$root/conformance/interop/ts1/test/scaleout.mjs"
+(cd "$root/conformance/interop/ts-v1" && { [[ -d node_modules/@modelcontextprotocol/sdk ]] || npm ci --no-audit --no-fund >"$work/npm.log" 2>&1; }) || die "npm ci in conformance/interop/ts-v1 failed"
+phase legacy-ts1 node "$root/conformance/interop/ts-v1/test/scaleout.mjs"
 
 log "killing redis-server (SIGKILL)"
 kill -KILL "${pid[redis]}"
@@ -374,7 +374,7 @@ reload_nginx "${alive_now[@]}"
 SCALEOUT_PIDS="$(for n in "${alive_now[@]}"; do printf '%s=%s,' "$n" "${pid[$n]}"; done)"
 export SCALEOUT_PIDS="${SCALEOUT_PIDS%,}"
 log "replica D at ${addr[D]}; nginx now over ${alive_now[*]}"
-phase kill-ts1 node "$root/conformance/interop/ts1/test/scaleout-kill.mjs"
+phase kill-ts1 node "$root/conformance/interop/ts-v1/test/scaleout-kill.mjs"
 # Another replica killed, under the go-sdk client at 2025-11-25: one is left.
 read -r -a alive_now <<<"$(live "${replicas[@]}")"
 SCALEOUT_PIDS="$(for n in "${alive_now[@]}"; do printf '%s=%s,' "$n" "${pid[$n]}"; done)"

@@ -1,11 +1,14 @@
 package streamablehttp
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
@@ -33,35 +36,27 @@ func FuzzReadMirror(f *testing.F) {
 		var m mrtr.Mirror
 		readMirror(h, &m)
 		hv := m.Name
-		if !hv.Present {
-			t.Fatal("Mcp-Name was sent but is not present")
-		}
+		require.True(t, hv.Present, "Mcp-Name was sent but is not present")
 		da, errA := DecodeHeaderValue(a)
 		switch {
 		case hv.Invalid != "":
-			if hv.Value != "" {
-				t.Fatalf("an invalid value keeps %q", hv.Value)
-			}
-			if len(hv.Invalid) > 200 || strings.IndexFunc(hv.Invalid, unicode.IsControl) >= 0 || (len(a) > 8 && strings.Contains(hv.Invalid, a)) {
-				t.Fatalf("the reason %q quotes the value", hv.Invalid)
-			}
+			require.EqualValuesf(t, "", hv.Value, "an invalid value keeps %q", hv.Value)
+			require.Falsef(t, len(hv.Invalid) > 200 || strings.IndexFunc(hv.Invalid, unicode.IsControl) >= 0 || (len(a) > 8 && strings.Contains(hv.Invalid, a)), "the reason %q quotes the value", hv.Invalid)
 		case errA != nil:
-			t.Fatalf("%q does not decode (%v) but was read as %q", a, errA, hv.Value)
+			require.FailNow(t, fmt.Sprintf("%q does not decode (%v) but was read as %q", a, errA, hv.Value))
 		case hv.Value != da:
-			t.Fatalf("%q read as %q, decodes to %q", a, hv.Value, da)
+			require.FailNow(t, fmt.Sprintf("%q read as %q, decodes to %q", a, hv.Value, da))
 		}
 		if b != "" && errA == nil {
 			if db, errB := DecodeHeaderValue(b); errB == nil && db != da && hv.Invalid == "" {
-				t.Fatalf("lines %q and %q disagree but were read as %q", a, b, hv.Value)
+				require.FailNow(t, fmt.Sprintf("lines %q and %q disagree but were read as %q", a, b, hv.Value))
 			}
 		}
 		if utf8.ValidString(a) {
 			h := http.Header{"Mcp-Name": {EncodeHeaderValue(a)}}
 			var back mrtr.Mirror
 			readMirror(h, &back)
-			if back.Name.Invalid != "" || back.Name.Value != a {
-				t.Fatalf("the encoding of %q read back as %+v", a, back.Name)
-			}
+			require.Falsef(t, back.Name.Invalid != "" || back.Name.Value != a, "the encoding of %q read back as %+v", a, back.Name)
 		}
 	})
 }

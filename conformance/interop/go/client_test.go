@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const modernVersion = "2026-07-28"
@@ -122,9 +124,7 @@ func connectWith(t *testing.T, cfg clientConfig) *session {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: modernVersion})
-	if err != nil {
-		t.Fatalf("Connect: %v", err)
-	}
+	require.NoError(t, err, "Connect")
 	t.Cleanup(func() { cs.Close() })
 	return &session{cs: cs, wire: wire, inputs: inputs}
 }
@@ -167,25 +167,21 @@ func callTool(t *testing.T, s *session, name string) (*mcp.CallToolResult, []*ex
 	exs := s.wire.since(mark)
 	if err != nil {
 		dumpWire(t, exs)
-		t.Fatalf("CallTool(%s): %v", name, err)
+		require.FailNow(t, fmt.Sprintf("CallTool(%s): %v", name, err))
 	}
 	return res, exs
 }
 
 func textOf(t *testing.T, res *mcp.CallToolResult) string {
 	t.Helper()
-	if res.IsError {
-		t.Fatalf("tool result has isError=true: %s", contentJSON(res.Content))
-	}
+	require.Falsef(t, res.IsError, "tool result has isError=true: %s", contentJSON(res.Content))
 	var parts []string
 	for _, c := range res.Content {
 		if tc, ok := c.(*mcp.TextContent); ok {
 			parts = append(parts, tc.Text)
 		}
 	}
-	if len(parts) == 0 {
-		t.Fatalf("tool result has no text content: %s", contentJSON(res.Content))
-	}
+	require.NotEqualValuesf(t, 0, len(parts), "tool result has no text content: %s", contentJSON(res.Content))
 	return strings.Join(parts, "\n")
 }
 
@@ -241,9 +237,7 @@ func roundsOf(t *testing.T, exs []*exchange, method string) []round {
 			RequestState   *string                    `json:"requestState"`
 			Meta           map[string]json.RawMessage `json:"_meta"`
 		}
-		if err := json.Unmarshal(ex.Params, &p); err != nil {
-			t.Fatalf("decoding %s params %s: %v", method, ex.Params, err)
-		}
+		require.NoErrorf(t, json.Unmarshal(ex.Params, &p), "decoding %s params %s", method, ex.Params)
 		r := round{ID: string(ex.ID), RequestState: p.RequestState, ProtocolHeader: ex.Header.Get("Mcp-Protocol-Version")}
 		for k := range p.InputResponses {
 			r.InputResponseKeys = append(r.InputResponseKeys, k)
@@ -275,37 +269,25 @@ func roundsOf(t *testing.T, exs []*exchange, method string) []round {
 // given), and answers exactly the keys the server asked for.
 func checkRounds(t *testing.T, rs []round, wantLegs int) {
 	t.Helper()
-	if len(rs) != wantLegs {
-		t.Fatalf("legs = %d, want %d: %+v", len(rs), wantLegs, rs)
-	}
+	require.Falsef(t, len(rs) != wantLegs, "legs = %d, want %d: %+v", len(rs), wantLegs, rs)
 	ids := map[string]bool{}
 	for i, r := range rs {
-		if r.ProtocolHeader != modernVersion || r.MetaVersion != modernVersion || !r.HasMetaCapabilties {
-			t.Errorf("leg %d: header version %q, _meta version %q, _meta clientCapabilities present %v", i, r.ProtocolHeader, r.MetaVersion, r.HasMetaCapabilties)
-		}
-		if ids[r.ID] {
-			t.Errorf("leg %d reuses JSON-RPC id %s", i, r.ID)
-		}
+		assert.Falsef(t, r.ProtocolHeader != modernVersion || r.MetaVersion != modernVersion || !r.HasMetaCapabilties, "leg %d: header version %q, _meta version %q, _meta clientCapabilities present %v", i, r.ProtocolHeader, r.MetaVersion, r.HasMetaCapabilties)
+		assert.Falsef(t, ids[r.ID], "leg %d reuses JSON-RPC id %s", i, r.ID)
 		ids[r.ID] = true
 		last := i == len(rs)-1
-		if last && r.ResultType != "complete" {
-			t.Errorf("final leg resultType = %q, want complete", r.ResultType)
-		}
-		if !last && r.ResultType != "input_required" {
-			t.Errorf("leg %d resultType = %q, want input_required", i, r.ResultType)
-		}
+		assert.Falsef(t, last && r.ResultType != "complete", "final leg resultType = %q, want complete", r.ResultType)
+		assert.Falsef(t, !last && r.ResultType != "input_required", "leg %d resultType = %q, want input_required", i, r.ResultType)
 		if i == 0 {
-			if r.RequestState != nil || len(r.InputResponseKeys) != 0 {
-				t.Errorf("first leg carries retry fields: state %v, inputResponses %v", r.RequestState, r.InputResponseKeys)
-			}
+			assert.Falsef(t, r.RequestState != nil || len(r.InputResponseKeys) != 0, "first leg carries retry fields: state %v, inputResponses %v", r.RequestState, r.InputResponseKeys)
 			continue
 		}
 		prev := rs[i-1]
 		switch {
 		case prev.ReturnedState == nil && r.RequestState != nil:
-			t.Errorf("leg %d sends requestState %q but none was issued", i, *r.RequestState)
+			assert.Fail(t, fmt.Sprintf("leg %d sends requestState %q but none was issued", i, *r.RequestState))
 		case prev.ReturnedState != nil && (r.RequestState == nil || *r.RequestState != *prev.ReturnedState):
-			t.Errorf("leg %d does not echo requestState %q exactly (sent %v)", i, *prev.ReturnedState, r.RequestState)
+			assert.Fail(t, fmt.Sprintf("leg %d does not echo requestState %q exactly (sent %v)", i, *prev.ReturnedState, r.RequestState))
 		}
 		want := slices.Sorted(func(yield func(string) bool) {
 			for k := range prev.InputRequests {
@@ -314,37 +296,31 @@ func checkRounds(t *testing.T, rs []round, wantLegs int) {
 				}
 			}
 		})
-		if !slices.Equal(r.InputResponseKeys, want) {
-			t.Errorf("leg %d answers keys %v, server asked for %v", i, r.InputResponseKeys, want)
-		}
+		assert.Truef(t, slices.Equal(r.InputResponseKeys, want), "leg %d answers keys %v, server asked for %v", i, r.InputResponseKeys, want)
 	}
 }
 
 func TestConnectNegotiatesModernProtocol(t *testing.T) {
 	s := connect(t)
 	init := s.cs.InitializeResult()
-	if init == nil || init.ProtocolVersion != modernVersion {
-		t.Fatalf("negotiated version = %+v, want %s", init, modernVersion)
-	}
+	require.Falsef(t, init == nil || init.ProtocolVersion != modernVersion, "negotiated version = %+v, want %s", init, modernVersion)
 	exs := s.wire.snapshot()
 	if len(exs) == 0 || exs[0].Method != "server/discover" {
 		dumpWire(t, exs)
-		t.Fatalf("first message is not server/discover")
+		require.FailNow(t, "first message is not server/discover")
 	}
 	for _, ex := range exs {
 		if ex.Method == "initialize" || ex.Method == "notifications/initialized" {
 			dumpWire(t, exs)
-			t.Fatalf("client fell back to the legacy handshake (%s)", ex.Method)
+			require.FailNow(t, fmt.Sprintf("client fell back to the legacy handshake (%s)", ex.Method))
 		}
 	}
 	res := exs[0].result()
 	if res == nil || res["resultType"] != "complete" {
 		dumpWire(t, exs[:1])
-		t.Fatalf("server/discover result lacks resultType complete")
+		require.FailNow(t, "server/discover result lacks resultType complete")
 	}
-	if init.ServerInfo == nil || init.ServerInfo.Name == "" {
-		t.Errorf("no serverInfo in the discover result _meta")
-	}
+	assert.Falsef(t, init.ServerInfo == nil || init.ServerInfo.Name == "", "no serverInfo in the discover result _meta")
 	t.Logf("server %+v, capabilities tools=%v", init.ServerInfo, init.Capabilities.Tools != nil)
 }
 
@@ -363,25 +339,19 @@ func TestListTools(t *testing.T) {
 	defer cancel()
 	mark := s.wire.mark()
 	res, err := s.cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatalf("ListTools: %v", err)
-	}
+	require.NoError(t, err, "ListTools")
 	names := map[string]bool{}
 	for _, tool := range res.Tools {
 		names[tool.Name] = true
 	}
 	for _, want := range requiredTools {
-		if !names[want] {
-			t.Errorf("tools/list lacks %s", want)
-		}
+		assert.Truef(t, names[want], "tools/list lacks %s", want)
 	}
 	exs := s.wire.since(mark)
-	if len(exs) != 1 || exs[0].Method != "tools/list" {
-		t.Fatalf("expected one tools/list exchange, got %d", len(exs))
-	}
+	require.Falsef(t, len(exs) != 1 || exs[0].Method != "tools/list", "expected one tools/list exchange, got %d", len(exs))
 	wireRes := exs[0].result()
 	if wireRes["resultType"] != "complete" || wireRes["cacheScope"] == nil || wireRes["ttlMs"] == nil {
-		t.Errorf("tools/list result lacks resultType/ttlMs/cacheScope: %s", exs[0].RawResponse)
+		assert.Fail(t, fmt.Sprintf("tools/list result lacks resultType/ttlMs/cacheScope: %s", exs[0].RawResponse))
 	}
 	t.Logf("%d tools listed", len(res.Tools))
 }
@@ -390,7 +360,7 @@ func TestCallSimpleTool(t *testing.T) {
 	s := connect(t)
 	res, exs := callTool(t, s, "test_simple_text")
 	if got, want := textOf(t, res), "This is a simple text response for testing."; got != want {
-		t.Errorf("text = %q, want %q", got, want)
+		assert.Fail(t, fmt.Sprintf("text = %q, want %q", got, want))
 	}
 	checkRounds(t, rounds(t, exs), 1)
 }
@@ -399,16 +369,14 @@ func TestMRTRElicitation(t *testing.T) {
 	s := connect(t)
 	res, exs := callTool(t, s, "test_input_required_result_elicitation")
 	text := textOf(t, res)
-	if !strings.Contains(text, answerName) {
-		t.Errorf("final text %q does not contain the elicited name %q", text, answerName)
-	}
+	assert.Containsf(t, text, answerName, "final text %q does not contain the elicited name %q", text, answerName)
 	rs := rounds(t, exs)
 	checkRounds(t, rs, 2)
 	if got := rs[0].InputRequests; len(got) != 1 || got["user_name"] != "elicitation/create" {
-		t.Errorf("round 1 inputRequests = %v, want user_name elicitation", got)
+		assert.Fail(t, fmt.Sprintf("round 1 inputRequests = %v, want user_name elicitation", got))
 	}
 	if n := s.inputs.elicitCount(); n != 1 {
-		t.Errorf("elicitation handler ran %d times, want 1", n)
+		assert.Fail(t, fmt.Sprintf("elicitation handler ran %d times, want 1", n))
 	}
 	t.Logf("final text: %q", text)
 }
@@ -417,21 +385,17 @@ func TestMRTRSampling(t *testing.T) {
 	s := connect(t)
 	res, exs := callTool(t, s, "test_input_required_result_sampling")
 	text := textOf(t, res)
-	if !strings.Contains(text, answerSampling) {
-		t.Errorf("final text %q does not contain the sampled answer %q", text, answerSampling)
-	}
+	assert.Containsf(t, text, answerSampling, "final text %q does not contain the sampled answer %q", text, answerSampling)
 	rs := rounds(t, exs)
 	checkRounds(t, rs, 2)
 	if got := rs[0].InputRequests; len(got) != 1 || got["capital_question"] != "sampling/createMessage" {
-		t.Errorf("round 1 inputRequests = %v, want capital_question sampling", got)
+		assert.Fail(t, fmt.Sprintf("round 1 inputRequests = %v, want capital_question sampling", got))
 	}
 	if n := s.inputs.samplingCount(); n != 1 {
-		t.Fatalf("sampling handler ran %d times, want 1", n)
+		require.FailNow(t, fmt.Sprintf("sampling handler ran %d times, want 1", n))
 	}
 	p := s.inputs.sampling[0]
-	if len(p.Messages) == 0 || p.MaxTokens <= 0 {
-		t.Errorf("sampling request has no messages or maxTokens: %+v", p)
-	}
+	assert.Falsef(t, len(p.Messages) == 0 || p.MaxTokens <= 0, "sampling request has no messages or maxTokens: %+v", p)
 	t.Logf("final text: %q", text)
 }
 
@@ -440,23 +404,21 @@ func TestMRTRMultiRound(t *testing.T) {
 	res, exs := callTool(t, s, "test_input_required_result_multi_round")
 	text := textOf(t, res)
 	for _, want := range []string{answerName, answerColor} {
-		if !strings.Contains(text, want) {
-			t.Errorf("final text %q does not contain %q", text, want)
-		}
+		assert.Containsf(t, text, want, "final text %q does not contain %q", text, want)
 	}
 	rs := rounds(t, exs)
 	checkRounds(t, rs, 3)
 	if rs[0].InputRequests["step1"] != "elicitation/create" || len(rs[0].InputRequests) != 1 {
-		t.Errorf("round 1 inputRequests = %v, want step1 elicitation", rs[0].InputRequests)
+		assert.Fail(t, fmt.Sprintf("round 1 inputRequests = %v, want step1 elicitation", rs[0].InputRequests))
 	}
 	if rs[1].InputRequests["step2"] != "elicitation/create" || len(rs[1].InputRequests) != 1 {
-		t.Errorf("round 2 inputRequests = %v, want step2 elicitation", rs[1].InputRequests)
+		assert.Fail(t, fmt.Sprintf("round 2 inputRequests = %v, want step2 elicitation", rs[1].InputRequests))
 	}
 	if rs[0].ReturnedState == nil || rs[1].ReturnedState == nil || *rs[0].ReturnedState == *rs[1].ReturnedState {
-		t.Errorf("requestState did not change between rounds: %v -> %v", rs[0].ReturnedState, rs[1].ReturnedState)
+		assert.Fail(t, fmt.Sprintf("requestState did not change between rounds: %v -> %v", rs[0].ReturnedState, rs[1].ReturnedState))
 	}
 	if n := s.inputs.elicitCount(); n != 2 {
-		t.Errorf("elicitation handler ran %d times, want 2", n)
+		assert.Fail(t, fmt.Sprintf("elicitation handler ran %d times, want 2", n))
 	}
 	t.Logf("final text: %q", text)
 }
@@ -466,9 +428,7 @@ func TestMRTRMultipleInputs(t *testing.T) {
 	res, exs := callTool(t, s, "test_input_required_result_multiple_inputs")
 	text := textOf(t, res)
 	for _, want := range []string{answerName, answerSampling, answerRootURI} {
-		if !strings.Contains(text, want) {
-			t.Errorf("final text %q does not contain %q", text, want)
-		}
+		assert.Containsf(t, text, want, "final text %q does not contain %q", text, want)
 	}
 	rs := rounds(t, exs)
 	checkRounds(t, rs, 2)
@@ -478,14 +438,10 @@ func TestMRTRMultipleInputs(t *testing.T) {
 		"client_roots": "roots/list",
 	}
 	if fmt.Sprint(rs[0].InputRequests) != fmt.Sprint(want) {
-		t.Errorf("round 1 inputRequests = %v, want %v", rs[0].InputRequests, want)
+		assert.Fail(t, fmt.Sprintf("round 1 inputRequests = %v, want %v", rs[0].InputRequests, want))
 	}
-	if rs[0].ReturnedState == nil || *rs[0].ReturnedState == "" {
-		t.Errorf("round 1 carries no requestState")
-	}
-	if s.inputs.elicitCount() != 1 || s.inputs.samplingCount() != 1 {
-		t.Errorf("handlers ran elicit=%d sampling=%d, want 1 each", s.inputs.elicitCount(), s.inputs.samplingCount())
-	}
+	assert.Falsef(t, rs[0].ReturnedState == nil || *rs[0].ReturnedState == "", "round 1 carries no requestState")
+	assert.Falsef(t, s.inputs.elicitCount() != 1 || s.inputs.samplingCount() != 1, "handlers ran elicit=%d sampling=%d, want 1 each", s.inputs.elicitCount(), s.inputs.samplingCount())
 	t.Logf("final text: %q", text)
 }
 
@@ -493,13 +449,11 @@ func TestMRTRListRoots(t *testing.T) {
 	s := connect(t)
 	res, exs := callTool(t, s, "test_input_required_result_list_roots")
 	text := textOf(t, res)
-	if !strings.Contains(text, answerRootURI) {
-		t.Errorf("final text %q does not contain the root %q", text, answerRootURI)
-	}
+	assert.Containsf(t, text, answerRootURI, "final text %q does not contain the root %q", text, answerRootURI)
 	rs := rounds(t, exs)
 	checkRounds(t, rs, 2)
 	if got := rs[0].InputRequests; len(got) != 1 || got["client_roots"] != "roots/list" {
-		t.Errorf("round 1 inputRequests = %v, want client_roots roots/list", got)
+		assert.Fail(t, fmt.Sprintf("round 1 inputRequests = %v, want client_roots roots/list", got))
 	}
 	t.Logf("final text: %q", text)
 }
@@ -508,13 +462,11 @@ func TestMRTRRequestState(t *testing.T) {
 	s := connect(t)
 	res, exs := callTool(t, s, "test_input_required_result_request_state")
 	text := textOf(t, res)
-	if !strings.Contains(text, "state-ok") {
-		t.Errorf("final text %q does not report state-ok", text)
-	}
+	assert.Containsf(t, text, "state-ok", "final text %q does not report state-ok", text)
 	rs := rounds(t, exs)
 	checkRounds(t, rs, 2)
 	if rs[0].InputRequests["confirm"] != "elicitation/create" || rs[0].ReturnedState == nil || *rs[0].ReturnedState == "" {
-		t.Errorf("round 1: inputRequests %v, requestState %v; want confirm elicitation and a state", rs[0].InputRequests, rs[0].ReturnedState)
+		assert.Fail(t, fmt.Sprintf("round 1: inputRequests %v, requestState %v; want confirm elicitation and a state", rs[0].InputRequests, rs[0].ReturnedState))
 	}
 	t.Logf("final text: %q", text)
 }
@@ -529,11 +481,9 @@ func TestMRTRPrompt(t *testing.T) {
 	exs := s.wire.since(mark)
 	if err != nil {
 		dumpWire(t, exs)
-		t.Fatalf("GetPrompt: %v", err)
+		require.FailNow(t, fmt.Sprintf("GetPrompt: %v", err))
 	}
-	if len(res.Messages) == 0 {
-		t.Fatalf("prompt has no messages")
-	}
+	require.NotEqualValuesf(t, 0, len(res.Messages), "prompt has no messages")
 	var texts []string
 	for _, m := range res.Messages {
 		if tc, ok := m.Content.(*mcp.TextContent); ok {
@@ -541,13 +491,11 @@ func TestMRTRPrompt(t *testing.T) {
 		}
 	}
 	joined := strings.Join(texts, "\n")
-	if !strings.Contains(joined, "interop context") {
-		t.Errorf("prompt messages %q do not carry the elicited context", joined)
-	}
+	assert.Containsf(t, joined, "interop context", "prompt messages %q do not carry the elicited context", joined)
 	rs := roundsOf(t, exs, "prompts/get")
 	checkRounds(t, rs, 2)
 	if got := rs[0].InputRequests; len(got) != 1 || got["user_context"] != "elicitation/create" {
-		t.Errorf("round 1 inputRequests = %v, want user_context elicitation", got)
+		assert.Fail(t, fmt.Sprintf("round 1 inputRequests = %v, want user_context elicitation", got))
 	}
 }
 
@@ -560,11 +508,9 @@ func TestMRTRAsksOnlyDeclaredCapabilities(t *testing.T) {
 	rs := rounds(t, exs)
 	checkRounds(t, rs, 2)
 	if got := rs[0].InputRequests; len(got) != 1 || got["greeting"] != "sampling/createMessage" {
-		t.Errorf("round 1 inputRequests = %v, want only greeting sampling", got)
+		assert.Fail(t, fmt.Sprintf("round 1 inputRequests = %v, want only greeting sampling", got))
 	}
-	if s.inputs.elicitCount() != 0 || s.inputs.samplingCount() != 1 {
-		t.Errorf("handlers ran elicit=%d sampling=%d, want 0 and 1", s.inputs.elicitCount(), s.inputs.samplingCount())
-	}
+	assert.Falsef(t, s.inputs.elicitCount() != 0 || s.inputs.samplingCount() != 1, "handlers ran elicit=%d sampling=%d, want 0 and 1", s.inputs.elicitCount(), s.inputs.samplingCount())
 	t.Logf("final text: %q", text)
 }
 
@@ -578,16 +524,10 @@ func TestManualRoundsAndTamperedState(t *testing.T) {
 	const tool = "test_input_required_result_tampered_state"
 
 	first, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool})
-	if err != nil {
-		t.Fatalf("round 1: %v", err)
-	}
-	if !first.NeedsInput() || first.RequestState == "" {
-		t.Fatalf("round 1: NeedsInput=%v requestState=%q, want input_required with a state", first.NeedsInput(), first.RequestState)
-	}
+	require.NoError(t, err, "round 1")
+	require.Falsef(t, !first.NeedsInput() || first.RequestState == "", "round 1: NeedsInput=%v requestState=%q, want input_required with a state", first.NeedsInput(), first.RequestState)
 	ask, ok := first.InputRequests["confirm"].(*mcp.ElicitParams)
-	if !ok || len(first.InputRequests) != 1 {
-		t.Fatalf("round 1 inputRequests = %#v, want confirm elicitation", first.InputRequests)
-	}
+	require.Falsef(t, !ok || len(first.InputRequests) != 1, "round 1 inputRequests = %#v, want confirm elicitation", first.InputRequests)
 	answers := mcp.InputResponseMap{"confirm": &mcp.ElicitResult{Action: "accept", Content: fillForm(ask.RequestedSchema)}}
 
 	// Flip one character in the middle of the state.
@@ -603,17 +543,13 @@ func TestManualRoundsAndTamperedState(t *testing.T) {
 		res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, InputResponses: answers, RequestState: bad})
 		if err == nil {
 			dumpWire(t, s.wire.since(mark))
-			t.Fatalf("tampered state %q accepted: NeedsInput=%v content=%s", bad, res.NeedsInput(), contentJSON(res.Content))
+			require.FailNow(t, fmt.Sprintf("tampered state %q accepted: NeedsInput=%v content=%s", bad, res.NeedsInput(), contentJSON(res.Content)))
 		}
 		t.Logf("tampered state refused: %v", err)
 	}
 
 	final, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, InputResponses: answers, RequestState: first.RequestState})
-	if err != nil {
-		t.Fatalf("round 2 with the untouched state: %v", err)
-	}
-	if final.NeedsInput() {
-		t.Fatalf("round 2 still needs input: %#v", final.InputRequests)
-	}
+	require.NoError(t, err, "round 2 with the untouched state")
+	require.Falsef(t, final.NeedsInput(), "round 2 still needs input: %#v", final.InputRequests)
 	t.Logf("final text: %q", textOf(t, final))
 }

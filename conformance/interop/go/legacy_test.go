@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The go-sdk client pinned to MCP 2025-11-25: initialize, Mcp-Session-Id,
@@ -93,9 +95,7 @@ func connectLegacyTo(t *testing.T, endpoint string, standalone bool, hooks legac
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion})
-	if err != nil {
-		t.Fatalf("Connect: %v", err)
-	}
+	require.NoError(t, err, "Connect")
 	s.cs = cs
 	t.Cleanup(func() {
 		cs.Close()
@@ -114,33 +114,25 @@ func connectLegacyTo(t *testing.T, endpoint string, standalone bool, hooks legac
 func checkLegacyWire(t *testing.T, s *legacySession, exs []*exchange) {
 	t.Helper()
 	sid := s.cs.ID()
-	if sid == "" {
-		t.Fatal("the session has no id")
-	}
+	require.NotEqualValues(t, "", sid, "the session has no id")
 	for _, ex := range exs {
 		what := ex.HTTPMethod + " " + clip(ex.RawRequest)
 		if ex.Method == "initialize" {
 			continue
 		}
 		if got := ex.Header.Get("Mcp-Session-Id"); got != sid {
-			t.Errorf("%s: Mcp-Session-Id %q, want %q", what, got, sid)
+			assert.Fail(t, fmt.Sprintf("%s: Mcp-Session-Id %q, want %q", what, got, sid))
 		}
 		if got := ex.Header.Get("Mcp-Protocol-Version"); got != legacyVersion {
-			t.Errorf("%s: MCP-Protocol-Version %q, want %s", what, got, legacyVersion)
+			assert.Fail(t, fmt.Sprintf("%s: MCP-Protocol-Version %q, want %s", what, got, legacyVersion))
 		}
-		if ex.HTTPMethod == http.MethodPost && ex.Method == "" && ex.ID != nil && ex.Status != http.StatusAccepted {
-			t.Errorf("%s: an answer to a server request got HTTP %d, want 202", what, ex.Status)
-		}
+		assert.Falsef(t, ex.HTTPMethod == http.MethodPost && ex.Method == "" && ex.ID != nil && ex.Status != http.StatusAccepted, "%s: an answer to a server request got HTTP %d, want 202", what, ex.Status)
 		for _, m := range []string{`"resultType"`, `"inputRequests"`, `"requestState"`, `"ttlMs"`, `"cacheScope"`, "io.modelcontextprotocol/serverInfo"} {
-			if strings.Contains(string(ex.RawResponse), m) {
-				t.Errorf("%s: the answer carries %s: %s", what, m, clip(ex.RawResponse))
-			}
+			assert.Falsef(t, strings.Contains(string(ex.RawResponse), m), "%s: the answer carries %s: %s", what, m, clip(ex.RawResponse))
 		}
 		for _, r := range serverRequests(ex) {
 			var n int64
-			if json.Unmarshal(r.ID, &n) != nil || n < 1 {
-				t.Errorf("%s: the server request %s has id %s, want an integer >= 1", what, r.Method, r.ID)
-			}
+			assert.Falsef(t, json.Unmarshal(r.ID, &n) != nil || n < 1, "%s: the server request %s has id %s, want an integer >= 1", what, r.Method, r.ID)
 		}
 	}
 }
@@ -191,7 +183,7 @@ func waitAnswer(t *testing.T, s *legacySession, id string, within time.Duration)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("the client did not POST an answer to request %s within %s", id, within)
+	require.FailNow(t, fmt.Sprintf("the client did not POST an answer to request %s within %s", id, within))
 	return nil
 }
 
@@ -200,17 +192,13 @@ func legacyCall(t *testing.T, s *legacySession, name string) *mcp.CallToolResult
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
-	if err != nil {
-		t.Fatalf("CallTool(%s): %v", name, err)
-	}
+	require.NoErrorf(t, err, "CallTool(%s)", name)
 	return res
 }
 
 func errorText(t *testing.T, res *mcp.CallToolResult) string {
 	t.Helper()
-	if !res.IsError {
-		t.Fatalf("want an isError result, got %s", contentJSON(res.Content))
-	}
+	require.Truef(t, res.IsError, "want an isError result, got %s", contentJSON(res.Content))
 	var parts []string
 	for _, c := range res.Content {
 		if tc, ok := c.(*mcp.TextContent); ok {
@@ -224,18 +212,14 @@ func TestLegacyConnect(t *testing.T) {
 	eachStreamMode(t, func(t *testing.T, standalone bool) {
 		s := connectLegacy(t, standalone, legacyHooks{})
 		init := s.cs.InitializeResult()
-		if init == nil || init.ProtocolVersion != legacyVersion {
-			t.Fatalf("negotiated %+v, want %s", init, legacyVersion)
-		}
-		if init.ServerInfo == nil || init.ServerInfo.Name != "mrtrkit-conformance-server" {
-			t.Errorf("serverInfo %+v", init.ServerInfo)
-		}
+		require.Falsef(t, init == nil || init.ProtocolVersion != legacyVersion, "negotiated %+v, want %s", init, legacyVersion)
+		assert.Falsef(t, init.ServerInfo == nil || init.ServerInfo.Name != "mrtrkit-conformance-server", "serverInfo %+v", init.ServerInfo)
 		if c := init.Capabilities; c == nil || c.Tools == nil || c.Prompts == nil || c.Resources == nil || !c.Resources.Subscribe || c.Logging == nil {
-			t.Errorf("capabilities %+v", c)
+			assert.Fail(t, fmt.Sprintf("capabilities %+v", c))
 		}
 		// A call makes sure the standalone stream, if any, had time to open.
 		if got := textOf(t, legacyCall(t, s, "test_simple_text")); got != "This is a simple text response for testing." {
-			t.Errorf("test_simple_text: %q", got)
+			assert.Fail(t, fmt.Sprintf("test_simple_text: %q", got))
 		}
 		exs := s.wire.snapshot()
 		var posts []*exchange
@@ -244,30 +228,22 @@ func TestLegacyConnect(t *testing.T) {
 				posts = append(posts, ex)
 			}
 		}
-		if len(posts) < 2 || posts[0].Method != "initialize" || posts[1].Method != "notifications/initialized" {
-			t.Fatalf("the session does not start with initialize, notifications/initialized")
-		}
+		require.Falsef(t, len(posts) < 2 || posts[0].Method != "initialize" || posts[1].Method != "notifications/initialized", "the session does not start with initialize, notifications/initialized")
 		if posts[0].Status != http.StatusOK || posts[1].Status != http.StatusAccepted {
-			t.Errorf("initialize HTTP %d, notifications/initialized HTTP %d", posts[0].Status, posts[1].Status)
+			assert.Fail(t, fmt.Sprintf("initialize HTTP %d, notifications/initialized HTTP %d", posts[0].Status, posts[1].Status))
 		}
 		if posts[0].Header.Get("Mcp-Session-Id") != "" || s.cs.ID() == "" {
-			t.Errorf("initialize is sent without a session id and answered with one: sent %q, got %q", posts[0].Header.Get("Mcp-Session-Id"), s.cs.ID())
+			assert.Fail(t, fmt.Sprintf("initialize is sent without a session id and answered with one: sent %q, got %q", posts[0].Header.Get("Mcp-Session-Id"), s.cs.ID()))
 		}
-		if slices.ContainsFunc(exs, func(ex *exchange) bool { return ex.Method == "server/discover" }) {
-			t.Error("a client pinned to 2025-11-25 sent server/discover")
-		}
+		assert.False(t, slices.ContainsFunc(exs, func(ex *exchange) bool { return ex.Method == "server/discover" }), "a client pinned to 2025-11-25 sent server/discover")
 		gets := 0
 		for _, ex := range exs {
 			if ex.HTTPMethod == http.MethodGet {
 				gets++
-				if ex.Status != http.StatusOK || !strings.HasPrefix(ex.ContentType, "text/event-stream") {
-					t.Errorf("standalone stream: HTTP %d %s", ex.Status, ex.ContentType)
-				}
+				assert.Falsef(t, ex.Status != http.StatusOK || !strings.HasPrefix(ex.ContentType, "text/event-stream"), "standalone stream: HTTP %d %s", ex.Status, ex.ContentType)
 			}
 		}
-		if standalone && gets != 1 || !standalone && gets != 0 {
-			t.Errorf("GET streams opened: %d (standalone %v)", gets, standalone)
-		}
+		assert.Falsef(t, standalone && gets != 1 || !standalone && gets != 0, "GET streams opened: %d (standalone %v)", gets, standalone)
 		checkLegacyWire(t, s, exs)
 	})
 }
@@ -278,18 +254,10 @@ func TestLegacyPingLoggingSubscribe(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		mark := s.wire.mark()
-		if err := s.cs.Ping(ctx, nil); err != nil {
-			t.Fatalf("ping: %v", err)
-		}
-		if err := s.cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
-			t.Fatalf("logging/setLevel: %v", err)
-		}
-		if err := s.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://watched-resource"}); err != nil {
-			t.Fatalf("resources/subscribe: %v", err)
-		}
-		if err := s.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "test://watched-resource"}); err != nil {
-			t.Fatalf("resources/unsubscribe: %v", err)
-		}
+		require.NoError(t, s.cs.Ping(ctx, nil), "ping")
+		require.NoError(t, s.cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}), "logging/setLevel")
+		require.NoError(t, s.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://watched-resource"}), "resources/subscribe")
+		require.NoError(t, s.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "test://watched-resource"}), "resources/unsubscribe")
 		exs := s.wire.since(mark)
 		var methods []string
 		for _, ex := range exs {
@@ -300,12 +268,10 @@ func TestLegacyPingLoggingSubscribe(t *testing.T) {
 			var m struct {
 				Result json.RawMessage `json:"result"`
 			}
-			if len(ex.Replies) != 1 || json.Unmarshal(ex.Replies[0], &m) != nil || string(m.Result) != "{}" {
-				t.Errorf("%s: want exactly {} as the result, got %s", ex.Method, clip(ex.RawResponse))
-			}
+			assert.Falsef(t, len(ex.Replies) != 1 || json.Unmarshal(ex.Replies[0], &m) != nil || string(m.Result) != "{}", "%s: want exactly {} as the result, got %s", ex.Method, clip(ex.RawResponse))
 		}
 		if want := []string{"ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}; !slices.Equal(methods, want) {
-			t.Errorf("methods %v, want %v", methods, want)
+			assert.Fail(t, fmt.Sprintf("methods %v, want %v", methods, want))
 		}
 		checkLegacyWire(t, s, exs)
 	})
@@ -317,26 +283,22 @@ func TestLegacyThreeRounds(t *testing.T) {
 		mark := s.wire.mark()
 		got := textOf(t, legacyCall(t, s, "test_three_rounds"))
 		want := fmt.Sprintf("Three rounds completed: elicitation=%s; sampling=%s; roots=%s", answerName, answerSampling, answerRootURI)
-		if got != want {
-			t.Errorf("result %q, want %q", got, want)
-		}
+		assert.Falsef(t, got != want, "result %q, want %q", got, want)
 		exs := s.wire.since(mark)
 		// One real request per round, in order, with distinct ids.
 		reqs := serverRequests(exs...)
 		if m, want := methodsOf(reqs), []string{"elicitation/create", "sampling/createMessage", "roots/list"}; !slices.Equal(m, want) {
-			t.Errorf("server requests %v, want %v", m, want)
+			assert.Fail(t, fmt.Sprintf("server requests %v, want %v", m, want))
 		}
 		var ids []string
 		for _, r := range reqs {
 			ids = append(ids, string(r.ID))
 		}
-		if len(ids) != 3 || ids[0] == ids[1] || ids[1] == ids[2] || ids[0] == ids[2] {
-			t.Errorf("server request ids %v: want three distinct ids", ids)
-		}
+		assert.Falsef(t, len(ids) != 3 || ids[0] == ids[1] || ids[1] == ids[2] || ids[0] == ids[2], "server request ids %v: want three distinct ids", ids)
 		// The three answers were POSTed and accepted.
 		for _, id := range ids {
 			if ex := waitAnswer(t, s, id, 5*time.Second); ex.Status != http.StatusAccepted {
-				t.Errorf("answer to request %s: HTTP %d, want 202", id, ex.Status)
+				assert.Fail(t, fmt.Sprintf("answer to request %s: HTTP %d, want 202", id, ex.Status))
 			}
 		}
 		checkLegacyWire(t, s, exs)
@@ -349,24 +311,16 @@ func TestLegacyPromptAndResource(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		p, err := s.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "test_input_required_result_prompt"})
-		if err != nil {
-			t.Fatalf("prompts/get: %v", err)
-		}
-		if len(p.Messages) == 0 {
-			t.Fatalf("prompts/get: no messages")
-		}
+		require.NoError(t, err, "prompts/get")
+		require.NotEqualValuesf(t, 0, len(p.Messages), "prompts/get: no messages")
 		if tc, ok := p.Messages[0].Content.(*mcp.TextContent); !ok || tc.Text != "Context: interop context" {
-			t.Errorf("prompts/get: first message %+v", p.Messages[0].Content)
+			assert.Fail(t, fmt.Sprintf("prompts/get: first message %+v", p.Messages[0].Content))
 		}
 		r, err := s.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://input-required-resource"})
-		if err != nil {
-			t.Fatalf("resources/read: %v", err)
-		}
-		if len(r.Contents) != 1 || r.Contents[0].Text != "Client roots: "+answerRootURI {
-			t.Errorf("resources/read: %+v", r.Contents)
-		}
+		require.NoError(t, err, "resources/read")
+		assert.Falsef(t, len(r.Contents) != 1 || r.Contents[0].Text != "Client roots: "+answerRootURI, "resources/read: %+v", r.Contents)
 		if m, want := methodsOf(serverRequests(s.wire.snapshot()...)), []string{"elicitation/create", "roots/list"}; !slices.Equal(m, want) {
-			t.Errorf("server requests %v, want %v", m, want)
+			assert.Fail(t, fmt.Sprintf("server requests %v, want %v", m, want))
 		}
 		checkLegacyWire(t, s, s.wire.snapshot())
 	})
@@ -380,12 +334,10 @@ func TestLegacyRefusedLeg(t *testing.T) {
 			},
 		})
 		text := errorText(t, legacyCall(t, s, "test_three_rounds"))
-		if !strings.Contains(text, `refused the sampling/createMessage request "sampling"`) || !strings.Contains(text, "the user declined to sample") {
-			t.Errorf("isError text %q does not name the refused request and the reason", text)
-		}
+		assert.Falsef(t, !strings.Contains(text, `refused the sampling/createMessage request "sampling"`) || !strings.Contains(text, "the user declined to sample"), "isError text %q does not name the refused request and the reason", text)
 		// The session goes on.
 		if got := textOf(t, legacyCall(t, s, "test_simple_text")); got == "" {
-			t.Error("a later call returned no text")
+			assert.Fail(t, "a later call returned no text")
 		}
 		checkLegacyWire(t, s, s.wire.snapshot())
 	})
@@ -418,13 +370,11 @@ func TestLegacyLegTimeoutAndLateAnswer(t *testing.T) {
 		start := time.Now()
 		text := errorText(t, legacyCall(t, s, "test_leg_timeout"))
 		if took := time.Since(start); took < legTimeout-50*time.Millisecond {
-			t.Errorf("the call ended after %s, before the leg timeout %s", took, legTimeout)
+			assert.Fail(t, fmt.Sprintf("the call ended after %s, before the leg timeout %s", took, legTimeout))
 		}
-		if !strings.Contains(text, `did not answer the elicitation/create request "late" within`) {
-			t.Errorf("isError text %q does not name the request that timed out", text)
-		}
+		assert.Containsf(t, text, `did not answer the elicitation/create request "late" within`, "isError text %q does not name the request that timed out", text)
 		if err := <-cancelled; err == nil {
-			t.Error("the leg handler's context was not cancelled after the leg timed out")
+			assert.Fail(t, "the leg handler's context was not cancelled after the leg timed out")
 		}
 		var legID string
 		for _, ex := range s.wire.snapshot() {
@@ -434,17 +384,13 @@ func TestLegacyLegTimeoutAndLateAnswer(t *testing.T) {
 				}
 			}
 		}
-		if legID == "" {
-			t.Fatal("no server request on the call's stream")
-		}
+		require.NotEqualValues(t, "", legID, "no server request on the call's stream")
 		<-answered
 		late := waitAnswer(t, s, legID, 5*time.Second)
-		if late.Status != http.StatusAccepted {
-			t.Errorf("the late answer got HTTP %d, want 202", late.Status)
-		}
+		assert.Falsef(t, late.Status != http.StatusAccepted, "the late answer got HTTP %d, want 202", late.Status)
 		// A later call on the same session succeeds.
 		if got := textOf(t, legacyCall(t, s, "test_three_rounds")); !strings.HasPrefix(got, "Three rounds completed") {
-			t.Errorf("a later call: %q", got)
+			assert.Fail(t, fmt.Sprintf("a later call: %q", got))
 		}
 		checkLegacyWire(t, s, s.wire.snapshot())
 	})
@@ -479,13 +425,11 @@ func TestLegacyCancelMidLeg(t *testing.T) {
 			},
 		})
 		_, err := s.cs.CallTool(callCtx, &mcp.CallToolParams{Name: "test_leg_timeout", Arguments: map[string]any{}})
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("CallTool: %v, want context.Canceled", err)
-		}
+		require.ErrorIsf(t, err, context.Canceled, "CallTool: %v, want context.Canceled", err)
 		select {
 		case <-handlerDone:
 		case <-time.After(10 * time.Second):
-			t.Fatal("the leg handler did not return")
+			require.FailNow(t, "the leg handler did not return")
 		}
 		var legID string
 		deadline := time.Now().Add(5 * time.Second)
@@ -499,16 +443,12 @@ func TestLegacyCancelMidLeg(t *testing.T) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
-		if legID == "" {
-			t.Fatal("no server request on the call's stream")
-		}
+		require.NotEqualValues(t, "", legID, "no server request on the call's stream")
 		late := waitAnswer(t, s, legID, 5*time.Second)
-		if late.Status != http.StatusAccepted || !strings.Contains(string(late.RawRequest), `"error"`) {
-			t.Errorf("the late error answer: HTTP %d %s, want 202", late.Status, clip(late.RawRequest))
-		}
+		assert.Falsef(t, late.Status != http.StatusAccepted || !strings.Contains(string(late.RawRequest), `"error"`), "the late error answer: HTTP %d %s, want 202", late.Status, clip(late.RawRequest))
 		// The session keeps working.
 		if got := textOf(t, legacyCall(t, s, "test_three_rounds")); !strings.HasPrefix(got, "Three rounds completed") {
-			t.Errorf("a later call: %q", got)
+			assert.Fail(t, fmt.Sprintf("a later call: %q", got))
 		}
 		checkLegacyWire(t, s, s.wire.snapshot())
 	})

@@ -14,6 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The go-sdk client launching the fixture as a subprocess with -stdio
@@ -179,9 +181,7 @@ func eachStdioVersion(t *testing.T, fn func(t *testing.T, version string)) {
 func connectStdio(t *testing.T, version string, hooks stdioHooks) *stdioSession {
 	t.Helper()
 	bin, err := stdioBinary()
-	if err != nil {
-		t.Fatalf("fixture binary: %v", err)
-	}
+	require.NoError(t, err, "fixture binary")
 	return connectStdioCmd(t, exec.Command(bin, "-stdio", "-leg-timeout", legTimeout.String()), "stdin ended", version, hooks)
 }
 
@@ -232,7 +232,7 @@ func connectStdioCmd(t *testing.T, cmd *exec.Cmd, endLog, version string, hooks 
 		if s.cmd.Process != nil {
 			_ = s.cmd.Process.Kill()
 		}
-		t.Fatalf("Connect: %v", err)
+		require.FailNow(t, fmt.Sprintf("Connect: %v", err))
 	}
 	s.cs = cs
 	t.Cleanup(func() {
@@ -256,18 +256,12 @@ func (s *stdioSession) close(t *testing.T) {
 	start := time.Now()
 	err := s.cs.Close()
 	took := time.Since(start)
-	if err != nil {
-		t.Errorf("closing the session (the child's exit): %v", err)
-	}
+	assert.NoError(t, err, "closing the session (the child's exit)")
 	if st := s.cmd.ProcessState; st == nil || !st.Exited() || st.ExitCode() != 0 {
-		t.Errorf("the child's state after Close: %v, want exit status 0", st)
+		assert.Fail(t, fmt.Sprintf("the child's state after Close: %v, want exit status 0", st))
 	}
-	if took > stdioExitWithin {
-		t.Errorf("the child took %v to exit after its stdin closed (CommandTransport signals after %v)", took, stdioTerminate)
-	}
-	if !strings.Contains(s.stderr.String(), s.endLog) {
-		t.Errorf("the child did not log the end of its stdin:\n%s", s.stderr.String())
-	}
+	assert.Falsef(t, took > stdioExitWithin, "the child took %v to exit after its stdin closed (CommandTransport signals after %v)", took, stdioTerminate)
+	assert.Containsf(t, s.stderr.String(), s.endLog, "the child did not log the end of its stdin:\n%s", s.stderr.String())
 }
 
 // legacy reports whether the session is pinned to 2025-11-25.
@@ -287,9 +281,7 @@ func (s *stdioSession) mustCall(t *testing.T, name string) *mcp.CallToolResult {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	res, err := s.call(t, ctx, name, nil)
-	if err != nil {
-		t.Fatalf("CallTool(%s): %v", name, err)
-	}
+	require.NoErrorf(t, err, "CallTool(%s)", name)
 	return res
 }
 
@@ -305,27 +297,23 @@ func checkStdioWire(t *testing.T, s *stdioSession) {
 		switch {
 		case !m.Sent && m.Method != "" && m.ID != nil:
 			if !s.legacy() {
-				t.Errorf("a server-to-client request at 2026-07-28: %s", clip(m.Raw))
+				assert.Fail(t, fmt.Sprintf("a server-to-client request at 2026-07-28: %s", clip(m.Raw)))
 				continue
 			}
 			var n int64
-			if json.Unmarshal(m.ID, &n) != nil || n < 1 {
-				t.Errorf("the server request %s has id %s, want an integer >= 1", m.Method, m.ID)
-			}
+			assert.Falsef(t, json.Unmarshal(m.ID, &n) != nil || n < 1, "the server request %s has id %s, want an integer >= 1", m.Method, m.ID)
 		case m.Sent && m.Method != "" && m.ID != nil && !s.legacy():
 			var p struct {
 				Meta map[string]json.RawMessage `json:"_meta"`
 			}
 			_ = json.Unmarshal(m.Params, &p)
 			if v := string(p.Meta["io.modelcontextprotocol/protocolVersion"]); v != `"`+modernVersion+`"` {
-				t.Errorf("%s sent with _meta protocolVersion %s", m.Method, v)
+				assert.Fail(t, fmt.Sprintf("%s sent with _meta protocolVersion %s", m.Method, v))
 			}
 		}
 		if s.legacy() && !m.Sent {
 			for _, member := range []string{`"resultType"`, `"inputRequests"`, `"requestState"`, `"ttlMs"`, `"cacheScope"`, "io.modelcontextprotocol/serverInfo"} {
-				if strings.Contains(string(m.Raw), member) {
-					t.Errorf("a 2025-11-25 message carries %s: %s", member, clip(m.Raw))
-				}
+				assert.Falsef(t, strings.Contains(string(m.Raw), member), "a 2025-11-25 message carries %s: %s", member, clip(m.Raw))
 			}
 		}
 	}
@@ -335,11 +323,9 @@ func TestStdioConnect(t *testing.T) {
 	eachStdioVersion(t, func(t *testing.T, version string) {
 		s := connectStdio(t, version, stdioHooks{})
 		init := s.cs.InitializeResult()
-		if init == nil || init.ServerInfo == nil || init.ServerInfo.Name != "mrtrkit-conformance-server" {
-			t.Fatalf("server info %+v", init)
-		}
+		require.Falsef(t, init == nil || init.ServerInfo == nil || init.ServerInfo.Name != "mrtrkit-conformance-server", "server info %+v", init)
 		if got := textOf(t, s.mustCall(t, "test_simple_text")); got != "This is a simple text response for testing." {
-			t.Errorf("test_simple_text: %q", got)
+			assert.Fail(t, fmt.Sprintf("test_simple_text: %q", got))
 		}
 		msgs := s.wire.snapshot()
 		var sent []string
@@ -349,16 +335,10 @@ func TestStdioConnect(t *testing.T) {
 			}
 		}
 		if s.legacy() {
-			if init.ProtocolVersion != legacyVersion {
-				t.Errorf("negotiated %q, want %s", init.ProtocolVersion, legacyVersion)
-			}
-			if len(sent) < 2 || sent[0] != "initialize" || sent[1] != "notifications/initialized" || slices.Contains(sent, "server/discover") {
-				t.Errorf("the client sent %v, want initialize, notifications/initialized first and no server/discover", sent)
-			}
+			assert.Falsef(t, init.ProtocolVersion != legacyVersion, "negotiated %q, want %s", init.ProtocolVersion, legacyVersion)
+			assert.Falsef(t, len(sent) < 2 || sent[0] != "initialize" || sent[1] != "notifications/initialized" || slices.Contains(sent, "server/discover"), "the client sent %v, want initialize, notifications/initialized first and no server/discover", sent)
 		} else {
-			if len(sent) == 0 || sent[0] != "server/discover" || slices.Contains(sent, "initialize") {
-				t.Errorf("the client sent %v, want server/discover first and no initialize", sent)
-			}
+			assert.Falsef(t, len(sent) == 0 || sent[0] != "server/discover" || slices.Contains(sent, "initialize"), "the client sent %v, want server/discover first and no initialize", sent)
 			var disc struct {
 				ResultType        string   `json:"resultType"`
 				SupportedVersions []string `json:"supportedVersions"`
@@ -368,9 +348,7 @@ func TestStdioConnect(t *testing.T) {
 					_ = json.Unmarshal(m.Result, &disc)
 				}
 			}
-			if disc.ResultType != "complete" || !slices.Contains(disc.SupportedVersions, modernVersion) || !slices.Contains(disc.SupportedVersions, legacyVersion) {
-				t.Errorf("server/discover answered %+v", disc)
-			}
+			assert.Falsef(t, disc.ResultType != "complete" || !slices.Contains(disc.SupportedVersions, modernVersion) || !slices.Contains(disc.SupportedVersions, legacyVersion), "server/discover answered %+v", disc)
 		}
 		checkStdioWire(t, s)
 	})
@@ -387,9 +365,7 @@ func TestStdioThreeRounds(t *testing.T) {
 		mark := s.wire.mark()
 		got := textOf(t, s.mustCall(t, threeRoundsTool))
 		want := fmt.Sprintf("Three rounds completed: elicitation=%s; sampling=%s; roots=%s", answerName, answerSampling, answerRootURI)
-		if got != want {
-			t.Errorf("text %q, want %q", got, want)
-		}
+		assert.Falsef(t, got != want, "text %q, want %q", got, want)
 		msgs := s.wire.since(mark)
 		var calls, serverReqs []wireMessage
 		for _, m := range msgs {
@@ -401,9 +377,7 @@ func TestStdioThreeRounds(t *testing.T) {
 			}
 		}
 		if s.legacy() {
-			if len(calls) != 1 {
-				t.Errorf("%d tools/call sent, want 1", len(calls))
-			}
+			assert.EqualValuesf(t, 1, len(calls), "%d tools/call sent, want 1", len(calls))
 			var methods []string
 			ids := map[string]bool{}
 			for _, r := range serverReqs {
@@ -412,17 +386,13 @@ func TestStdioThreeRounds(t *testing.T) {
 				answered := slices.ContainsFunc(msgs, func(m wireMessage) bool {
 					return m.Sent && m.Method == "" && string(m.ID) == string(r.ID) && m.Result != nil
 				})
-				if !answered {
-					t.Errorf("the client did not answer %s %s", r.Method, r.ID)
-				}
+				assert.Truef(t, answered, "the client did not answer %s %s", r.Method, r.ID)
 			}
 			if want := []string{"elicitation/create", "sampling/createMessage", "roots/list"}; !slices.Equal(methods, want) || len(ids) != 3 {
-				t.Errorf("server requests %v with ids %v, want %v with distinct ids", methods, ids, want)
+				assert.Fail(t, fmt.Sprintf("server requests %v with ids %v, want %v with distinct ids", methods, ids, want))
 			}
 		} else {
-			if len(serverReqs) != 0 {
-				t.Errorf("server-to-client requests at 2026-07-28: %d", len(serverReqs))
-			}
+			assert.EqualValuesf(t, 0, len(serverReqs), "server-to-client requests at 2026-07-28: %d", len(serverReqs))
 			var types []string
 			ids := map[string]bool{}
 			for _, c := range calls {
@@ -439,7 +409,7 @@ func TestStdioThreeRounds(t *testing.T) {
 				}
 			}
 			if want := []string{"input_required", "input_required", "input_required", "complete"}; !slices.Equal(types, want) || len(ids) != 4 {
-				t.Errorf("legs answered %v with %d distinct ids, want %v with 4", types, len(ids), want)
+				assert.Fail(t, fmt.Sprintf("legs answered %v with %d distinct ids, want %v with 4", types, len(ids), want))
 			}
 		}
 		checkStdioWire(t, s)
@@ -456,11 +426,9 @@ func TestStdioProgress(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		res, err := s.call(t, ctx, "test_tool_with_progress", "progress-1")
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if got := textOf(t, res); got != "Tool with progress executed successfully." {
-			t.Errorf("text %q", got)
+			assert.Fail(t, fmt.Sprintf("text %q", got))
 		}
 		var seen []float64
 		msgs := s.wire.since(mark)
@@ -479,19 +447,15 @@ func TestStdioProgress(t *testing.T) {
 				answered = true
 			}
 			if m.Method == "notifications/progress" {
-				if answered {
-					t.Errorf("a progress notification after the result: %s", clip(m.Raw))
-				}
+				assert.Falsef(t, answered, "a progress notification after the result: %s", clip(m.Raw))
 				var p mcp.ProgressNotificationParams
 				if err := json.Unmarshal(m.Params, &p); err != nil || p.ProgressToken != "progress-1" {
-					t.Errorf("progress notification %s", clip(m.Raw))
+					assert.Fail(t, fmt.Sprintf("progress notification %s", clip(m.Raw)))
 				}
 				seen = append(seen, p.Progress)
 			}
 		}
-		if !slices.Equal(seen, []float64{0, 50, 100}) {
-			t.Errorf("progress %v on the pipe, want [0 50 100]", seen)
-		}
+		assert.Truef(t, slices.Equal(seen, []float64{0, 50, 100}), "progress %v on the pipe, want [0 50 100]", seen)
 		// The SDK hands notifications to the handler asynchronously.
 		var handled []float64
 		timeout := time.After(5 * time.Second)
@@ -500,13 +464,11 @@ func TestStdioProgress(t *testing.T) {
 			case p := <-s.progress:
 				handled = append(handled, p.Progress)
 			case <-timeout:
-				t.Fatalf("the progress handler saw %v", handled)
+				require.FailNow(t, fmt.Sprintf("the progress handler saw %v", handled))
 			}
 		}
 		slices.Sort(handled)
-		if !slices.Equal(handled, []float64{0, 50, 100}) {
-			t.Errorf("the progress handler saw %v", handled)
-		}
+		assert.Truef(t, slices.Equal(handled, []float64{0, 50, 100}), "the progress handler saw %v", handled)
 		checkStdioWire(t, s)
 	})
 }
@@ -520,9 +482,7 @@ func waitSlowStatus(t *testing.T, s *stdioSession, want string) {
 		if got == want {
 			return
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("test_slow_status: %q, want %q", got, want)
-		}
+		require.Falsef(t, time.Now().After(deadline), "test_slow_status: %q, want %q", got, want)
 		time.Sleep(25 * time.Millisecond)
 	}
 }
@@ -547,20 +507,16 @@ func TestStdioCancel(t *testing.T) {
 		}()
 		select {
 		case p := <-s.progress:
-			if p.ProgressToken != "slow-1" {
-				t.Fatalf("progress for %v", p.ProgressToken)
-			}
+			require.EqualValuesf(t, "slow-1", p.ProgressToken, "progress for %v", p.ProgressToken)
 		case <-time.After(10 * time.Second):
-			t.Fatal("test_slow did not report that it runs")
+			require.FailNow(t, "test_slow did not report that it runs")
 		}
 		cancel()
 		select {
 		case err := <-errc:
-			if !errors.Is(err, context.Canceled) {
-				t.Fatalf("CallTool returned %v, want context.Canceled", err)
-			}
+			require.ErrorIsf(t, err, context.Canceled, "CallTool returned %v, want context.Canceled", err)
 		case <-time.After(10 * time.Second):
-			t.Fatal("CallTool did not return after its context was cancelled")
+			require.FailNow(t, "CallTool did not return after its context was cancelled")
 		}
 		waitSlowStatus(t, s, slowStatusCancelled)
 
@@ -578,20 +534,14 @@ func TestStdioCancel(t *testing.T) {
 			}
 			return m.Sent && m.Method == "notifications/cancelled" && json.Unmarshal(m.Params, &p) == nil && string(p.RequestID) == string(callID)
 		})
-		if callID == nil || !cancelled {
-			t.Errorf("no notifications/cancelled for the call %s", callID)
-		}
+		assert.Falsef(t, callID == nil || !cancelled, "no notifications/cancelled for the call %s", callID)
 		for _, m := range msgs {
-			if !m.Sent && m.Method == "" && string(m.ID) == string(callID) {
-				t.Errorf("the cancelled call was answered: %s", clip(m.Raw))
-			}
+			assert.Falsef(t, !m.Sent && m.Method == "" && string(m.ID) == string(callID), "the cancelled call was answered: %s", clip(m.Raw))
 		}
 		if got := textOf(t, s.mustCall(t, "test_simple_text")); got != "This is a simple text response for testing." {
-			t.Errorf("test_simple_text after the cancellation: %q", got)
+			assert.Fail(t, fmt.Sprintf("test_simple_text after the cancellation: %q", got))
 		}
-		if s.cmd.ProcessState != nil {
-			t.Errorf("the child exited: %v", s.cmd.ProcessState)
-		}
+		assert.Falsef(t, s.cmd.ProcessState != nil, "the child exited: %v", s.cmd.ProcessState)
 		checkStdioWire(t, s)
 	})
 }
@@ -632,23 +582,21 @@ func TestStdioLegacyCancelMidLeg(t *testing.T) {
 	select {
 	case <-asked:
 	case <-time.After(10 * time.Second):
-		t.Fatal("the server did not ask test_leg_timeout's question")
+		require.FailNow(t, "the server did not ask test_leg_timeout's question")
 	}
 	cancelledAt := time.Now()
 	cancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
-		t.Fatalf("CallTool returned %v, want context.Canceled", err)
+		require.FailNow(t, fmt.Sprintf("CallTool returned %v, want context.Canceled", err))
 	}
 	select {
 	case err := <-handlerDone:
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 	case <-time.After(legTimeout + 5*time.Second):
-		t.Fatal("the elicitation handler's context was not cancelled")
+		require.FailNow(t, "the elicitation handler's context was not cancelled")
 	}
 	if took := time.Since(cancelledAt); took >= legTimeout {
-		t.Errorf("the question was withdrawn %v after the cancellation, not before the leg timeout (%v)", took, legTimeout)
+		assert.Fail(t, fmt.Sprintf("the question was withdrawn %v after the cancellation, not before the leg timeout (%v)", took, legTimeout))
 	}
 	var legID json.RawMessage
 	msgs := s.wire.snapshot()
@@ -663,11 +611,9 @@ func TestStdioLegacyCancelMidLeg(t *testing.T) {
 		}
 		return !m.Sent && m.Method == "notifications/cancelled" && json.Unmarshal(m.Params, &p) == nil && string(p.RequestID) == string(legID)
 	})
-	if legID == nil || !withdrawn {
-		t.Errorf("the server sent no notifications/cancelled for its question %s", legID)
-	}
+	assert.Falsef(t, legID == nil || !withdrawn, "the server sent no notifications/cancelled for its question %s", legID)
 	if got := textOf(t, s.mustCall(t, "test_simple_text")); got != "This is a simple text response for testing." {
-		t.Errorf("test_simple_text after the cancellation: %q", got)
+		assert.Fail(t, fmt.Sprintf("test_simple_text after the cancellation: %q", got))
 	}
 	checkStdioWire(t, s)
 }

@@ -3,6 +3,7 @@ package interop_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The go-sdk client against examples/tour, the reference server of at most
@@ -32,9 +35,7 @@ func tourBinary(t *testing.T) string {
 		return bin
 	}
 	bin := filepath.Join(t.TempDir(), "tour")
-	if err := buildPackage(bin, tourPackage); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, buildPackage(bin, tourPackage))
 	return bin
 }
 
@@ -48,57 +49,45 @@ func exerciseTour(t *testing.T, cs *mcp.ClientSession) {
 	call := func(name string, args map[string]any) *mcp.CallToolResult {
 		t.Helper()
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-		if err != nil {
-			t.Fatalf("CallTool(%s): %v", name, err)
-		}
+		require.NoErrorf(t, err, "CallTool(%s)", name)
 		return res
 	}
 
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatalf("tools/list: %v", err)
-	}
+	require.NoError(t, err, "tools/list")
 	var names []string
 	for _, tool := range tools.Tools {
 		names = append(names, tool.Name)
 	}
 	if slices.Sort(names); !slices.Equal(names, []string{"greet", "haiku", "sum"}) {
-		t.Errorf("tools %v, want greet, haiku, sum", names)
+		assert.Fail(t, fmt.Sprintf("tools %v, want greet, haiku, sum", names))
 	}
 
 	res := call("sum", map[string]any{"a": 2, "b": 3.5})
 	if got := textOf(t, res); got != `{"total":5.5}` {
-		t.Errorf("sum: text %q", got)
+		assert.Fail(t, fmt.Sprintf("sum: text %q", got))
 	}
 	if sc, _ := json.Marshal(res.StructuredContent); string(sc) != `{"total":5.5}` {
-		t.Errorf("sum: structuredContent %s", sc)
+		assert.Fail(t, fmt.Sprintf("sum: structuredContent %s", sc))
 	}
 	if got := errorText(t, call("sum", map[string]any{"a": "two", "b": 3})); !strings.Contains(got, "a must be a number") {
-		t.Errorf("sum with a wrong type: %q", got)
+		assert.Fail(t, fmt.Sprintf("sum with a wrong type: %q", got))
 	}
 	if got := textOf(t, call("greet", map[string]any{})); got != "Hello, "+answerName+"!" {
-		t.Errorf("greet: %q", got)
+		assert.Fail(t, fmt.Sprintf("greet: %q", got))
 	}
 	if got := textOf(t, call("haiku", map[string]any{})); got != answerSampling {
-		t.Errorf("haiku: %q", got)
+		assert.Fail(t, fmt.Sprintf("haiku: %q", got))
 	}
 
 	r, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "tour://about"})
-	if err != nil {
-		t.Fatalf("resources/read: %v", err)
-	}
-	if len(r.Contents) != 1 || r.Contents[0].MIMEType != "text/plain" || !strings.Contains(r.Contents[0].Text, "tour") {
-		t.Errorf("resources/read: %+v", r.Contents)
-	}
+	require.NoError(t, err, "resources/read")
+	assert.Falsef(t, len(r.Contents) != 1 || r.Contents[0].MIMEType != "text/plain" || !strings.Contains(r.Contents[0].Text, "tour"), "resources/read: %+v", r.Contents)
 	p, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "review", Arguments: map[string]string{"code": "x := 1"}})
-	if err != nil {
-		t.Fatalf("prompts/get: %v", err)
-	}
-	if len(p.Messages) != 1 || p.Messages[0].Role != "user" {
-		t.Fatalf("prompts/get: %+v", p.Messages)
-	}
+	require.NoError(t, err, "prompts/get")
+	require.Falsef(t, len(p.Messages) != 1 || p.Messages[0].Role != "user", "prompts/get: %+v", p.Messages)
 	if tc, ok := p.Messages[0].Content.(*mcp.TextContent); !ok || tc.Text != "Please review this Go code:\n\nx := 1" {
-		t.Errorf("prompts/get: %+v", p.Messages[0].Content)
+		assert.Fail(t, fmt.Sprintf("prompts/get: %+v", p.Messages[0].Content))
 	}
 }
 
@@ -118,9 +107,7 @@ func TestTour(t *testing.T) {
 		url = u
 		t.Cleanup(stop)
 	}
-	if url == "" {
-		t.Fatalf("the tour did not start:\n%s", out.String())
-	}
+	require.NotEqualValuesf(t, "", url, "the tour did not start:\n%s", out.String())
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("tour output:\n%s", out.String())
@@ -130,7 +117,7 @@ func TestTour(t *testing.T) {
 	t.Run(modernVersion, func(t *testing.T) {
 		s := connectWith(t, clientConfig{endpoint: url})
 		if v := s.cs.InitializeResult().ProtocolVersion; v != modernVersion {
-			t.Fatalf("negotiated %s", v)
+			require.FailNow(t, fmt.Sprintf("negotiated %s", v))
 		}
 		mark := s.wire.mark()
 		exerciseTour(t, s.cs)
@@ -146,9 +133,7 @@ func TestTour(t *testing.T) {
 		}
 		checkRounds(t, rounds(t, greet), 2)
 		checkRounds(t, rounds(t, haiku), 2)
-		if s.inputs.elicitCount() != 1 || s.inputs.samplingCount() != 1 {
-			t.Errorf("the client answered %d forms and %d completions, want 1 and 1", s.inputs.elicitCount(), s.inputs.samplingCount())
-		}
+		assert.Falsef(t, s.inputs.elicitCount() != 1 || s.inputs.samplingCount() != 1, "the client answered %d forms and %d completions, want 1 and 1", s.inputs.elicitCount(), s.inputs.samplingCount())
 		if t.Failed() {
 			dumpWire(t, exs)
 		}
@@ -157,11 +142,11 @@ func TestTour(t *testing.T) {
 		eachStreamMode(t, func(t *testing.T, standalone bool) {
 			s := connectLegacyTo(t, url, standalone, legacyHooks{})
 			if v := s.cs.InitializeResult().ProtocolVersion; v != legacyVersion {
-				t.Fatalf("negotiated %s", v)
+				require.FailNow(t, fmt.Sprintf("negotiated %s", v))
 			}
 			exerciseTour(t, s.cs)
 			if m, want := methodsOf(serverRequests(s.wire.snapshot()...)), []string{"elicitation/create", "sampling/createMessage"}; !slices.Equal(m, want) {
-				t.Errorf("server requests %v, want %v", m, want)
+				assert.Fail(t, fmt.Sprintf("server requests %v, want %v", m, want))
 			}
 			checkLegacyWire(t, s, s.wire.snapshot())
 		})

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func response(contentType, body string) *http.Response {
@@ -15,9 +17,7 @@ func response(contentType, body string) *http.Response {
 func collect(t *testing.T, resp *http.Response) []string {
 	t.Helper()
 	var got []string
-	if err := Each(resp, func(m []byte) error { got = append(got, string(m)); return nil }); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, Each(resp, func(m []byte) error { got = append(got, string(m)); return nil }))
 	return got
 }
 
@@ -34,14 +34,10 @@ func TestEach(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := collect(t, response(tt.contentType, tt.body))
-			if strings.Join(got, "|") != strings.Join(tt.want, "|") || len(got) != len(tt.want) {
-				t.Fatalf("got %q, want %q", got, tt.want)
-			}
+			require.Falsef(t, strings.Join(got, "|") != strings.Join(tt.want, "|") || len(got) != len(tt.want), "got %q, want %q", got, tt.want)
 		})
 	}
 	stop := errors.New("stop")
 	err := Each(response("text/event-stream", "data: 1\n\ndata: 2\n\n"), func([]byte) error { return stop })
-	if !errors.Is(err, stop) {
-		t.Fatalf("fn's error not returned: %v", err)
-	}
+	require.ErrorIsf(t, err, stop, "fn's error not returned: %v", err)
 }

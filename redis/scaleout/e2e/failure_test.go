@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestRedisDown runs with redis-server killed (run.sh kills it first).
@@ -20,17 +22,13 @@ func TestRedisDown(t *testing.T) {
 	for _, r := range reps {
 		state, _ := confirmState(t, r.url, "confirm_once", nil)
 		_, rerr, _ := confirmRound("confirm_once", state, nil).call(t, r.url, 2)
-		if rerr == nil || rerr.Code != -32603 || !strings.Contains(rerr.Message, "single-use check") {
-			t.Fatalf("confirm_once on %s with Redis down: %+v; want -32603 saying the single-use check could not be made", r.name, rerr)
-		}
+		require.Falsef(t, rerr == nil || rerr.Code != -32603 || !strings.Contains(rerr.Message, "single-use check"), "confirm_once on %s with Redis down: %+v; want -32603 saying the single-use check could not be made", r.name, rerr)
 	}
 	t.Log("confirm_once refused (-32603) on A, B and C: fail closed")
 
 	for i := range 3 {
 		served := relay(t, proxyURL, fmt.Sprintf("down%d", i))
-		if len(distinct(served)) < 2 {
-			t.Fatalf("relay with Redis down: every round on %v", served)
-		}
+		require.Falsef(t, len(distinct(served)) < 2, "relay with Redis down: every round on %v", served)
 	}
 	t.Log("relay calls complete across replicas with Redis down")
 
@@ -41,15 +39,13 @@ func TestRedisDown(t *testing.T) {
 	}
 	mark := logSize(t, origin)
 	res, rerr, rep := round{tool: "change_list", args: map[string]any{"name": "down"}}.call(t, origin.url, 5)
-	if rerr != nil || rep != origin.name || !strings.HasPrefix(res.text(), "replica="+origin.name) {
-		t.Fatalf("change_list on %s: %+v %+v", origin.name, res, rerr)
-	}
+	require.Falsef(t, rerr != nil || rep != origin.name || !strings.HasPrefix(res.text(), "replica="+origin.name), "change_list on %s: %+v %+v", origin.name, res, rerr)
 	ls[0].expectListChanged(t)
 	// Once the publish has failed, nothing can reach the others.
 	logHas(t, origin, mark, "publishing a change to the other replicas failed")
 	for _, l := range ls[1:] {
 		if m, ok := l.pending(); ok {
-			t.Fatalf("listener on %s got %+v with Redis down", l.rep.name, m)
+			require.FailNow(t, fmt.Sprintf("listener on %s got %+v with Redis down", l.rep.name, m))
 		}
 	}
 	t.Logf("a change on %s reached its own listener only; the publish failed and was logged", origin.name)
@@ -63,7 +59,7 @@ func TestRedisDown(t *testing.T) {
 			"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{"name": "whoami", "arguments": map[string]any{}}})
 		if x.status != http.StatusServiceUnavailable {
 			m, _ := x.tryNext(time.Second)
-			t.Fatalf("%s with Redis down: HTTP %d %+v; want 503", x.what, x.status, m)
+			require.FailNow(t, fmt.Sprintf("%s with Redis down: HTTP %d %+v; want 503", x.what, x.status, m))
 		}
 	}
 	t.Log("2025-11-25: initialize answered; the session's later requests refused with 503 on A, B and C")
@@ -82,9 +78,7 @@ func TestRedisBack(t *testing.T) {
 			wantReplayed(t, rerr, "a single-use state replayed once Redis is back")
 			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("confirm_once still refused 30 s after Redis came back: %+v", rerr)
-		}
+		require.Falsef(t, time.Now().After(deadline), "confirm_once still refused 30 s after Redis came back: %+v", rerr)
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Log("single-use states work again")
@@ -92,15 +86,13 @@ func TestRedisBack(t *testing.T) {
 	// The replicas' subscriptions come back in the background: change the
 	// list until a change reaches every listener.
 	for i := 0; ; i++ {
-		if i == 30 {
-			t.Fatal("30 changes on A after Redis came back; none reached the listeners of B and C")
-		}
+		require.NotEqualValues(t, 30, i, "30 changes on A after Redis came back; none reached the listeners of B and C")
 		var ls []*listener
 		for _, r := range reps {
 			ls = append(ls, listen(t, r))
 		}
 		if _, rerr, _ := (round{tool: "change_list", args: map[string]any{"name": fmt.Sprintf("back%d", i)}}).call(t, reps[0].url, 5); rerr != nil {
-			t.Fatal(rerr)
+			require.FailNow(t, fmt.Sprint(rerr))
 		}
 		ls[0].expectListChanged(t)
 		all := true
@@ -134,52 +126,38 @@ func TestReplicaKilled(t *testing.T) {
 	// The hold round starts its response at once with progress, which
 	// names the replica serving it: that one is killed.
 	inflight := held.send(t, proxyURL, 7)
-	if inflight.status != http.StatusOK {
-		t.Fatalf("hold: HTTP %d", inflight.status)
-	}
+	require.Falsef(t, inflight.status != http.StatusOK, "hold: HTTP %d", inflight.status)
 	if m := inflight.next(t); m.Method != "notifications/progress" {
-		t.Fatalf("hold: first message %+v, want progress", m)
+		require.FailNow(t, fmt.Sprintf("hold: first message %+v, want progress", m))
 	}
 	victim := byName[inflight.replica]
-	if victim == nil {
-		t.Fatalf("hold served by %q", inflight.replica)
-	}
+	require.Falsef(t, victim == nil, "hold served by %q", inflight.replica)
 
 	// A listen stream and a bridged 2025-11-25 call on the victim.
 	l := listen(t, victim)
 	sid := legacyInit(t, victim.url, http.StatusAccepted)
 	lx := post(t, "2025-11-25 relay on "+victim.name, victim.url, legacyHeaders(sid), map[string]any{
 		"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{"name": "relay", "arguments": map[string]any{}}})
-	if lx.status != http.StatusOK {
-		t.Fatalf("%s: HTTP %d", lx.what, lx.status)
-	}
+	require.Falsef(t, lx.status != http.StatusOK, "%s: HTTP %d", lx.what, lx.status)
 	if q := lx.next(t); !q.isRequest() || q.Method != "elicitation/create" {
-		t.Fatalf("%s: first message %+v, want elicitation/create", lx.what, q)
+		require.FailNow(t, fmt.Sprintf("%s: first message %+v, want elicitation/create", lx.what, q))
 	}
 
-	if err := syscall.Kill(victim.pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, syscall.Kill(victim.pid, syscall.SIGKILL))
 	t.Logf("killed replica %s (pid %d) with a hold round, a listen stream and a bridged call on it", victim.name, victim.pid)
 
 	// What each client sees: its response ends without the answer.
 	got, err := inflight.ended(t)
 	for _, m := range got {
-		if m.Method == "" {
-			t.Fatalf("the hold round on the killed replica answered %+v", m)
-		}
+		require.NotEqualValuesf(t, "", m.Method, "the hold round on the killed replica answered %+v", m)
 	}
 	t.Logf("2026-07-28 round in flight: the stream ended without a response (%v)", err)
 	got, err = l.x.ended(t)
-	if len(got) != 0 {
-		t.Fatalf("the listen stream on the killed replica got %+v", got)
-	}
+	require.EqualValuesf(t, 0, len(got), "the listen stream on the killed replica got %+v", got)
 	t.Logf("listen stream: ended without its final result (%v)", err)
 	got, err = lx.ended(t)
 	for _, m := range got {
-		if string(m.ID) == "2" {
-			t.Fatalf("the bridged call on the killed replica answered %+v", m)
-		}
+		require.NotEqualValuesf(t, "2", string(m.ID), "the bridged call on the killed replica answered %+v", m)
 	}
 	t.Logf("2025-11-25 bridged call: the stream ended without a response (%v)", err)
 
@@ -188,29 +166,23 @@ func TestReplicaKilled(t *testing.T) {
 	held.progress = false
 	settle(t)
 	res, rerr, rep := held.call(t, proxyURL, 8)
-	if rerr != nil || rep == victim.name || !strings.HasPrefix(res.text(), "confirmed on "+rep) {
-		t.Fatalf("the hold round retried through nginx: %+v %+v on %s", res, rerr, rep)
-	}
+	require.Falsef(t, rerr != nil || rep == victim.name || !strings.HasPrefix(res.text(), "confirmed on "+rep), "the hold round retried through nginx: %+v %+v on %s", res, rerr, rep)
 	t.Logf("the same round retried through nginx: completed on %s", rep)
 
 	// The 2025-11-25 session lives on: no 404, no new initialize.
 	for range 3 {
 		x := post(t, "2025-11-25 whoami", proxyURL, legacyHeaders(sid), map[string]any{
 			"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": map[string]any{"name": "whoami", "arguments": map[string]any{}}})
-		if x.status != http.StatusOK || x.replica == victim.name {
-			t.Fatalf("the session's next call: HTTP %d on %q", x.status, x.replica)
-		}
+		require.Falsef(t, x.status != http.StatusOK || x.replica == victim.name, "the session's next call: HTTP %d on %q", x.status, x.replica)
 		if m := x.next(t); m.Error != nil || !strings.Contains(string(m.Result), "replica="+x.replica) {
-			t.Fatalf("the session's next call on %s: %+v", x.replica, m)
+			require.FailNow(t, fmt.Sprintf("the session's next call on %s: %+v", x.replica, m))
 		}
 	}
 	// A bridged call of the session, through nginx: it runs on a replica
 	// left, and its answers reach it wherever nginx places them.
 	for i := range 2 {
 		text, holder, where := bridgedRelay(t, sid, fmt.Sprintf("legacy%d", i))
-		if holder == victim.name || text != relayWant(fmt.Sprintf("legacy%d", i), []string{holder, holder, holder, holder}) {
-			t.Fatalf("a bridged call after the kill: %q on %s", text, holder)
-		}
+		require.Falsef(t, holder == victim.name || text != relayWant(fmt.Sprintf("legacy%d", i), []string{holder, holder, holder, holder}), "a bridged call after the kill: %q on %s", text, holder)
 		t.Logf("bridged call %d after the kill: ran on %s, answers served by %s", i, holder, strings.Join(where, ", "))
 	}
 	t.Log("the 2025-11-25 session goes on on the other replicas, bridged calls included")
@@ -219,9 +191,7 @@ func TestReplicaKilled(t *testing.T) {
 	for i := range 4 {
 		served := relay(t, proxyURL, fmt.Sprintf("after%d", i))
 		for _, s := range served {
-			if s == victim.name {
-				t.Fatalf("a round was served by the killed replica %s", s)
-			}
+			require.Falsef(t, s == victim.name, "a round was served by the killed replica %s", s)
 		}
 	}
 	for _, r := range reps {
@@ -249,16 +219,12 @@ func legacyInit(t *testing.T, url string, initialized int) string {
 		},
 	})
 	if m := x.next(t); x.status != http.StatusOK || m.Error != nil {
-		t.Fatalf("initialize: HTTP %d, %+v", x.status, m)
+		require.FailNow(t, fmt.Sprintf("initialize: HTTP %d, %+v", x.status, m))
 	}
 	sid := x.header.Get("Mcp-Session-Id")
-	if sid == "" {
-		t.Fatal("initialize: no Mcp-Session-Id")
-	}
+	require.NotEqualValues(t, "", sid, "initialize: no Mcp-Session-Id")
 	n := post(t, "notifications/initialized", url, legacyHeaders(sid), map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
-	if n.status != initialized {
-		t.Fatalf("notifications/initialized: HTTP %d; want %d", n.status, initialized)
-	}
+	require.Falsef(t, n.status != initialized, "notifications/initialized: HTTP %d; want %d", n.status, initialized)
 	return sid
 }
 
@@ -270,9 +236,7 @@ func bridgedRelay(t *testing.T, sid, tag string) (string, string, []string) {
 	t.Helper()
 	x := post(t, "2025-11-25 relay", proxyURL, legacyHeaders(sid), map[string]any{
 		"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": map[string]any{"name": "relay", "arguments": map[string]any{}}})
-	if x.status != http.StatusOK {
-		t.Fatalf("%s: HTTP %d", x.what, x.status)
-	}
+	require.Falsef(t, x.status != http.StatusOK, "%s: HTTP %d", x.what, x.status)
 	var where []string
 	for {
 		m := x.next(t)
@@ -288,19 +252,15 @@ func bridgedRelay(t *testing.T, sid, tag string) (string, string, []string) {
 				key = "colour"
 			}
 			a := post(t, "answer to "+m.Method, proxyURL, legacyHeaders(sid), map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": answer(t, key, tag)})
-			if a.status != http.StatusAccepted {
-				t.Fatalf("%s: HTTP %d", a.what, a.status)
-			}
+			require.Falsef(t, a.status != http.StatusAccepted, "%s: HTTP %d", a.what, a.status)
 			where = append(where, a.replica)
 		case m.Method != "":
 			// a notification
 		case string(m.ID) == "9":
-			if m.Error != nil {
-				t.Fatalf("%s: error %+v", x.what, m.Error)
-			}
+			require.Falsef(t, m.Error != nil, "%s: error %+v", x.what, m.Error)
 			var res toolResult
 			if err := json.Unmarshal(m.Result, &res); err != nil || res.IsError {
-				t.Fatalf("%s: %s", x.what, m.Result)
+				require.FailNow(t, fmt.Sprintf("%s: %s", x.what, m.Result))
 			}
 			return res.text(), x.replica, where
 		}
@@ -318,13 +278,11 @@ func settle(t *testing.T) {
 		x := round{tool: "whoami"}.send(t, proxyURL, 4)
 		if x.status == http.StatusOK {
 			if m := x.next(t); m.Error != nil {
-				t.Fatalf("whoami after the kill: %+v", m.Error)
+				require.FailNow(t, fmt.Sprintf("whoami after the kill: %+v", m.Error))
 			}
 			return
 		}
-		if x.status != http.StatusBadGateway || i == 2 {
-			t.Fatalf("whoami after the kill: HTTP %d (attempt %d); only 502, and only twice, is expected", x.status, i+1)
-		}
+		require.Falsef(t, x.status != http.StatusBadGateway || i == 2, "whoami after the kill: HTTP %d (attempt %d); only 502, and only twice, is expected", x.status, i+1)
 		t.Logf("whoami just after the kill: 502 from nginx; retried")
 	}
 }

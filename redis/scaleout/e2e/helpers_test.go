@@ -17,6 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/mrtrkit/mrtrkit/internal/testkit/stream"
 )
 
@@ -100,9 +103,7 @@ var client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
 func post(t testing.TB, what, url string, hdr map[string]string, body any) *exchange {
 	t.Helper()
 	x, err := tryPost(what, url, hdr, body)
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
+	require.NoErrorf(t, err, "%s", what)
 	t.Cleanup(x.cancel)
 	return x
 }
@@ -157,9 +158,7 @@ func (x *exchange) read(resp *http.Response) {
 func (x *exchange) next(t testing.TB) message {
 	t.Helper()
 	m, err := x.tryNext(waitMessage)
-	if err != nil {
-		t.Fatalf("%s: %v", x.what, err)
-	}
+	require.NoErrorf(t, err, "%s", x.what)
 	return m
 }
 
@@ -198,7 +197,7 @@ func (x *exchange) ended(t testing.TB) ([]message, error) {
 			}
 			got = append(got, m)
 		case <-time.After(waitMessage):
-			t.Fatalf("%s: the response did not end within %s", x.what, waitMessage)
+			require.FailNow(t, fmt.Sprintf("%s: the response did not end within %s", x.what, waitMessage))
 		}
 	}
 }
@@ -291,7 +290,7 @@ func (r round) call(t testing.TB, url string, id int) (toolResult, *rpcError, st
 		if m.Error != nil {
 			return toolResult{}, m.Error, x.replica
 		}
-		t.Fatalf("%s: HTTP %d", x.what, x.status)
+		require.FailNow(t, fmt.Sprintf("%s: HTTP %d", x.what, x.status))
 	}
 	for {
 		m := x.next(t)
@@ -302,9 +301,7 @@ func (r round) call(t testing.TB, url string, id int) (toolResult, *rpcError, st
 			return toolResult{}, m.Error, x.replica
 		}
 		var res toolResult
-		if err := json.Unmarshal(m.Result, &res); err != nil {
-			t.Fatalf("%s: result %s: %v", x.what, m.Result, err)
-		}
+		require.NoErrorf(t, json.Unmarshal(m.Result, &res), "%s: result %s", x.what, m.Result)
 		return res, nil, x.replica
 	}
 }
@@ -312,9 +309,7 @@ func (r round) call(t testing.TB, url string, id int) (toolResult, *rpcError, st
 // answer is the client's answer to one input request of the test tools.
 func answer(t testing.TB, key, tag string) any {
 	a := answerQuiet(key, tag)
-	if a == nil {
-		t.Errorf("unexpected input request %q", key)
-	}
+	assert.Falsef(t, a == nil, "unexpected input request %q", key)
 	return a
 }
 
@@ -339,32 +334,26 @@ func (c *relayCall) step(t testing.TB, url string) {
 	t.Helper()
 	res, rerr, rep := c.next.call(t, url, 10+len(c.served))
 	if rerr != nil {
-		t.Fatalf("relay %s round %d on %s: error %d %s", c.tag, len(c.served), rep, rerr.Code, rerr.Message)
+		require.FailNow(t, fmt.Sprintf("relay %s round %d on %s: error %d %s", c.tag, len(c.served), rep, rerr.Code, rerr.Message))
 	}
-	if rep == "" {
-		t.Fatalf("relay %s round %d: no X-Replica", c.tag, len(c.served))
-	}
+	require.NotEqualValuesf(t, "", rep, "relay %s round %d: no X-Replica", c.tag, len(c.served))
 	c.served = append(c.served, rep)
 	switch res.ResultType {
 	case "complete":
 		c.done = res.text()
 		if want := relayWant(c.tag, c.served); c.done != want || len(c.served) != 4 {
-			t.Fatalf("relay %s: complete after %d rounds with %q; want %q after 4", c.tag, len(c.served), c.done, want)
+			require.FailNow(t, fmt.Sprintf("relay %s: complete after %d rounds with %q; want %q after 4", c.tag, len(c.served), c.done, want))
 		}
 	case "input_required":
-		if len(res.InputRequests) != 1 || res.RequestState == "" {
-			t.Fatalf("relay %s round %d: %+v", c.tag, len(c.served)-1, res)
-		}
+		require.Falsef(t, len(res.InputRequests) != 1 || res.RequestState == "", "relay %s round %d: %+v", c.tag, len(c.served)-1, res)
 		resp := map[string]any{}
 		for k, ir := range res.InputRequests {
-			if !strings.Contains(string(ir.Params), "(replica "+rep+")") {
-				t.Fatalf("relay %s round %d: served by %s, but its question says %s", c.tag, len(c.served)-1, rep, ir.Params)
-			}
+			require.Containsf(t, string(ir.Params), "(replica "+rep+")", "relay %s round %d: served by %s, but its question says %s", c.tag, len(c.served)-1, rep, ir.Params)
 			resp[k] = answer(t, k, c.tag)
 		}
 		c.next = round{tool: "relay", state: res.RequestState, responses: resp}
 	default:
-		t.Fatalf("relay %s round %d: resultType %q", c.tag, len(c.served)-1, res.ResultType)
+		require.FailNow(t, fmt.Sprintf("relay %s round %d: resultType %q", c.tag, len(c.served)-1, res.ResultType))
 	}
 }
 
@@ -374,9 +363,7 @@ func relay(t testing.TB, url, tag string) []string {
 	t.Helper()
 	c := newRelay(tag)
 	for c.done == "" {
-		if len(c.served) == 4 {
-			t.Fatalf("relay %s: not complete after 4 rounds", tag)
-		}
+		require.NotEqualValuesf(t, 4, len(c.served), "relay %s: not complete after 4 rounds", tag)
 		c.step(t, url)
 	}
 	return c.served
@@ -387,9 +374,7 @@ func relay(t testing.TB, url, tag string) []string {
 func confirmState(t testing.TB, url, tool string, args any) (string, string) {
 	t.Helper()
 	res, rerr, rep := round{tool: tool, args: args}.call(t, url, 1)
-	if rerr != nil || res.ResultType != "input_required" || res.RequestState == "" {
-		t.Fatalf("%s first round on %s: %+v, %+v", tool, rep, res, rerr)
-	}
+	require.Falsef(t, rerr != nil || res.ResultType != "input_required" || res.RequestState == "", "%s first round on %s: %+v, %+v", tool, rep, res, rerr)
 	return res.RequestState, rep
 }
 
@@ -412,11 +397,9 @@ func listen(t testing.TB, r *replica) *listener {
 		"jsonrpc": "2.0", "id": "listen-" + r.name, "method": "subscriptions/listen",
 		"params": map[string]any{"notifications": map[string]any{"toolsListChanged": true}, "_meta": meta()},
 	})
-	if x.status != http.StatusOK {
-		t.Fatalf("%s: HTTP %d", x.what, x.status)
-	}
+	require.Falsef(t, x.status != http.StatusOK, "%s: HTTP %d", x.what, x.status)
 	if ack := x.next(t); ack.Method != "notifications/subscriptions/acknowledged" {
-		t.Fatalf("%s: first message %+v, want the acknowledgement", x.what, ack)
+		require.FailNow(t, fmt.Sprintf("%s: first message %+v, want the acknowledgement", x.what, ack))
 	}
 	return &listener{rep: r, x: x}
 }
@@ -425,12 +408,8 @@ func listen(t testing.TB, r *replica) *listener {
 func (l *listener) expectListChanged(t testing.TB) {
 	t.Helper()
 	m, err := l.x.tryNext(waitMessage)
-	if err != nil {
-		t.Fatalf("listener on %s: %v; want notifications/tools/list_changed", l.rep.name, err)
-	}
-	if m.Method != "notifications/tools/list_changed" {
-		t.Fatalf("listener on %s: got %+v, want notifications/tools/list_changed", l.rep.name, m)
-	}
+	require.NoErrorf(t, err, "listener on %s: %v; want notifications/tools/list_changed", l.rep.name, err)
+	require.EqualValuesf(t, "notifications/tools/list_changed", m.Method, "listener on %s: got %+v, want notifications/tools/list_changed", l.rep.name, m)
 }
 
 // pending reports whether a message is waiting, without waiting.
@@ -447,9 +426,7 @@ func (l *listener) pending() (message, bool) {
 func whoami(t testing.TB, url string) string {
 	t.Helper()
 	res, rerr, _ := round{tool: "whoami"}.call(t, url, 3)
-	if rerr != nil {
-		t.Fatalf("whoami at %s: %+v", url, rerr)
-	}
+	require.Nilf(t, rerr, "whoami at %s: %+v", url, rerr)
 	return res.text()
 }
 
@@ -459,19 +436,13 @@ func whoami(t testing.TB, url string) string {
 func writeKeys(t testing.TB, lines []string, ids string) {
 	t.Helper()
 	tmp := keyFile + ".new"
-	if err := os.WriteFile(tmp, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, keyFile); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(tmp, []byte(strings.Join(lines, "\n")+"\n"), 0o600))
+	require.NoError(t, os.Rename(tmp, keyFile))
 	for _, r := range reps {
 		if !alive(r) {
 			continue
 		}
-		if err := syscall.Kill(r.pid, syscall.SIGHUP); err != nil {
-			t.Fatalf("SIGHUP to replica %s: %v", r.name, err)
-		}
+		require.NoErrorf(t, syscall.Kill(r.pid, syscall.SIGHUP), "SIGHUP to replica %s", r.name)
 	}
 	for _, r := range reps {
 		if !alive(r) {
@@ -480,9 +451,7 @@ func writeKeys(t testing.TB, lines []string, ids string) {
 		want := "replica=" + r.name + " keys=" + ids
 		deadline := time.Now().Add(10 * time.Second)
 		for got := whoami(t, r.url); got != want; got = whoami(t, r.url) {
-			if time.Now().After(deadline) {
-				t.Fatalf("replica %s reports %q after SIGHUP; want %q", r.name, got, want)
-			}
+			require.Falsef(t, time.Now().After(deadline), "replica %s reports %q after SIGHUP; want %q", r.name, got, want)
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
@@ -494,9 +463,7 @@ func alive(r *replica) bool { return syscall.Kill(r.pid, 0) == nil }
 func readKeys(t testing.TB) []string {
 	t.Helper()
 	b, err := os.ReadFile(keyFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return strings.Fields(string(b))
 }
 
@@ -507,9 +474,7 @@ func logHas(t testing.TB, r *replica, skip int, parts ...string) {
 	deadline := time.Now().Add(waitMessage)
 	for {
 		b, err := os.ReadFile(r.log)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if skip <= len(b) {
 			for _, line := range strings.Split(string(b[skip:]), "\n") {
 				all := true
@@ -521,9 +486,7 @@ func logHas(t testing.TB, r *replica, skip int, parts ...string) {
 				}
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("replica %s did not log %q within %s", r.name, parts, waitMessage)
-		}
+		require.Falsef(t, time.Now().After(deadline), "replica %s did not log %q within %s", r.name, parts, waitMessage)
 		time.Sleep(20 * time.Millisecond)
 	}
 }
@@ -532,9 +495,7 @@ func logHas(t testing.TB, r *replica, skip int, parts ...string) {
 func logSize(t testing.TB, r *replica) int {
 	t.Helper()
 	fi, err := os.Stat(r.log)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return int(fi.Size())
 }
 
@@ -553,20 +514,16 @@ func legacyStream(t *testing.T, r *replica) *listener {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	req.Header.Set("Accept", "text/event-stream")
 	for k, v := range legacyHeaders(sid) {
 		req.Header.Set(k, v)
 	}
 	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatalf("GET the session stream on %s: %v", r.name, err)
-	}
+	require.NoErrorf(t, err, "GET the session stream on %s", r.name)
 	if resp.StatusCode != http.StatusOK {
 		resp.Body.Close()
-		t.Fatalf("GET the session stream on %s: HTTP %d", r.name, resp.StatusCode)
+		require.FailNow(t, fmt.Sprintf("GET the session stream on %s: HTTP %d", r.name, resp.StatusCode))
 	}
 	x := &exchange{what: "2025-11-25 GET stream on " + r.name, status: resp.StatusCode, header: resp.Header,
 		replica: resp.Header.Get("X-Replica"), msgs: make(chan message, 64), errc: make(chan error, 1), cancel: cancel}

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"regexp"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
 )
 
 // audience is the replicas' default -audience.
@@ -34,13 +36,9 @@ var digestInEvent = regexp.MustCompile(`"s":"([0-9a-f]{32})"`)
 // through Redis.
 func TestSharedForgedBusMessage(t *testing.T) {
 	url := os.Getenv("SCALEOUT_REDIS_URL")
-	if url == "" {
-		t.Fatal("SCALEOUT_REDIS_URL is not set; run redis/scaleout/run.sh")
-	}
+	require.NotEqualValues(t, "", url, "SCALEOUT_REDIS_URL is not set; run redis/scaleout/run.sh")
 	opts, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	rdb := redis.NewClient(opts)
 	defer rdb.Close()
 	ctx := context.Background()
@@ -52,7 +50,7 @@ func TestSharedForgedBusMessage(t *testing.T) {
 	sub := rdb.Subscribe(ctx, events)
 	defer sub.Close()
 	if _, err := sub.Receive(ctx); err != nil {
-		t.Fatal(err)
+		require.FailNow(t, fmt.Sprint(err))
 	}
 
 	// The session's digest, as anyone subscribed sees it: a cancellation
@@ -67,56 +65,42 @@ func TestSharedForgedBusMessage(t *testing.T) {
 				digest = g[1]
 			}
 		case <-time.After(waitMessage):
-			t.Fatal("the cancellation was not published")
+			require.FailNow(t, "the cancellation was not published")
 		}
 	}
 
 	skip := logSize(t, b)
 	x := post(t, "2025-11-25 confirm on "+b.name, b.url, legacyHeaders(sid), map[string]any{
 		"jsonrpc": "2.0", "id": 21, "method": "tools/call", "params": map[string]any{"name": "confirm", "arguments": map[string]any{}}})
-	if x.status != http.StatusOK {
-		t.Fatalf("%s: HTTP %d", x.what, x.status)
-	}
+	require.Falsef(t, x.status != http.StatusOK, "%s: HTTP %d", x.what, x.status)
 	ask := x.next(t)
-	if ask.Method != "elicitation/create" {
-		t.Fatalf("%s: %+v; want elicitation/create", x.what, ask)
-	}
+	require.EqualValuesf(t, "elicitation/create", ask.Method, "%s: %+v; want elicitation/create", x.what, ask)
 	var leg string
-	if err := json.Unmarshal(ask.ID, &leg); err != nil {
-		t.Fatalf("leg id %s: %v", ask.ID, err)
-	}
+	require.NoErrorf(t, json.Unmarshal(ask.ID, &leg), "leg id %s", ask.ID)
 	prefix, random, _ := strings.Cut(leg, "-")
-	if len(random) != 32 {
-		t.Fatalf("leg id %q: want the replica and 32 random hex digits", leg)
-	}
+	require.EqualValuesf(t, 32, len(random), "leg id %q: want the replica and 32 random hex digits", leg)
 	forged := map[string]string{
 		"mrtrkit/legacy/replica/" + prefix: `{"r":"attacker","k":"ans","s":"` + digest + `","id":` + strconv.Quote(string(ask.ID)) + `,"res":{"action":"accept","content":{"yes":true}}}`,
 		events:                             `{"r":"attacker","k":"del","s":"` + digest + `"}`,
 	}
 	for channel, payload := range forged {
 		n, err := rdb.Publish(ctx, channel, payload).Result()
-		if err != nil || n < 1 {
-			t.Fatalf("PUBLISH %s: %d receivers, %v; want a replica listening", channel, n, err)
-		}
+		require.Falsef(t, err != nil || n < 1, "PUBLISH %s: %d receivers, %v; want a replica listening", channel, n, err)
 	}
 	if m, err := x.tryNext(time.Second); err == nil {
-		t.Fatalf("a forged bus message moved the call on %s: %+v", b.name, m)
+		require.FailNow(t, fmt.Sprintf("a forged bus message moved the call on %s: %+v", b.name, m))
 	}
 	logHas(t, b, skip, "dropped a message received on the bus", "not authentic")
 
 	// The client's own answer, a refusal, posted to A, ends the call on B.
 	ans := post(t, "answer on "+a.name, a.url, legacyHeaders(sid), map[string]any{"jsonrpc": "2.0", "id": ask.ID, "result": map[string]any{"action": "decline"}})
-	if ans.status != http.StatusAccepted {
-		t.Fatalf("%s: HTTP %d", ans.what, ans.status)
-	}
+	require.Falsef(t, ans.status != http.StatusAccepted, "%s: HTTP %d", ans.what, ans.status)
 	final := x.next(t)
 	var res toolResult
 	if err := json.Unmarshal(final.Result, &res); err != nil || res.text() != "not confirmed on "+b.name {
-		t.Fatalf("the call on %s: %s; want the client's own refusal", b.name, final.Result)
+		require.FailNow(t, fmt.Sprintf("the call on %s: %s; want the client's own refusal", b.name, final.Result))
 	}
 	ping := post(t, "ping on "+b.name, b.url, legacyHeaders(sid), map[string]any{"jsonrpc": "2.0", "id": 22, "method": "ping"})
-	if ping.status != http.StatusOK {
-		t.Fatalf("after the forged deletion, ping on %s: HTTP %d; want the session alive", b.name, ping.status)
-	}
+	require.Falsef(t, ping.status != http.StatusOK, "after the forged deletion, ping on %s: HTTP %d; want the session alive", b.name, ping.status)
 	t.Logf("a forged answer and deletion published on Redis were dropped by %s; the real answer posted to %s reached the call", b.name, a.name)
 }

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestSharedModernRounds runs 2026-07-28 multi-round calls through nginx,
@@ -23,17 +25,13 @@ func TestSharedModernRounds(t *testing.T) {
 	seen := map[string]bool{}
 	for i := range 6 {
 		served := relay(t, proxyURL, fmt.Sprintf("user%d", i))
-		if len(distinct(served)) < 2 {
-			t.Fatalf("relay call %d: every round on %v; round robin must spread them", i, served)
-		}
+		require.Falsef(t, len(distinct(served)) < 2, "relay call %d: every round on %v; round robin must spread them", i, served)
 		for _, r := range served {
 			seen[r] = true
 		}
 		t.Logf("relay call %d: rounds served by %s", i, strings.Join(served, " → "))
 	}
-	if len(seen) != 3 {
-		t.Fatalf("the calls' rounds reached %v; want all three replicas", seen)
-	}
+	require.EqualValuesf(t, 3, len(seen), "the calls' rounds reached %v; want all three replicas", seen)
 	// A two-round call whose second round goes to a named other replica.
 	for _, asker := range reps {
 		state, rep := confirmState(t, asker.url, "confirm", nil)
@@ -42,9 +40,7 @@ func TestSharedModernRounds(t *testing.T) {
 				continue
 			}
 			res, rerr, got := confirmRound("confirm", state, nil).call(t, r.url, 2)
-			if rerr != nil || res.text() != "confirmed on "+r.name+" (asked on "+rep+")" {
-				t.Fatalf("confirm asked on %s, answered on %s (%s): %+v %+v", rep, r.name, got, res, rerr)
-			}
+			require.Falsef(t, rerr != nil || res.text() != "confirmed on "+r.name+" (asked on "+rep+")", "confirm asked on %s, answered on %s (%s): %+v %+v", rep, r.name, got, res, rerr)
 		}
 	}
 }
@@ -56,17 +52,13 @@ func TestSharedModernRounds(t *testing.T) {
 func TestSharedListChange(t *testing.T) {
 	origins := map[string]bool{}
 	for i := 0; len(origins) < 2; i++ {
-		if i == 6 {
-			t.Fatalf("six changes through nginx all came from %v", origins)
-		}
+		require.NotEqualValuesf(t, 6, i, "six changes through nginx all came from %v", origins)
 		var ls []*listener
 		for _, r := range reps {
 			ls = append(ls, listen(t, r))
 		}
 		res, rerr, rep := round{tool: "change_list", args: map[string]any{"name": fmt.Sprintf("shared%d", i)}}.call(t, proxyURL, 5)
-		if rerr != nil || !strings.HasPrefix(res.text(), "replica="+rep+" added=") {
-			t.Fatalf("change_list: %+v %+v", res, rerr)
-		}
+		require.Falsef(t, rerr != nil || !strings.HasPrefix(res.text(), "replica="+rep+" added="), "change_list: %+v %+v", res, rerr)
 		for _, l := range ls {
 			l.expectListChanged(t)
 			l.x.cancel()
@@ -87,20 +79,16 @@ func TestSharedListChangeLegacyStreams(t *testing.T) {
 	got := map[*listener]bool{}
 	ls := []*listener{legacyStream(t, reps[1]), legacyStream(t, reps[2])}
 	for i := 0; len(got) < len(ls); i++ {
-		if i == 10 {
-			t.Fatalf("ten changes on %s; the 2025-11-25 streams told: %d of %d", origin.name, len(got), len(ls))
-		}
+		require.NotEqualValuesf(t, 10, i, "ten changes on %s; the 2025-11-25 streams told: %d of %d", origin.name, len(got), len(ls))
 		if _, rerr, _ := (round{tool: "change_list", args: map[string]any{"name": fmt.Sprintf("legacy%d", i)}}).call(t, origin.url, 5); rerr != nil {
-			t.Fatal(rerr)
+			require.FailNow(t, fmt.Sprint(rerr))
 		}
 		for _, l := range ls {
 			if got[l] {
 				continue
 			}
 			if m, err := l.x.tryNext(2 * time.Second); err == nil {
-				if m.Method != "notifications/tools/list_changed" {
-					t.Fatalf("the 2025-11-25 stream on %s got %+v", l.rep.name, m)
-				}
+				require.EqualValuesf(t, "notifications/tools/list_changed", m.Method, "the 2025-11-25 stream on %s got %+v", l.rep.name, m)
 				got[l] = true
 			}
 		}
@@ -116,9 +104,7 @@ func TestSharedOnceOnly(t *testing.T) {
 	for _, first := range reps {
 		state, asker := confirmState(t, proxyURL, "confirm_once", nil)
 		res, rerr, _ := confirmRound("confirm_once", state, nil).call(t, first.url, 2)
-		if rerr != nil || res.text() != "confirmed on "+first.name+" (asked on "+asker+")" {
-			t.Fatalf("confirm_once on %s: %+v %+v", first.name, res, rerr)
-		}
+		require.Falsef(t, rerr != nil || res.text() != "confirmed on "+first.name+" (asked on "+asker+")", "confirm_once on %s: %+v %+v", first.name, res, rerr)
 		targets := append([]*replica{}, reps...)
 		for _, r := range targets {
 			_, rerr, got := confirmRound("confirm_once", state, nil).call(t, r.url, 3)
@@ -131,7 +117,7 @@ func TestSharedOnceOnly(t *testing.T) {
 	for _, r := range reps {
 		for range 2 {
 			if res, rerr, _ := confirmRound("confirm", state, nil).call(t, r.url, 2); rerr != nil || !strings.HasPrefix(res.text(), "confirmed on "+r.name) {
-				t.Fatalf("confirm (not single-use) on %s: %+v %+v", r.name, res, rerr)
+				require.FailNow(t, fmt.Sprintf("confirm (not single-use) on %s: %+v %+v", r.name, res, rerr))
 			}
 		}
 	}
@@ -139,9 +125,7 @@ func TestSharedOnceOnly(t *testing.T) {
 
 func wantReplayed(t *testing.T, rerr *rpcError, what string) {
 	t.Helper()
-	if rerr == nil || rerr.Code != -32602 || !strings.Contains(string(rerr.Data), "replayed_request_state") {
-		t.Fatalf("%s: got %+v; want -32602 with reason replayed_request_state", what, rerr)
-	}
+	require.Falsef(t, rerr == nil || rerr.Code != -32602 || !strings.Contains(string(rerr.Data), "replayed_request_state"), "%s: got %+v; want -32602 with reason replayed_request_state", what, rerr)
 }
 
 // newKey returns a key ring line with a fresh random secret.
@@ -149,7 +133,7 @@ func newKey(t *testing.T, id string) string {
 	t.Helper()
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
-		t.Fatal(err)
+		require.FailNow(t, fmt.Sprint(err))
 	}
 	return id + ":" + base64.StdEncoding.EncodeToString(b)
 }
@@ -162,12 +146,10 @@ func newKey(t *testing.T, id string) string {
 // open, which shows the new key seals.
 func TestSharedKeyRotation(t *testing.T) {
 	old := readKeys(t)
-	if len(old) != 1 || !strings.HasPrefix(old[0], "k1:") {
-		t.Fatalf("the key ring file holds %d lines; want the one key k1", len(old))
-	}
+	require.Falsef(t, len(old) != 1 || !strings.HasPrefix(old[0], "k1:"), "the key ring file holds %d lines; want the one key k1", len(old))
 	for _, r := range reps {
 		if got := whoami(t, r.url); got != "replica="+r.name+" keys=k1" {
-			t.Fatalf("before the rotation: %q", got)
+			require.FailNow(t, fmt.Sprintf("before the rotation: %q", got))
 		}
 	}
 
@@ -220,20 +202,16 @@ func TestSharedKeyRotation(t *testing.T) {
 	for _, c := range pending {
 		c.step(t, proxyURL)
 		c.step(t, proxyURL)
-		if c.done == "" {
-			t.Fatalf("relay %s begun before the rotation did not complete after it", c.tag)
-		}
+		require.NotEqualValuesf(t, "", c.done, "relay %s begun before the rotation did not complete after it", c.tag)
 		t.Logf("relay %s: rounds %s, the rotation after the second", c.tag, strings.Join(c.served, " → "))
 	}
 	stateNew, _ := confirmState(t, proxyURL, "confirm", nil)
 	stop.Store(true)
 	wg.Wait()
 	if f := failures.Load(); f != 0 {
-		t.Fatalf("%d of %d calls under load failed across the rotation; first: %v", f, calls.Load(), firstErr.Load())
+		require.FailNow(t, fmt.Sprintf("%d of %d calls under load failed across the rotation; first: %v", f, calls.Load(), firstErr.Load()))
 	}
-	if calls.Load() == 0 {
-		t.Fatal("no call ran under load")
-	}
+	require.NotEqualValues(t, 0, calls.Load(), "no call ran under load")
 	t.Logf("%d relay calls (4 requests each) under load across the rotation (%d before it), none failed", calls.Load(), before)
 
 	// The old key dropped: states it sealed stop opening, on every
@@ -241,12 +219,10 @@ func TestSharedKeyRotation(t *testing.T) {
 	writeKeys(t, []string{k2}, "k2")
 	for _, r := range reps {
 		if res, rerr, _ := confirmRound("confirm", stateNew, nil).call(t, r.url, 2); rerr != nil || !strings.HasPrefix(res.text(), "confirmed on "+r.name) {
-			t.Fatalf("a state sealed after the rotation, on %s once k1 is gone: %+v %+v", r.name, res, rerr)
+			require.FailNow(t, fmt.Sprintf("a state sealed after the rotation, on %s once k1 is gone: %+v %+v", r.name, res, rerr))
 		}
 		_, rerr, _ := confirmRound("confirm", stateOld, nil).call(t, r.url, 2)
-		if rerr == nil || rerr.Code != -32602 {
-			t.Fatalf("a state sealed with k1, on %s once k1 is gone: %+v; want -32602", r.name, rerr)
-		}
+		require.Falsef(t, rerr == nil || rerr.Code != -32602, "a state sealed with k1, on %s once k1 is gone: %+v; want -32602", r.name, rerr)
 	}
 
 	// 2025-11-25 session ids follow the reload too: a session opened
@@ -256,9 +232,7 @@ func TestSharedKeyRotation(t *testing.T) {
 	for _, r := range reps {
 		x := post(t, "tools/list of a session sealed with k1, on "+r.name, r.url, legacyHeaders(sessionOld),
 			map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
-		if x.status != http.StatusNotFound {
-			t.Fatalf("a 2025-11-25 session sealed with k1, on %s once k1 is gone: HTTP %d; want 404", r.name, x.status)
-		}
+		require.Falsef(t, x.status != http.StatusNotFound, "a 2025-11-25 session sealed with k1, on %s once k1 is gone: HTTP %d; want 404", r.name, x.status)
 	}
 	for i, r := range reps {
 		sid := legacyInit(t, r.url, http.StatusAccepted)
@@ -266,7 +240,7 @@ func TestSharedKeyRotation(t *testing.T) {
 		x := post(t, "tools/list of a session opened on "+r.name, other.url, legacyHeaders(sid),
 			map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
 		if m := x.next(t); x.status != http.StatusOK || m.Error != nil {
-			t.Fatalf("a 2025-11-25 session opened on %s after the rotation, on %s: HTTP %d %+v", r.name, other.name, x.status, m)
+			require.FailNow(t, fmt.Sprintf("a 2025-11-25 session opened on %s after the rotation, on %s: HTTP %d %+v", r.name, other.name, x.status, m))
 		}
 	}
 }
@@ -330,9 +304,7 @@ func waitCalls(t *testing.T, calls *atomic.Int64, n int64) {
 	t.Helper()
 	deadline := time.Now().Add(waitMessage)
 	for calls.Load() < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("the load made %d calls in %s; want %d", calls.Load(), waitMessage, n)
-		}
+		require.Falsef(t, time.Now().After(deadline), "the load made %d calls in %s; want %d", calls.Load(), waitMessage, n)
 		time.Sleep(5 * time.Millisecond)
 	}
 }

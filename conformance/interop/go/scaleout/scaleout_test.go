@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
 )
 
 var proxyURL string
@@ -122,9 +123,7 @@ func connect(t *testing.T, standalone bool, tag string, asked *[]string) (*mcp.C
 		DisableStandaloneSSE: !standalone,
 		MaxRetries:           -1,
 	}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatalf("Connect through nginx: %v", err)
-	}
+	require.NoError(t, err, "Connect through nginx")
 	t.Cleanup(func() { cs.Close() })
 	return cs, w
 }
@@ -143,15 +142,13 @@ func TestGoSDK2025ThreeRounds(t *testing.T) {
 		var asked []string
 		cs, w := connect(t, standalone, tag, &asked)
 		if v := cs.InitializeResult().ProtocolVersion; v != "2025-11-25" {
-			t.Fatalf("negotiated %s", v)
+			require.FailNow(t, fmt.Sprintf("negotiated %s", v))
 		}
 		mark := w.mark()
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "relay", Arguments: map[string]any{}})
 		cancel()
-		if err != nil {
-			t.Fatalf("call %d: CallTool(relay): %v", i, err)
-		}
+		require.NoErrorf(t, err, "call %d: CallTool(relay)", i)
 		// The result can come before the 202 of the last answer's POST:
 		// wait until the client has every answer's status.
 		var holder string
@@ -163,9 +160,7 @@ func TestGoSDK2025ThreeRounds(t *testing.T) {
 				case p.method == "tools/call":
 					holder = p.replica
 				case p.method == "" && len(p.id) > 0:
-					if p.status != http.StatusAccepted {
-						t.Fatalf("call %d: an answer got HTTP %d from %s", i, p.status, p.replica)
-					}
+					require.Falsef(t, p.status != http.StatusAccepted, "call %d: an answer got HTTP %d from %s", i, p.status, p.replica)
 					answers = append(answers, p)
 				}
 			}
@@ -181,16 +176,10 @@ func TestGoSDK2025ThreeRounds(t *testing.T) {
 			}
 		}
 		want := fmt.Sprintf("name=%s; sample=hello %s; colour=teal-%s; served=%s,%s,%s,%s", tag, tag, tag, holder, holder, holder, holder)
-		if res.IsError || text != want {
-			t.Fatalf("call %d (standalone stream %v): %q (isError %v); want %q\nquestions: %q", i, standalone, text, res.IsError, want, asked)
-		}
-		if len(asked) != 3 || len(answers) != 3 {
-			t.Fatalf("call %d: %d questions %q and %d answers; want 3 and 3", i, len(asked), asked, len(answers))
-		}
+		require.Falsef(t, res.IsError || text != want, "call %d (standalone stream %v): %q (isError %v); want %q\nquestions: %q", i, standalone, text, res.IsError, want, asked)
+		require.Falsef(t, len(asked) != 3 || len(answers) != 3, "call %d: %d questions %q and %d answers; want 3 and 3", i, len(asked), asked, len(answers))
 		for _, q := range asked {
-			if !strings.Contains(q, "(replica "+holder+")") {
-				t.Fatalf("call %d: question %q did not come from the call's replica %s", i, q, holder)
-			}
+			require.Containsf(t, q, "(replica "+holder+")", "call %d: question %q did not come from the call's replica %s", i, q, holder)
 		}
 		var where []string
 		for _, a := range answers {
@@ -202,9 +191,7 @@ func TestGoSDK2025ThreeRounds(t *testing.T) {
 		holders[holder] = true
 		t.Logf("call %d (standalone stream %v): ran on %s; answers served by %s", i, standalone, holder, strings.Join(where, ", "))
 	}
-	if elsewhere == 0 {
-		t.Fatal("no answer landed on a replica other than its call's: round robin did not spread them, so nothing was proved")
-	}
+	require.NotEqualValues(t, 0, elsewhere, "no answer landed on a replica other than its call's: round robin did not spread them, so nothing was proved")
 	t.Logf("%d answers landed on another replica than their call's, and every call completed; calls ran on %d replicas", elsewhere, len(holders))
 }
 
@@ -244,17 +231,11 @@ func TestGoSDK2025ReplicaKilled(t *testing.T) {
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{
 		Endpoint: proxyURL, HTTPClient: &http.Client{Transport: w}, DisableStandaloneSSE: true, MaxRetries: -1,
 	}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatalf("Connect through nginx: %v", err)
-	}
+	require.NoError(t, err, "Connect through nginx")
 	defer cs.Close()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "relay", Arguments: map[string]any{}})
-	if killed == "" {
-		t.Fatalf("no question named a live replica to kill: %q", asked)
-	}
-	if err == nil {
-		t.Fatalf("CallTool on the killed replica %s returned %+v without an error", killed, res)
-	}
+	require.NotEqualValuesf(t, "", killed, "no question named a live replica to kill: %q", asked)
+	require.Errorf(t, err, "CallTool on the killed replica %s returned %+v without an error", killed, res)
 	t.Logf("the bridged call on replica %s, killed mid-call: CallTool failed: %v", killed, err)
 
 	for i := range 3 {
@@ -268,13 +249,9 @@ func TestGoSDK2025ReplicaKilled(t *testing.T) {
 			t.Logf("the first call after the kill got 502 (%v): retried", err)
 			res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "whoami", Arguments: map[string]any{}})
 		}
-		if err != nil || res.IsError || len(res.Content) == 0 {
-			t.Fatalf("call %d on the same session after the kill: %+v, %v", i, res, err)
-		}
+		require.Falsef(t, err != nil || res.IsError || len(res.Content) == 0, "call %d on the same session after the kill: %+v, %v", i, res, err)
 		text := res.Content[0].(*mcp.TextContent).Text
-		if strings.HasPrefix(text, "replica="+killed+" ") {
-			t.Fatalf("served by the killed replica: %q", text)
-		}
+		require.Falsef(t, strings.HasPrefix(text, "replica="+killed+" "), "served by the killed replica: %q", text)
 		t.Logf("the same session, call %d: %s", i, text)
 	}
 }

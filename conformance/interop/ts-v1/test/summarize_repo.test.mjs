@@ -11,7 +11,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { checkWire, connectV1, legacyVersion, sleep, textOf } from './client.mjs';
-import { startExample } from './servers.mjs';
+import { startExample } from '../../harness/servers.mjs';
 
 // The directory summarised: a few small text files the model picks from.
 const files = {

@@ -1,12 +1,14 @@
-// Starts (or locates) the servers the TypeScript SDK v1 tests talk to: the
-// mrtrkit conformance fixture server, the summarize_repo example and the
-// tour example.
+// Starts (or locates) the servers the TypeScript SDK tests (ts-v1/ and
+// ts-v2/) talk to: the mrtrkit conformance fixture server, the
+// summarize_repo example and the tour example. It imports only Node's own
+// modules.
 //
 //   FIXTURE_URL          use an already running fixture server at this URL
 //   FIXTURE_BIN          start this prebuilt fixture binary on a free loopback port
-//   FIXTURE_LEG_TIMEOUT  the -leg-timeout the fixture runs with (default 2s when
-//                        the tests start it; with FIXTURE_URL the timeout tests
-//                        run only when this says what the server uses)
+//   FIXTURE_LEG_TIMEOUT  the -leg-timeout the fixture runs with, for the v1
+//                        tests (default 2s when they start it; with FIXTURE_URL
+//                        the timeout tests run only when this says what the
+//                        server uses)
 //   EXAMPLE_BIN          start this prebuilt summarize_repo binary
 //   TOUR_BIN             start this prebuilt tour binary
 //   FIXTURE_TOKEN        send "Authorization: Bearer FIXTURE_TOKEN" with every
@@ -24,8 +26,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { sleep } from './harness.mjs';
+
 const here = path.dirname(fileURLToPath(import.meta.url));
-export const repoRoot = path.resolve(here, '..', '..', '..', '..');
+export const repoRoot = path.resolve(here, '..', '..', '..');
 
 /**
  * Returns fetch's init with "Authorization: Bearer FIXTURE_TOKEN" added when
@@ -65,7 +69,6 @@ function canConnect(port) {
     });
 }
 
-const sleep = ms => new Promise(r => setTimeout(r, ms));
 
 // launch starts bin with args(port) and waits until it accepts connections.
 async function launch(bin, args, log) {
@@ -103,7 +106,7 @@ async function start(bin, pkg, args) {
     const log = [];
     let tmp;
     if (!bin) {
-        tmp = mkdtempSync(path.join(os.tmpdir(), 'mrtrkit-interop-ts1-'));
+        tmp = mkdtempSync(path.join(os.tmpdir(), 'mrtrkit-interop-ts-'));
         bin = path.join(tmp, path.basename(pkg));
         execFileSync('go', ['build', '-C', repoRoot, '-o', bin, pkg], {
             stdio: ['ignore', 'inherit', 'inherit'],
@@ -134,9 +137,16 @@ async function start(bin, pkg, args) {
 
 /**
  * Returns { url, stop, log, legTimeoutMs } for a running fixture server.
- * A server given by FIXTURE_URL needs FIXTURE_LEG_TIMEOUT too.
+ * With legTimeout (the 2025-11-25 tests, whose bridged legs time out), the
+ * fixture runs with -leg-timeout, and a server given by FIXTURE_URL needs
+ * FIXTURE_LEG_TIMEOUT too; without it, the fixture runs with its defaults
+ * and legTimeoutMs is undefined.
  */
-export async function startFixture() {
+export async function startFixture({ legTimeout = false } = {}) {
+    if (!legTimeout) {
+        if (process.env.FIXTURE_URL) return { url: process.env.FIXTURE_URL, stop: async () => {}, log: [] };
+        return start(process.env.FIXTURE_BIN, './conformance/server', port => ['-addr', `127.0.0.1:${port}`, '-path', '/mcp']);
+    }
     const fromEnv = process.env.FIXTURE_LEG_TIMEOUT ? parseDuration(process.env.FIXTURE_LEG_TIMEOUT) : undefined;
     if (process.env.FIXTURE_URL) {
         if (fromEnv === undefined) {
@@ -195,7 +205,7 @@ export function tourBinary() {
 // binary returns { bin, cleanup } for bin when given, else for pkg built now.
 function binary(bin, pkg) {
     if (bin) return { bin, cleanup: () => {} };
-    const tmp = mkdtempSync(path.join(os.tmpdir(), 'mrtrkit-interop-ts1-stdio-'));
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'mrtrkit-interop-ts-stdio-'));
     bin = path.join(tmp, path.basename(pkg));
     execFileSync('go', ['build', '-C', repoRoot, '-o', bin, pkg], {
         stdio: ['ignore', 'inherit', 'inherit'],

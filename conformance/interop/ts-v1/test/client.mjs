@@ -12,7 +12,8 @@ import {
     ListRootsRequestSchema,
     LATEST_PROTOCOL_VERSION
 } from '@modelcontextprotocol/sdk/types.js';
-import { withToken } from './servers.mjs';
+import { fillForm as fillFormFor } from '../../harness/harness.mjs';
+import { withToken } from '../../harness/servers.mjs';
 
 export const legacyVersion = '2025-11-25';
 
@@ -122,16 +123,7 @@ export class Wire {
 }
 
 /** Fills a form elicitation: every property gets a value of its type. */
-export function fillForm(schema) {
-    const content = {};
-    for (const [name, p] of Object.entries(schema?.properties ?? {})) {
-        if (name === 'name') content[name] = answers.name;
-        else if (p.type === 'boolean') content[name] = true;
-        else if (p.type === 'integer' || p.type === 'number') content[name] = 42;
-        else content[name] = `interop ${name}`;
-    }
-    return content;
-}
+export const fillForm = schema => fillFormFor(schema, answers.name);
 
 /**
  * Connects a TS v1 client to url at 2025-11-25 with elicitation (form),
@@ -208,7 +200,7 @@ export async function checkWire(s, mark = 0) {
 
 export { LATEST_PROTOCOL_VERSION };
 
-export const sleep = ms => new Promise(r => setTimeout(r, ms));
+export { sleep } from '../../harness/harness.mjs';
 
 /** Resolves when signal aborts, with its reason. */
 export function aborted(signal) {

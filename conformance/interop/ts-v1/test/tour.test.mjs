@@ -13,7 +13,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 import { answers, checkWire, connectV1, fillForm, legacyVersion, textOf } from './client.mjs';
-import { startTour, tourBinary } from './servers.mjs';
+import { startTour, tourBinary } from '../../harness/servers.mjs';
 
 // exercise calls every tool of the tour, reads its resource and gets its
 // prompt, and checks the answers.

@@ -14,14 +14,11 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 import { answers, fillForm, legacyVersion } from './client.mjs';
-import { defaultLegTimeoutMs, fixtureBinary } from './servers.mjs';
+import { bound, record, stdioSessionTests, textOf, watchSession } from '../../harness/harness.mjs';
+import { defaultLegTimeoutMs, fixtureBinary } from '../../harness/servers.mjs';
 
 const lateMessage = 'Answer this after the leg timeout, or never';
-const slowCancelled = 'running=0 cancelled=1 finished=0 last_cause="stdio: the client cancelled the request"';
 const modernMembers = ['"resultType"', '"inputRequests"', '"requestState"', '"ttlMs"', '"cacheScope"', 'io.modelcontextprotocol/serverInfo'];
-const sleep = ms => new Promise(r => setTimeout(r, ms));
-// bound resolves after ms without keeping the process alive: the bound of a race.
-const bound = ms => new Promise(r => setTimeout(r, ms).unref());
 
 let fixture;
 
@@ -30,27 +27,6 @@ before(() => {
 });
 
 after(() => fixture?.cleanup());
-
-/**
- * record makes transport keep every message it sends and receives, in
- * order, in wire: { sent, msg, at }. The SDK's Protocol sets onmessage on
- * connect; a setter on the instance wraps whatever it sets.
- */
-function record(transport, wire) {
-    const send = transport.send.bind(transport);
-    transport.send = async (msg, opts) => {
-        wire.push({ sent: true, msg, at: Date.now() });
-        return send(msg, opts);
-    };
-    let handler;
-    Object.defineProperty(transport, 'onmessage', {
-        configurable: true,
-        get: () => (handler ? msg => (wire.push({ sent: false, msg, at: Date.now() }), handler(msg)) : undefined),
-        set: h => {
-            handler = h;
-        }
-    });
-}
 
 /**
  * Starts the fixture with -stdio through StdioClientTransport and connects a
@@ -88,49 +64,15 @@ async function connectStdio(hooks = {}) {
     const errors = [];
     client.onerror = err => errors.push(err);
     await client.connect(transport);
-    // The child process, kept to check how it exits; kill() is watched so
-    // that an exit forced by the SDK's SIGTERM does not pass for the child's own.
-    const proc = transport._process;
-    assert.ok(proc, 'the transport has a child process');
-    const signals = [];
-    const kill = proc.kill.bind(proc);
-    proc.kill = sig => {
-        signals.push(sig ?? 'SIGTERM');
-        return kill(sig);
-    };
-    const exited = new Promise(resolve => proc.once('exit', (code, signal) => resolve({ code, signal })));
-    const s = {
+    return {
         client,
         transport,
         wire,
         requests,
         stderr,
         errors,
-        proc,
-        dump: () =>
-            wire.map((w, i) => `${String(i).padStart(3)} ${w.sent ? '->' : '<-'} ${JSON.stringify(w.msg).slice(0, 600)}`).join('\n') +
-            `\nstderr:\n${stderr.join('')}`,
-        // close closes the client, which ends the child's stdin, and checks
-        // that the child exits 0 by itself.
-        close: async () => {
-            const start = Date.now();
-            await client.close();
-            const { code, signal } = await Promise.race([exited, bound(10_000).then(() => ({ code: 'timeout' }))]);
-            assert.equal(code, 0, `the child exited with ${code} ${signal ?? ''}\n${s.dump()}`);
-            assert.deepEqual(signals, [], `the SDK had to signal the child\n${s.dump()}`);
-            assert.ok(Date.now() - start < 2000, 'the child exited within the 2 s the SDK waits before SIGTERM');
-            assert.match(stderr.join(''), /stdin ended/, 'the child logged the end of its stdin to stderr');
-        }
+        ...watchSession(client, transport, wire, stderr)
     };
-    return s;
-}
-
-function textOf(result) {
-    assert.notEqual(result.isError, true, `tool result has isError: ${JSON.stringify(result)}`);
-    return (result.content ?? [])
-        .filter(c => c.type === 'text')
-        .map(c => c.text)
-        .join('\n');
 }
 
 const call = (s, name, options = {}) => s.client.callTool({ name, arguments: {} }, undefined, { timeout: 30_000, ...options });
@@ -148,16 +90,6 @@ function checkWire(s) {
         if (msg.method && msg.id !== undefined) {
             assert.ok(Number.isInteger(msg.id) && msg.id >= 1, `server request ${msg.method} has id ${JSON.stringify(msg.id)}`);
         }
-    }
-}
-
-async function waitSlowStatus(s, want) {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-        const got = textOf(await call(s, 'test_slow_status'));
-        if (got === want) return;
-        assert.ok(Date.now() < deadline, `test_slow_status: ${got}, want ${want}`);
-        await sleep(25);
     }
 }
 
@@ -206,64 +138,6 @@ describe('TypeScript SDK v1 client over stdio (2025-11-25)', () => {
         }
     });
 
-    test('progress notifications arrive before the result', async () => {
-        const s = await connectStdio();
-        try {
-            const seen = [];
-            const result = await call(s, 'test_tool_with_progress', { onprogress: p => seen.push(p.progress) });
-            assert.equal(textOf(result), 'Tool with progress executed successfully.');
-            const callMsg = s.wire.find(w => w.sent && w.msg.method === 'tools/call');
-            const answerAt = s.wire.findIndex(w => !w.sent && w.msg.id === callMsg.msg.id);
-            const progressAt = s.wire.map((w, i) => (!w.sent && w.msg.method === 'notifications/progress' ? i : -1)).filter(i => i >= 0);
-            assert.equal(progressAt.length, 3, s.dump());
-            assert.ok(progressAt.every(i => i < answerAt), `progress after the result\n${s.dump()}`);
-            // The SDK runs notification handlers in a microtask but settles
-            // a response at once, dropping the call's progress handler: a
-            // last notification read in the same chunk as the result, as
-            // the 100 here often is, reaches onerror as "a progress
-            // notification for an unknown token" instead of onprogress.
-            // The pipe above shows it came first.
-            if (seen.length === 2) {
-                assert.ok(
-                    s.errors.some(e => /unknown token/.test(e.message) && /"progress":100/.test(e.message)),
-                    `progress 100 was neither handled nor reported: ${s.errors.map(e => e.message).join('; ')}`
-                );
-                seen.push(100);
-            }
-            assert.deepEqual(seen, [0, 50, 100], s.dump());
-            checkWire(s);
-        } finally {
-            await s.close();
-        }
-    });
-
-    test('cancel: the AbortSignal sends notifications/cancelled and the server stops the call', async () => {
-        const s = await connectStdio();
-        try {
-            await waitSlowStatus(s, 'running=0 cancelled=0 finished=0 last_cause=""');
-            const ac = new AbortController();
-            let started;
-            const running = new Promise(r => (started = r));
-            const pending = call(s, 'test_slow', { signal: ac.signal, onprogress: () => started() });
-            pending.catch(() => {});
-            await Promise.race([running, bound(10_000).then(() => assert.fail('test_slow did not report that it runs'))]);
-            ac.abort('interop cancel');
-            await assert.rejects(pending);
-            await waitSlowStatus(s, slowCancelled);
-            const callMsg = s.wire.find(w => w.sent && w.msg.method === 'tools/call' && w.msg.params.name === 'test_slow');
-            assert.ok(
-                s.wire.some(w => w.sent && w.msg.method === 'notifications/cancelled' && w.msg.params.requestId === callMsg.msg.id),
-                `no notifications/cancelled for ${callMsg.msg.id}\n${s.dump()}`
-            );
-            assert.ok(!s.wire.some(w => !w.sent && !w.msg.method && w.msg.id === callMsg.msg.id), `the cancelled call was answered\n${s.dump()}`);
-            assert.equal(textOf(await call(s, 'test_simple_text')), 'This is a simple text response for testing.');
-            assert.equal(s.proc.exitCode, null, 'the child is still running');
-            checkWire(s);
-        } finally {
-            await s.close();
-        }
-    });
-
     test('cancel mid-leg: the server withdraws its open question before the leg timeout', async () => {
         let asked;
         const askedP = new Promise(r => (asked = r));
@@ -305,14 +179,5 @@ describe('TypeScript SDK v1 client over stdio (2025-11-25)', () => {
         }
     });
 
-    test('closing the client with a call in flight: the child cancels it and exits 0', async () => {
-        const s = await connectStdio();
-        let started;
-        const running = new Promise(r => (started = r));
-        const pending = call(s, 'test_slow', { onprogress: () => started() });
-        pending.catch(() => {});
-        await Promise.race([running, bound(10_000).then(() => assert.fail('test_slow did not report that it runs'))]);
-        await s.close();
-        await assert.rejects(pending);
-    });
+    stdioSessionTests({ connect: connectStdio, call, checkWire });
 });

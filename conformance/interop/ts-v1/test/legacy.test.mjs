@@ -11,12 +11,12 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { aborted, answers, checkWire, connectV1, fillForm, legacyVersion, sleep, textOf, within, Wire } from './client.mjs';
 
 const lateMessage = 'Answer this after the leg timeout, or never';
-import { startFixture, withToken } from './servers.mjs';
+import { startFixture, withToken } from '../../harness/servers.mjs';
 
 let fixture;
 
 before(async () => {
-    fixture = await startFixture();
+    fixture = await startFixture({ legTimeout: true });
 });
 
 after(async () => {

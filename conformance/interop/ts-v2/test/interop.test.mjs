@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
-import { startFixture, withToken } from './fixture.mjs';
+import { startFixture, withToken } from '../../harness/servers.mjs';
 
 const MODERN = '2026-07-28';
 const ANSWER_NAME = 'Alice';

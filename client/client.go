@@ -152,9 +152,11 @@ type conn interface {
 	send(ctx context.Context, out *outbound) (*message, int, error)
 	// notify sends one notification.
 	notify(ctx context.Context, method string, body []byte) error
+	// setVersion records the version the initialize era agreed on.
+	setVersion(version string)
 	// startSession begins the session of the initialize era (a stream for
 	// the server's own requests, where the transport has one).
-	startSession(ctx context.Context, version string)
+	startSession(ctx context.Context)
 	// close ends the connection (and a session).
 	close(ctx context.Context) error
 }
@@ -403,10 +405,11 @@ func (c *Client) initialize(ctx context.Context, version string) error {
 	c.serverInfo = r.ServerInfo
 	c.instr = r.Instructions
 	c.mu.Unlock()
+	c.conn.setVersion(r.ProtocolVersion)
 	if err := c.conn.notify(ctx, "notifications/initialized", requestBody(0, "notifications/initialized", nil)); err != nil {
 		return &Error{Server: c.server, Method: "notifications/initialized", Err: err}
 	}
-	c.conn.startSession(ctx, r.ProtocolVersion)
+	c.conn.startSession(ctx)
 	if c.cfg.logLevel != "" && json.Valid(r.Capabilities) && hasMember(r.Capabilities, "logging") {
 		_, _ = c.call(ctx, "logging/setLevel", "", []member{{"level", mustJSON(c.cfg.logLevel)}}, nil, nil, 0)
 	}

@@ -492,10 +492,13 @@ func (h *httpConn) notify(ctx context.Context, method string, body []byte) error
 // startSession records the session's version and opens the GET stream on
 // which a server of the initialize era sends its own requests and
 // notifications. A server without one (405) is fine.
-func (h *httpConn) startSession(ctx context.Context, version string) {
+func (h *httpConn) setVersion(version string) {
 	h.mu.Lock()
 	h.version = version
 	h.mu.Unlock()
+}
+
+func (h *httpConn) startSession(ctx context.Context) {
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()

@@ -368,7 +368,8 @@ func (s *stdioConn) notify(ctx context.Context, method string, body []byte) erro
 	return s.write(body)
 }
 
-func (s *stdioConn) startSession(context.Context, string) {}
+func (s *stdioConn) setVersion(string)            {}
+func (s *stdioConn) startSession(context.Context) {}
 
 // close shuts the server down: stdin closed, then SIGTERM, then SIGKILL.
 func (s *stdioConn) close(ctx context.Context) error {

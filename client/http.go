@@ -425,6 +425,15 @@ func (h *httpConn) dispatch(m *message, onNote func(*message)) bool {
 // resume reopens a stream of the initialize era with GET and
 // Last-Event-ID.
 func (h *httpConn) resume(ctx context.Context, lastID string, retry time.Duration, onNote func(*message), want int64) (string, time.Duration, bool, error) {
+	return h.resumeReady(ctx, lastID, retry, onNote, want, nil)
+}
+
+// resumeReady is resume that calls ready once the server has answered the
+// GET (or failed to).
+func (h *httpConn) resumeReady(ctx context.Context, lastID string, retry time.Duration, onNote func(*message), want int64, ready func()) (string, time.Duration, bool, error) {
+	if ready != nil {
+		defer ready()
+	}
 	resp, err := h.do(ctx, func() (*http.Request, error) {
 		r, err := http.NewRequestWithContext(ctx, http.MethodGet, h.t.url, nil)
 		if err != nil {
@@ -451,6 +460,10 @@ func (h *httpConn) resume(ctx context.Context, lastID string, retry time.Duratio
 	ctype, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if resp.StatusCode != http.StatusOK || ctype != "text/event-stream" {
 		return lastID, retry, false, fmt.Errorf("resuming the stream: HTTP %s", resp.Status)
+	}
+	if ready != nil {
+		ready()
+		ready = nil
 	}
 	id, r, has, err := h.readStream(ctx, resp.Body, onNote, want)
 	if !has {
@@ -498,13 +511,20 @@ func (h *httpConn) setVersion(version string) {
 	h.mu.Unlock()
 }
 
+// It returns once the server has answered the first GET (at most a few
+// seconds), so that a request the server sends on that stream in answer
+// to the client's next call is not sent before the stream is there.
 func (h *httpConn) startSession(ctx context.Context) {
+	opened := make(chan struct{})
+	var once sync.Once
+	ready := func() { once.Do(func() { close(opened) }) }
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
+		defer ready()
 		lastID, retry, fails := "", defaultReconnect, 0
 		for h.bg.Err() == nil && fails < maxResumes {
-			id, r, has, err := h.resume(h.bg, lastID, retry, nil, 0)
+			id, r, has, err := h.resumeReady(h.bg, lastID, retry, nil, 0, ready)
 			if has {
 				lastID = id
 			}
@@ -520,6 +540,13 @@ func (h *httpConn) startSession(ctx context.Context) {
 			}
 		}
 	}()
+	t := time.NewTimer(3 * time.Second)
+	defer t.Stop()
+	select {
+	case <-opened:
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // close ends a session with DELETE and stops the GET stream.

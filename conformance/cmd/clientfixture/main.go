@@ -137,8 +137,8 @@ func run(ctx context.Context, scenario, url string) error {
 }
 
 // listAndCall lists the tools and calls one.
-func listAndCall(ctx context.Context, url, tool string, args map[string]any) error {
-	c, err := connect(ctx, url)
+func listAndCall(ctx context.Context, url, tool string, args map[string]any, opts ...client.HTTPOption) error {
+	c, err := connect(ctx, url, opts...)
 	if err != nil {
 		return err
 	}

@@ -62,3 +62,24 @@ func FuzzToolHeaders(f *testing.F) {
 		}
 	})
 }
+
+// FuzzWWWAuthenticate feeds untrusted challenges to the parser.
+func FuzzWWWAuthenticate(f *testing.F) {
+	f.Add(`Bearer error="invalid_token", error_description="a \"b\", c", resource_metadata="http://x/y", scope="a b"`)
+	f.Add(`Basic realm="x", Bearer abc==, DPoP algs="ES256"`)
+	f.Fuzz(func(t *testing.T, h string) {
+		for _, c := range parseWWWAuthenticate([]string{h}) {
+			if c.params == nil {
+				t.Fatal("nil params")
+			}
+		}
+	})
+}
+
+func TestWWWAuthenticate(t *testing.T) {
+	cs := parseWWWAuthenticate([]string{`Basic realm="x", Bearer error="insufficient_scope", error_description="a \"b\", c", scope="mcp:basic mcp:write", resource_metadata="http://h/.well-known/oauth-protected-resource/mcp"`})
+	if len(cs) != 2 || cs[1].scheme != "bearer" || cs[1].params["scope"] != "mcp:basic mcp:write" ||
+		cs[1].params["error_description"] != `a "b", c` || cs[1].params["resource_metadata"] != "http://h/.well-known/oauth-protected-resource/mcp" {
+		t.Fatalf("%+v", cs)
+	}
+}

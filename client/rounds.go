@@ -143,10 +143,13 @@ func (c *Client) serveRequest(ctx context.Context, m *message) []byte {
 	res, err := c.answer(ctx, m.Method, m.Params)
 	if err != nil {
 		code := -32603
-		if errors.Is(err, ErrUnanswered) {
+		switch {
+		case errors.Is(err, ErrUnanswered):
 			code = CodeMethodNotFound
+		case refusalData(err) != nil:
+			code = -1 // the user (or the host's policy) rejected the request
 		}
-		return responseBody(m.ID, nil, &RPCError{Code: code, Message: err.Error()})
+		return responseBody(m.ID, nil, &RPCError{Code: code, Message: err.Error(), Data: refusalData(err)})
 	}
 	return responseBody(m.ID, res, nil)
 }

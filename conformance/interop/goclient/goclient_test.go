@@ -137,4 +137,3 @@ func TestGoSDKEverythingServerStdio(t *testing.T) {
 	t.Logf("stdio era: legacy=%v version=%s", c.Legacy(), c.Version())
 	require.NoError(t, c.Close())
 }
-

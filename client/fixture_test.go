@@ -90,4 +90,3 @@ func TestFixtureListenStream(t *testing.T) {
 		t.Fatal("no list_changed")
 	}
 }
-

@@ -365,7 +365,14 @@ func (c *Client) Call(ctx context.Context, method string, params any, opts ...Ca
 			}
 		}
 	}
+	// Mcp-Name follows the target of the methods that have one.
 	name := ""
+	for _, m := range p {
+		if (m.name == "name" && (method == wire.MethodToolsCall || method == wire.MethodPromptsGet)) ||
+			(m.name == "uri" && method == wire.MethodResourcesRead) {
+			_ = json.Unmarshal(m.value, &name)
+		}
+	}
 	return c.call(ctx, method, name, p, nil, callOptions(opts), 0)
 }
 

@@ -377,3 +377,19 @@ func TestCancelModernClosesTheRequest(t *testing.T) {
 		t.Fatal("the server never saw the request end")
 	}
 }
+
+// Call sends any method raw, with the standard headers, and answers no
+// rounds.
+func TestWireRawCall(t *testing.T) {
+	rs := modernRaw(t, nil)
+	c, err := client.Connect(ctxT(t), client.HTTP(rs.url))
+	require.NoError(t, err)
+	defer c.Close()
+	res, err := c.Call(ctxT(t), "resources/read", map[string]any{"uri": "file:///a b", "_meta": map[string]any{"ignored": true}})
+	require.NoError(t, err)
+	assert.Contains(t, string(res), `"resultType":"complete"`)
+	s := rs.calls("resources/read")[0]
+	assert.Equal(t, "file:///a b", s.Header.Get("Mcp-Name"))
+	assert.Equal(t, "resources/read", s.Header.Get("Mcp-Method"))
+	assert.NotContains(t, string(s.Body), "ignored", "the client owns _meta")
+}

@@ -38,6 +38,7 @@ type RPCError struct {
 	Data    json.RawMessage `json:"data,omitempty"`
 }
 
+// Error renders the code, the message and the data, clipped.
 func (e *RPCError) Error() string {
 	s := fmt.Sprintf("server error %d: %s", e.Code, clip(e.Message, 300))
 	if len(e.Data) > 0 && string(e.Data) != "null" {
@@ -67,6 +68,8 @@ type Error struct {
 	Err error
 }
 
+// Error renders the server, the method and its target, the round, the
+// HTTP status and the cause in one line.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("mcp client: ")
@@ -87,6 +90,7 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
+// Unwrap returns the cause, for errors.Is and errors.As.
 func (e *Error) Unwrap() error { return e.Err }
 
 // CodeOf returns the JSON-RPC error code in err's chain, or 0 when the

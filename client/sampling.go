@@ -79,6 +79,7 @@ type SamplingRefusal struct {
 	Rejected []RejectedModel `json:"rejected,omitempty"`
 }
 
+// Error renders the reason and each rejected model with its reason.
 func (r *SamplingRefusal) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "sampling refused for %s: %s", r.Server, r.Reason)

@@ -217,3 +217,64 @@ func TestLegacyCancelSendsNotification(t *testing.T) {
 		t.Fatal("no notifications/cancelled")
 	}
 }
+
+// Connect returns only once the session's GET stream is open, so a
+// server that sends its request on that stream in answer to the very
+// next call (as the TypeScript SDK does with server.elicitInput) finds
+// it there.
+func TestLegacyGETStreamOpenBeforeConnectReturns(t *testing.T) {
+	var mu sync.Mutex
+	var get http.ResponseWriter
+	var getDone chan struct{}
+	answered := make(chan struct{}, 1)
+	rs := newRawServer(t, func(w http.ResponseWriter, s *seen) {
+		switch {
+		case s.Method == http.MethodGet:
+			time.Sleep(50 * time.Millisecond) // a slow stream set-up
+			w.Header().Set("Content-Type", "text/event-stream")
+			done := make(chan struct{})
+			mu.Lock()
+			get, getDone = w, done
+			w.WriteHeader(200)
+			w.(http.Flusher).Flush()
+			mu.Unlock()
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+			}
+		case s.Method == http.MethodDelete:
+			w.WriteHeader(200)
+		case s.RPC.Method == "server/discover":
+			writeJSON(w, 200, s.RPC.ID, `"result":{}`)
+		case s.RPC.Method == "initialize":
+			w.Header().Set("Mcp-Session-Id", "s")
+			writeJSON(w, 200, s.RPC.ID, `"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"x","version":"1"}}`)
+		case s.RPC.Method == "tools/call":
+			mu.Lock()
+			g, done := get, getDone
+			mu.Unlock()
+			if g == nil {
+				writeJSON(w, 200, s.RPC.ID, `"error":{"code":-32603,"message":"no GET stream to ask on"}`)
+				return
+			}
+			sse(g, "data: {\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"roots/list\"}\n\n")
+			select {
+			case <-answered:
+			case <-time.After(5 * time.Second):
+			}
+			close(done)
+			writeJSON(w, 200, s.RPC.ID, `"result":{"content":[{"type":"text","text":"asked on GET"}]}`)
+		case s.RPC.Method == "" && len(s.RPC.ID) > 0:
+			answered <- struct{}{}
+			w.WriteHeader(202)
+		default:
+			w.WriteHeader(202)
+		}
+	})
+	c, err := client.Connect(ctxT(t), client.HTTP(rs.url), client.WithRoots(roots...))
+	require.NoError(t, err)
+	defer c.Close()
+	res, err := c.CallTool(ctxT(t), "t", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "asked on GET", res.Text())
+}

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/oauth2"
 )
@@ -57,6 +58,7 @@ type OAuth struct {
 	mu       sync.Mutex
 	endpoint *url.URL // the MCP endpoint, learnt from the first challenge
 	token    string
+	refresh  *refresher // nil: no refresh token
 	granted  []string
 	issuer   string
 	clients  map[string]registered // by issuer
@@ -65,6 +67,17 @@ type OAuth struct {
 
 type registered struct {
 	id, secret, method string
+}
+
+// refresher refreshes an access token (RFC 6749 §6) with the resource
+// indicator (RFC 8707 §2.2), which golang.org/x/oauth2's refresher cannot
+// send.
+type refresher struct {
+	token    string // the refresh token
+	expiry   time.Time
+	endpoint string
+	resource string
+	client   registered
 }
 
 // MaxAuthorizations bounds the authorizations one OAuth runs in all.
@@ -79,11 +92,65 @@ func NewOAuth(cfg OAuthConfig) *OAuth {
 	return &OAuth{cfg: cfg, hc: hc, clients: map[string]registered{}}
 }
 
-// Token returns the current access token ("" before authorization).
-func (o *OAuth) Token(context.Context) (string, error) {
+// Token returns the current access token ("" before authorization). An
+// expired token is refreshed first when there is a refresh token; when
+// the refresh fails the old token is returned, so that the server's 401
+// starts a new authorization.
+func (o *OAuth) Token(ctx context.Context) (string, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if r := o.refresh; r != nil && o.token != "" && !r.expiry.IsZero() && time.Until(r.expiry) < 10*time.Second {
+		if err := o.doRefresh(ctx, r); err != nil {
+			o.refresh = nil
+		}
+	}
 	return o.token, nil
+}
+
+// doRefresh runs one refresh_token grant.
+func (o *OAuth) doRefresh(ctx context.Context, r *refresher) error {
+	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {r.token}, "resource": {r.resource}}
+	if r.client.method != "client_secret_basic" {
+		form.Set("client_id", r.client.id)
+		if r.client.method == "client_secret_post" {
+			form.Set("client_secret", r.client.secret)
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.endpoint, strings.NewReader(form.Encode()))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/json")
+	if r.client.method == "client_secret_basic" {
+		req.SetBasicAuth(url.QueryEscape(r.client.id), url.QueryEscape(r.client.secret))
+	}
+	resp, err := o.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("refreshing the token: HTTP %s", resp.Status)
+	}
+	var t struct {
+		AccessToken  string `json:"access_token"`
+		RefreshToken string `json:"refresh_token"`
+		ExpiresIn    int64  `json:"expires_in"`
+	}
+	if err := json.Unmarshal(b, &t); err != nil || t.AccessToken == "" {
+		return errors.New("the refresh response has no access_token")
+	}
+	o.token = t.AccessToken
+	if t.RefreshToken != "" {
+		r.token = t.RefreshToken
+	}
+	r.expiry = time.Time{}
+	if t.ExpiresIn > 0 {
+		r.expiry = time.Now().Add(time.Duration(t.ExpiresIn) * time.Second)
+	}
+	return nil
 }
 
 // Authorize answers a 401 or a 403 insufficient_scope challenge of the
@@ -118,7 +185,7 @@ func (o *OAuth) Authorize(ctx context.Context, resp *http.Response) error {
 	} else if o.token != "" {
 		// A 401 while holding a token: drop it and everything learnt
 		// with it; the resource may have moved to another server.
-		o.token, o.granted, o.issuer = "", nil, ""
+		o.token, o.granted, o.issuer, o.refresh = "", nil, "", nil
 	}
 	o.attempts++
 	return o.authorize(ctx, endpoint, ch["resource_metadata"], scopes)
@@ -432,6 +499,10 @@ func (o *OAuth) authorize(ctx context.Context, endpoint *url.URL, hint string, s
 		return fmt.Errorf("the token request to %s: %w", as.TokenEndpoint, err)
 	}
 	o.token = tok.AccessToken
+	o.refresh = nil
+	if tok.RefreshToken != "" {
+		o.refresh = &refresher{token: tok.RefreshToken, expiry: tok.Expiry, endpoint: as.TokenEndpoint, resource: pr.Resource, client: cl}
+	}
 	o.issuer = as.Issuer
 	o.granted = scopes
 	if s, ok := tok.Extra("scope").(string); ok && s != "" {

@@ -33,6 +33,7 @@ type fakeAuth struct {
 	registered  []map[string]any
 	challenge   string
 	tokenScopes map[string]string // token → scope
+	expiresIn   int               // of issued tokens (default 3600)
 	n           int
 }
 
@@ -126,9 +127,16 @@ func (f *fakeAuth) serveAS(w http.ResponseWriter, r *http.Request) {
 		f.n++
 		tok := fmt.Sprintf("tok-%d", f.n)
 		scope := strings.TrimPrefix(r.PostForm.Get("code"), "code-")
+		if r.PostForm.Get("grant_type") == "refresh_token" {
+			scope = strings.TrimPrefix(r.PostForm.Get("refresh_token"), "refresh-")
+		}
 		f.tokenScopes[tok] = scope
+		exp := f.expiresIn
+		if exp == 0 {
+			exp = 3600
+		}
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": 3600, "scope": scope})
+		json.NewEncoder(w).Encode(map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": exp, "scope": scope, "refresh_token": "refresh-" + scope})
 	default:
 		http.NotFound(w, r)
 	}
@@ -211,4 +219,26 @@ func TestOAuthRefusals(t *testing.T) {
 			assert.Empty(t, f.tokenForms, "never at the token endpoint")
 		})
 	}
+}
+
+// An expiring token is refreshed with the resource indicator (RFC 8707
+// §2.2) and the registered client authentication.
+func TestOAuthRefreshCarriesResource(t *testing.T) {
+	f := newFakeAuth(t, func(f *fakeAuth) {
+		f.challenge = `, scope="mcp:basic"`
+		f.expiresIn = 5
+	})
+	c, err := f.connect(t)
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = c.ListTools(ctxT(t))
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(f.tokenForms), 2, "a code exchange, then refreshes (the token expires within the 10 s margin)")
+	form := f.tokenForms[1]
+	assert.Equal(t, "refresh_token", form.Get("grant_type"))
+	assert.Equal(t, "refresh-mcp:basic", form.Get("refresh_token"))
+	assert.Equal(t, f.rsURL(), form.Get("resource"))
+	assert.Equal(t, "cid", form.Get("client_id"))
+	assert.Equal(t, "sec", form.Get("client_secret"))
+	assert.Len(t, f.authorizeQ, 1, "no second authorization")
 }

@@ -242,3 +242,29 @@ func TestOAuthRefreshCarriesResource(t *testing.T) {
 	assert.Equal(t, "sec", form.Get("client_secret"))
 	assert.Len(t, f.authorizeQ, 1, "no second authorization")
 }
+
+// The loopback redirect receives the authorization server's redirect
+// itself.
+func TestOAuthLoopbackRedirect(t *testing.T) {
+	f := newFakeAuth(t, nil)
+	lr, err := client.NewLoopbackRedirect(func(authURL string) error {
+		// The user's browser: follows the authorization server's redirect
+		// to the loopback listener.
+		go func() {
+			resp, err := http.Get(authURL)
+			if err == nil {
+				resp.Body.Close()
+			}
+		}()
+		return nil
+	})
+	require.NoError(t, err)
+	defer lr.Close()
+	assert.True(t, strings.HasPrefix(lr.URL, "http://127.0.0.1:"))
+	o := client.NewOAuth(client.OAuthConfig{RedirectURL: lr.URL, Browser: lr.Browser})
+	c, err := client.Connect(ctxT(t), client.HTTP(f.rsURL(), client.WithAuthorizer(o)))
+	require.NoError(t, err)
+	defer c.Close()
+	assert.Equal(t, lr.URL, f.authorizeQ[0].Get("redirect_uri"))
+	assert.Equal(t, []any{lr.URL}, f.registered[0]["redirect_uris"])
+}

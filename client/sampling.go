@@ -39,6 +39,11 @@ type Model struct {
 	Tools bool
 	// MaxTokens is the most it generates in one answer (0: no bound).
 	MaxTokens int
+	// Cost, Speed and Intelligence place the model on the scales of the
+	// server's priorities, each from 0 to 1: Cost 1 is the most
+	// expensive, Speed 1 the fastest, Intelligence 1 the most capable.
+	// After the hints, the priorities rank the eligible models.
+	Cost, Speed, Intelligence float64
 	// Generate runs the model. It calls beat with the number of tokens
 	// produced so far each time it makes progress; a silence longer than
 	// the policy's stall bound cancels its context.
@@ -168,19 +173,34 @@ func (p *SamplingPolicy) choose(req *mrtr.SamplingRequest) ([]Model, []RejectedM
 		}
 		ok = append(ok, m)
 	}
-	// The server's hints rank what is eligible: the first hint a model's
-	// name contains wins; models no hint names keep the host's order
-	// after them.
-	if req.ModelPreferences != nil && len(req.ModelPreferences.Hints) > 0 {
+	// The server's preferences rank what is eligible, never more: the
+	// first hint a model's name contains wins (models no hint names come
+	// after, in the host's order); among equals, the priorities weigh
+	// the models' cost, speed and intelligence.
+	if pref := req.ModelPreferences; pref != nil {
 		rank := func(m Model) int {
-			for i, h := range req.ModelPreferences.Hints {
+			for i, h := range pref.Hints {
 				if h.Name != "" && strings.Contains(strings.ToLower(m.Name), strings.ToLower(h.Name)) {
 					return i
 				}
 			}
-			return len(req.ModelPreferences.Hints)
+			return len(pref.Hints)
 		}
-		sort.SliceStable(ok, func(i, j int) bool { return rank(ok[i]) < rank(ok[j]) })
+		weight := func(p *float64) float64 {
+			if p == nil {
+				return 0
+			}
+			return *p
+		}
+		score := func(m Model) float64 {
+			return weight(pref.CostPriority)*(1-m.Cost) + weight(pref.SpeedPriority)*m.Speed + weight(pref.IntelligencePriority)*m.Intelligence
+		}
+		sort.SliceStable(ok, func(i, j int) bool {
+			if ri, rj := rank(ok[i]), rank(ok[j]); ri != rj {
+				return ri < rj
+			}
+			return score(ok[i]) > score(ok[j])
+		})
 	}
 	return ok, rejected
 }

@@ -164,3 +164,25 @@ func TestAnsweringWhileCallPendingNeverDeadlocks(t *testing.T) {
 		})
 	}
 }
+
+// Among models the hints do not tell apart, the server's priorities
+// weigh cost, speed and intelligence.
+func TestSamplingPrioritiesRankEligibleModels(t *testing.T) {
+	cheap := answeringModel("cheap", "text", "image")
+	cheap.Cost, cheap.Speed, cheap.Intelligence = 0.1, 0.9, 0.3
+	smart := answeringModel("smart", "text", "image")
+	smart.Cost, smart.Speed, smart.Intelligence = 0.9, 0.2, 0.95
+	textOnly := answeringModel("genius-text", "text")
+	textOnly.Intelligence = 1
+	p := &client.SamplingPolicy{Server: "s", Decision: client.Allow, Models: []client.Model{textOnly, cheap, smart}}
+	one := 1.0
+	req := imageRequest()
+	req.ModelPreferences = &mrtr.ModelPreferences{IntelligencePriority: &one}
+	res, err := p.Func()(context.Background(), req)
+	require.NoError(t, err)
+	assert.Equal(t, "smart", res.Model, "the most capable eligible model; the text-only one stays out")
+	req.ModelPreferences = &mrtr.ModelPreferences{CostPriority: &one}
+	res, err = p.Func()(context.Background(), req)
+	require.NoError(t, err)
+	assert.Equal(t, "cheap", res.Model)
+}

@@ -2,6 +2,8 @@ package client_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -88,5 +90,70 @@ func TestFixtureListenStream(t *testing.T) {
 	case <-changed:
 	case <-time.After(5 * time.Second):
 		t.Fatal("no list_changed")
+	}
+}
+
+// Prompts, resources, templates and completion against the fixture, at
+// both revisions.
+func TestFixturePromptsResourcesCompletion(t *testing.T) {
+	url := fixtureURL(t)
+	for _, version := range []string{client.LatestVersion, client.LegacyVersion} {
+		t.Run(version, func(t *testing.T) {
+			c, err := client.Connect(ctxT(t), client.HTTP(url), client.WithProtocolVersion(version))
+			require.NoError(t, err)
+			defer c.Close()
+			ps, err := c.ListPrompts(ctxT(t))
+			require.NoError(t, err)
+			assert.NotEmpty(t, ps)
+			p, err := c.GetPrompt(ctxT(t), "test_prompt_with_arguments", map[string]string{"arg1": "a", "arg2": "b"})
+			require.NoError(t, err)
+			require.NotEmpty(t, p.Messages)
+			rs, err := c.ListResources(ctxT(t))
+			require.NoError(t, err)
+			assert.NotEmpty(t, rs)
+			r, err := c.ReadResource(ctxT(t), "test://static-text")
+			require.NoError(t, err)
+			require.Len(t, r.Contents, 1)
+			require.NotNil(t, r.Contents[0].Text)
+			ts, err := c.ListResourceTemplates(ctxT(t))
+			require.NoError(t, err)
+			require.NotEmpty(t, ts)
+			assert.Equal(t, "test://template/{id}/data", ts[0].URITemplate)
+			comp, err := c.Complete(ctxT(t), client.CompletionRef{Type: "ref/prompt", Name: "test_prompt_with_arguments"}, "arg1", "", nil)
+			require.NoError(t, err)
+			assert.NotEmpty(t, comp.Values)
+		})
+	}
+}
+
+// Many calls at once on one client, each answering its own rounds:
+// nothing of one call leaks into another.
+func TestFixtureConcurrentCallsStayIsolated(t *testing.T) {
+	url := fixtureURL(t)
+	for _, version := range []string{client.LatestVersion, client.LegacyVersion} {
+		t.Run(version, func(t *testing.T) {
+			c, err := client.Connect(ctxT(t), client.HTTP(url), client.WithProtocolVersion(version),
+				client.OnElicitation(answerName), client.OnSampling(answerModel), client.WithRoots(roots...))
+			require.NoError(t, err)
+			defer c.Close()
+			var wg sync.WaitGroup
+			errs := make(chan error, 8)
+			for i := 0; i < 8; i++ { // the fixture allows 8 calls in flight per 2025 session
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					res, err := c.CallTool(ctxT(t), "test_three_rounds", map[string]any{})
+					if err == nil && !strings.Contains(res.Text(), "Three rounds completed") {
+						err = errors.New(res.Text())
+					}
+					errs <- err
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				assert.NoError(t, err)
+			}
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -30,6 +31,10 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "starting up")
 		fmt.Fprintln(os.Stderr, "fatal: no config file at /etc/x.conf")
 		os.Exit(3)
+	case "killed":
+		fmt.Fprintln(os.Stderr, "about to be killed")
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		time.Sleep(time.Minute)
 	case "hang-on-eof":
 		// Ignores its stdin closing: Close must escalate to signals.
 		time.Sleep(time.Minute)
@@ -127,6 +132,11 @@ func TestStdioFailedLaunchSaysHow(t *testing.T) {
 	assert.Contains(t, err.Error(), "fatal: no config file at /etc/x.conf")
 	assert.Contains(t, err.Error(), "stdio:")
 	assert.Contains(t, err.Error(), "server/discover")
+
+	_, err = client.Connect(ctxT(t), client.Command(serverCmd(t, "killed")))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "killed by signal killed")
+	assert.Contains(t, err.Error(), "about to be killed")
 
 	_, err = client.Connect(ctxT(t), client.Command(exec.Command("/nonexistent/mcp-server")))
 	require.Error(t, err)

@@ -33,41 +33,57 @@ type sseReader struct {
 	retry int    // the last retry field, in ms (-1: none)
 	// hasID says whether the stream has set an id.
 	hasID bool
+	// skipLF drops the LF of a CRLF whose CR ended the last line.
+	skipLF bool
 }
 
 func newSSEReader(r io.Reader) *sseReader {
 	return &sseReader{r: bufio.NewReaderSize(r, 64<<10), retry: -1}
 }
 
-// readLine returns one line without its end, bounded by maxEvent.
+// readLine returns one line without its end (CRLF, LF or a lone CR),
+// bounded by maxEvent. Plain runs of bytes are copied in chunks, so the
+// cost is linear in the input whatever its line ends.
 func (s *sseReader) readLine() (string, error) {
 	var b []byte
 	for {
-		chunk, err := s.r.ReadSlice('\n')
-		b = append(b, chunk...)
-		if len(b) > maxEvent {
-			return "", errEventTooLarge
+		if s.skipLF {
+			s.skipLF = false
+			c, err := s.r.ReadByte()
+			if err != nil {
+				return "", err
+			}
+			if c != '\n' {
+				_ = s.r.UnreadByte()
+			}
 		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
+		chunk, err := s.r.Peek(1)
 		if err != nil {
-			if len(b) > 0 && err == io.EOF {
-				return strings.TrimSuffix(string(b), "\r"), nil
+			if err == io.EOF && len(b) > 0 {
+				return string(b), nil
 			}
 			return "", err
 		}
-		line := b[:len(b)-1]
-		line = bytes.TrimSuffix(line, []byte("\r"))
-		// A lone CR also ends a line: split it here.
-		if i := bytes.IndexByte(line, '\r'); i >= 0 {
-			// Rare: treat the CR-separated parts as lines, keeping the rest
-			// for the next call.
-			rest := append(append([]byte(nil), line[i+1:]...), '\n')
-			s.r = bufio.NewReaderSize(io.MultiReader(bytes.NewReader(rest), s.r), 64<<10)
-			line = line[:i]
+		_ = chunk
+		buf, _ := s.r.Peek(s.r.Buffered())
+		i := bytes.IndexAny(buf, "\r\n")
+		if i < 0 {
+			b = append(b, buf...)
+			_, _ = s.r.Discard(len(buf))
+			if len(b) > maxEvent {
+				return "", errEventTooLarge
+			}
+			continue
 		}
-		return string(line), nil
+		b = append(b, buf[:i]...)
+		_, _ = s.r.Discard(i + 1)
+		if len(b) > maxEvent {
+			return "", errEventTooLarge
+		}
+		if buf[i] == '\r' {
+			s.skipLF = true
+		}
+		return string(b), nil
 	}
 }
 

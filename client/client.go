@@ -34,9 +34,9 @@ const DefaultMaxRounds = 10
 
 // Implementation names a client or a server.
 type Implementation struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-	Title   string `json:"title,omitempty"`
+	Name    string `json:"name"`            // the program's name
+	Version string `json:"version"`         // its version
+	Title   string `json:"title,omitempty"` // its display name
 }
 
 // Notification is a notification the server sent.

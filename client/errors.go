@@ -33,9 +33,9 @@ var (
 
 // RPCError is a JSON-RPC error object a server answered with.
 type RPCError struct {
-	Code    int             `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data,omitempty"`
+	Code    int             `json:"code"`           // the JSON-RPC error code, such as -32602
+	Message string          `json:"message"`        // what the server said
+	Data    json.RawMessage `json:"data,omitempty"` // its details, verbatim
 }
 
 // Error renders the code, the message and the data, clipped.

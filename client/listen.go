@@ -13,10 +13,10 @@ import (
 // ListenFilter says which notifications a Listen asks for; everything is
 // opt-in.
 type ListenFilter struct {
-	ToolsListChanged      bool     `json:"toolsListChanged,omitempty"`
-	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
-	ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`
-	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
+	ToolsListChanged      bool     `json:"toolsListChanged,omitempty"`      // notifications/tools/list_changed
+	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`    // notifications/prompts/list_changed
+	ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`  // notifications/resources/list_changed
+	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"` // notifications/resources/updated of these URIs
 }
 
 // Listen opens a subscriptions/listen stream and passes each of its

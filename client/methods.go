@@ -15,58 +15,58 @@ const maxPages = 1000
 // Tool is one tool as tools/list describes it. Schemas stay raw JSON,
 // exactly as the server sent them.
 type Tool struct {
-	Name         string          `json:"name"`
-	Title        string          `json:"title,omitempty"`
-	Description  string          `json:"description,omitempty"`
-	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
-	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
-	Annotations  json.RawMessage `json:"annotations,omitempty"`
-	Meta         json.RawMessage `json:"_meta,omitempty"`
+	Name         string          `json:"name"`                   // what CallTool takes
+	Title        string          `json:"title,omitempty"`        // the display name
+	Description  string          `json:"description,omitempty"`  // for the model
+	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`  // JSON Schema of the arguments, verbatim
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"` // JSON Schema of structuredContent, verbatim
+	Annotations  json.RawMessage `json:"annotations,omitempty"`  // hints such as readOnlyHint, verbatim
+	Meta         json.RawMessage `json:"_meta,omitempty"`        // verbatim
 }
 
 // Prompt is one prompt as prompts/list describes it.
 type Prompt struct {
-	Name        string          `json:"name"`
-	Title       string          `json:"title,omitempty"`
-	Description string          `json:"description,omitempty"`
-	Arguments   json.RawMessage `json:"arguments,omitempty"`
+	Name        string          `json:"name"`                  // what GetPrompt takes
+	Title       string          `json:"title,omitempty"`       // the display name
+	Description string          `json:"description,omitempty"` // what it is for
+	Arguments   json.RawMessage `json:"arguments,omitempty"`   // its arguments, verbatim
 }
 
 // Resource is one resource as resources/list describes it.
 type Resource struct {
-	URI         string `json:"uri"`
-	Name        string `json:"name,omitempty"`
-	Title       string `json:"title,omitempty"`
-	Description string `json:"description,omitempty"`
-	MIMEType    string `json:"mimeType,omitempty"`
+	URI         string `json:"uri"`                   // what ReadResource takes
+	Name        string `json:"name,omitempty"`        // its name
+	Title       string `json:"title,omitempty"`       // the display name
+	Description string `json:"description,omitempty"` // what it holds
+	MIMEType    string `json:"mimeType,omitempty"`    // its media type
 }
 
 // ResourceTemplate is one template as resources/templates/list describes
 // it.
 type ResourceTemplate struct {
-	URITemplate string `json:"uriTemplate"`
-	Name        string `json:"name,omitempty"`
-	Description string `json:"description,omitempty"`
-	MIMEType    string `json:"mimeType,omitempty"`
+	URITemplate string `json:"uriTemplate"`           // an RFC 6570 template of resource URIs
+	Name        string `json:"name,omitempty"`        // its name
+	Description string `json:"description,omitempty"` // what its resources hold
+	MIMEType    string `json:"mimeType,omitempty"`    // their media type
 }
 
 // Content is one content block of a result, verbatim apart from the
 // members read here.
 type Content struct {
-	Type     string          `json:"type"`
-	Text     string          `json:"text,omitempty"`
-	Data     string          `json:"data,omitempty"`
-	MIMEType string          `json:"mimeType,omitempty"`
-	URI      string          `json:"uri,omitempty"`
-	Resource json.RawMessage `json:"resource,omitempty"`
+	Type     string          `json:"type"`               // text, image, audio, resource_link or resource
+	Text     string          `json:"text,omitempty"`     // of a text block
+	Data     string          `json:"data,omitempty"`     // base64, of an image or audio block
+	MIMEType string          `json:"mimeType,omitempty"` // of an image, audio or link block
+	URI      string          `json:"uri,omitempty"`      // of a resource link
+	Resource json.RawMessage `json:"resource,omitempty"` // of an embedded resource, verbatim
 }
 
 // ToolResult is a complete tools/call result.
 type ToolResult struct {
-	Content           []Content       `json:"content"`
-	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
-	IsError           bool            `json:"isError,omitempty"`
-	Meta              json.RawMessage `json:"_meta,omitempty"`
+	Content           []Content       `json:"content"`                     // the result's blocks
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"` // verbatim
+	IsError           bool            `json:"isError,omitempty"`           // a failure the model is meant to see
+	Meta              json.RawMessage `json:"_meta,omitempty"`             // verbatim
 	// Raw is the whole result as the server sent it.
 	Raw json.RawMessage `json:"-"`
 	// Exchange is what the call went through.
@@ -86,30 +86,30 @@ func (r *ToolResult) Text() string {
 
 // PromptMessage is one message of a prompt.
 type PromptMessage struct {
-	Role    string  `json:"role"`
-	Content Content `json:"content"`
+	Role    string  `json:"role"`    // user or assistant
+	Content Content `json:"content"` // one block
 }
 
 // PromptResult is a complete prompts/get result.
 type PromptResult struct {
-	Description string          `json:"description,omitempty"`
-	Messages    []PromptMessage `json:"messages"`
-	Raw         json.RawMessage `json:"-"`
+	Description string          `json:"description,omitempty"` // of the filled-in prompt
+	Messages    []PromptMessage `json:"messages"`              // the prompt's messages
+	Raw         json.RawMessage `json:"-"`                     // the whole result, verbatim
 	Exchange    `json:"-"`
 }
 
 // ResourceContents is one content of a resource.
 type ResourceContents struct {
-	URI      string  `json:"uri"`
-	MIMEType string  `json:"mimeType,omitempty"`
-	Text     *string `json:"text,omitempty"`
-	Blob     *string `json:"blob,omitempty"`
+	URI      string  `json:"uri"`                // where it comes from
+	MIMEType string  `json:"mimeType,omitempty"` // its media type
+	Text     *string `json:"text,omitempty"`     // set for text contents
+	Blob     *string `json:"blob,omitempty"`     // base64, set for binary contents
 }
 
 // ResourceResult is a complete resources/read result.
 type ResourceResult struct {
-	Contents []ResourceContents `json:"contents"`
-	Raw      json.RawMessage    `json:"-"`
+	Contents []ResourceContents `json:"contents"` // the resource's contents
+	Raw      json.RawMessage    `json:"-"`        // the whole result, verbatim
 	Exchange `json:"-"`
 }
 
@@ -310,16 +310,16 @@ func (c *Client) ReadResource(ctx context.Context, uri string, opts ...CallOptio
 // CompletionRef names what a completion is for: a prompt (Type
 // "ref/prompt", Name) or a resource template (Type "ref/resource", URI).
 type CompletionRef struct {
-	Type string `json:"type"`
-	Name string `json:"name,omitempty"`
-	URI  string `json:"uri,omitempty"`
+	Type string `json:"type"`           // ref/prompt or ref/resource
+	Name string `json:"name,omitempty"` // the prompt's name
+	URI  string `json:"uri,omitempty"`  // the resource template's URI template
 }
 
 // Completion is the server's completion/complete answer.
 type Completion struct {
-	Values  []string `json:"values"`
-	Total   int      `json:"total,omitempty"`
-	HasMore bool     `json:"hasMore,omitempty"`
+	Values  []string `json:"values"`            // the candidates, best first
+	Total   int      `json:"total,omitempty"`   // how many there are in all, when known
+	HasMore bool     `json:"hasMore,omitempty"` // more exist than Values holds
 }
 
 // Complete asks for completions of argument arg, typed so far as value,

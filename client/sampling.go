@@ -54,34 +54,34 @@ type Model struct {
 // a server is run: who asks, which model would answer, and the kinds and
 // sizes of the content, never the content itself.
 type SamplingPrompt struct {
-	Server    string
-	Model     string
+	Server    string         // the server that asks
+	Model     string         // the model that would answer
 	Kinds     map[string]int // content blocks by kind
 	Bytes     int            // the size of the messages
-	MaxTokens int
-	Tools     int
+	MaxTokens int            // the most the answer may take
+	Tools     int            // how many tools the request offers the model
 }
 
 // SamplingProgress is one beat of a running model call: counts, never
 // text.
 type SamplingProgress struct {
-	Model   string
-	Tokens  int
-	Elapsed time.Duration
+	Model   string        // the model running
+	Tokens  int           // tokens produced so far
+	Elapsed time.Duration // since the call began
 }
 
 // RejectedModel is a model a sampling request could not use, and why.
 type RejectedModel struct {
-	Model  string `json:"model"`
-	Reason string `json:"reason"`
+	Model  string `json:"model"`  // the model's name
+	Reason string `json:"reason"` // why it could not serve the request
 }
 
 // SamplingRefusal is the structured refusal of a sampling request: the
 // policy's reason and each rejected model with its reason.
 type SamplingRefusal struct {
-	Server   string          `json:"server"`
-	Reason   string          `json:"reason"`
-	Rejected []RejectedModel `json:"rejected,omitempty"`
+	Server   string          `json:"server"`             // the server that asked
+	Reason   string          `json:"reason"`             // the policy's reason
+	Rejected []RejectedModel `json:"rejected,omitempty"` // each model that could not serve, and why
 }
 
 // Error renders the reason and each rejected model with its reason.

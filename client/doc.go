@@ -19,6 +19,18 @@
 // mrtr.RootsFunc, which the test kit mrtr/mrtrtest takes too, so a
 // handler written once answers in tests and in real calls.
 //
+// A SamplingPolicy is the host's side of sampling: it denies, asks or
+// allows per server, picks a model by what the request's content needs
+// (the server's hints and priorities only rank the eligible models), names
+// each rejected model in a structured SamplingRefusal, and bounds a model
+// call by its silence rather than its length. Its Func plugs into
+// OnSampling.
+//
+// Listen keeps a subscriptions/listen stream open, opening it again when
+// it breaks. NewOAuth is an Authorizer for servers that require MCP's
+// OAuth 2.1 flow (WithAuthorizer); WithBearerToken sends a fixed token.
+// Tokens never go over plain http to a host that is not loopback.
+//
 // Errors returned by a Client's calls are *Error values that name the
 // server, the method, the round and what the server said.
 //

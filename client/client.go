@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
@@ -61,6 +62,7 @@ type config struct {
 	elicit    mrtr.ElicitFunc
 	roots     mrtr.RootsFunc
 	onNote    func(Notification)
+	probe     time.Duration // stdio: silence after which discover means "old server"
 }
 
 // WithClientInfo sets the clientInfo the client sends (default
@@ -108,6 +110,16 @@ func WithRoots(roots ...mrtr.Root) Option {
 		return &mrtr.RootsResult{Roots: append([]mrtr.Root{}, roots...)}, nil
 	})
 }
+
+// WithProbeTimeout bounds how long a stdio server may stay silent after
+// the server/discover probe before the client takes it for a server of
+// the initialize era and sends initialize (default DefaultProbeTimeout).
+// A late answer to the probe is dropped. Over HTTP the probe is always
+// answered or refused, so no bound applies.
+func WithProbeTimeout(d time.Duration) Option { return func(c *config) { c.probe = d } }
+
+// DefaultProbeTimeout is the default WithProbeTimeout.
+const DefaultProbeTimeout = 10 * time.Second
 
 // OnNotification receives the notifications that belong to no call of
 // the client: those of a 2025-11-25 session's GET stream, for example.
@@ -274,7 +286,22 @@ func (c *Client) newID() int64 { return c.nextID.Add(1) }
 func (c *Client) negotiate(ctx context.Context) error {
 	switch {
 	case c.cfg.version == "":
-		err := c.discover(ctx)
+		pctx := ctx
+		if _, ok := c.conn.(*stdioConn); ok {
+			// Over stdio an old server may ignore a method it does not
+			// know: silence means the initialize era.
+			probe := c.cfg.probe
+			if probe <= 0 {
+				probe = DefaultProbeTimeout
+			}
+			var cancel context.CancelFunc
+			pctx, cancel = context.WithTimeout(ctx, probe)
+			defer cancel()
+		}
+		err := c.discover(pctx)
+		if err != nil && ctx.Err() == nil && pctx.Err() != nil {
+			err = &notModern{fmt.Errorf("no answer to server/discover: %w", pctx.Err())}
+		}
 		if err == nil {
 			return nil
 		}

@@ -1,7 +1,9 @@
 package client_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -35,6 +37,24 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "about to be killed")
 		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		time.Sleep(time.Minute)
+	case "silent-legacy":
+		// An old server that ignores methods it does not know, as some
+		// do: it answers only initialize and tools/list.
+		sc := bufio.NewScanner(os.Stdin)
+		for sc.Scan() {
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			_ = json.Unmarshal(sc.Bytes(), &m)
+			switch m.Method {
+			case "initialize":
+				fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"silent","version":"1"}}}`+"\n", m.ID)
+			case "tools/list":
+				fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}`+"\n", m.ID)
+			}
+		}
+		os.Exit(0)
 	case "hang-on-eof":
 		// Ignores its stdin closing: Close must escalate to signals.
 		time.Sleep(time.Minute)
@@ -152,4 +172,19 @@ func TestStdioCloseEscalatesToSignals(t *testing.T) {
 	_, err := client.Connect(ctx, client.Command(serverCmd(t, "hang-on-eof"), client.WithShutdownTimeout(200*time.Millisecond)))
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Less(t, time.Since(start), 3*time.Second)
+}
+
+// Over stdio, a server that does not answer server/discover at all is
+// taken for a server of the initialize era once the probe bound passes.
+func TestStdioSilentProbeFallsBackToInitialize(t *testing.T) {
+	start := time.Now()
+	c, err := client.Connect(ctxT(t), client.Command(serverCmd(t, "silent-legacy")), client.WithProbeTimeout(300*time.Millisecond))
+	require.NoError(t, err)
+	defer c.Close()
+	assert.True(t, c.Legacy())
+	assert.Equal(t, "2025-06-18", c.Version())
+	assert.GreaterOrEqual(t, time.Since(start), 300*time.Millisecond)
+	tools, err := c.ListTools(ctxT(t))
+	require.NoError(t, err)
+	assert.Len(t, tools, 1)
 }

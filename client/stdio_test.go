@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"strings"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/mrtrkit/mrtrkit/client"
 	"github.com/mrtrkit/mrtrkit/discover"
+	"github.com/mrtrkit/mrtrkit/internal/fixture"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/state"
 	"github.com/mrtrkit/mrtrkit/transport/stdio"
@@ -53,6 +55,15 @@ func TestMain(m *testing.M) {
 			case "tools/list":
 				fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}`+"\n", m.ID)
 			}
+		}
+		os.Exit(0)
+	case "fixture":
+		srv, err := fixture.New(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+		if err != nil {
+			panic(err)
+		}
+		if err := stdio.ServeStdio(context.Background(), srv); err != nil {
+			os.Exit(1)
 		}
 		os.Exit(0)
 	case "hang-on-eof":
@@ -187,4 +198,52 @@ func TestStdioSilentProbeFallsBackToInitialize(t *testing.T) {
 	tools, err := c.ListTools(ctxT(t))
 	require.NoError(t, err)
 	assert.Len(t, tools, 1)
+}
+
+// The conformance fixture over stdio: three rounds, and a listen stream
+// that the client ends with notifications/cancelled.
+func TestStdioFixtureRoundsAndListen(t *testing.T) {
+	c, err := client.Connect(ctxT(t), client.Command(serverCmd(t, "fixture")),
+		client.OnElicitation(answerName), client.OnSampling(answerModel), client.WithRoots(roots...))
+	require.NoError(t, err)
+	defer c.Close()
+	assert.False(t, c.Legacy())
+	res, err := c.CallTool(ctxT(t), "test_three_rounds", map[string]any{})
+	require.NoError(t, err)
+	assert.Equal(t, 3, res.Rounds)
+
+	ctx, cancel := context.WithCancel(ctxT(t))
+	defer cancel()
+	changed := make(chan struct{}, 1)
+	acked := make(chan struct{}, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- c.Listen(ctx, client.ListenFilter{ToolsListChanged: true}, func(n client.Notification) {
+			switch n.Method {
+			case "notifications/subscriptions/acknowledged":
+				acked <- struct{}{}
+			case "notifications/tools/list_changed":
+				changed <- struct{}{}
+			}
+		})
+	}()
+	select {
+	case <-acked:
+	case err := <-done:
+		t.Fatalf("listen ended: %v", err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("no acknowledgement")
+	}
+	_, err = c.CallTool(ctxT(t), "test_trigger_tool_change", map[string]any{})
+	require.NoError(t, err)
+	select {
+	case <-changed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no list_changed")
+	}
+	cancel()
+	assert.ErrorIs(t, <-done, context.Canceled)
+	// The connection goes on after the listen stream ends.
+	_, err = c.ListTools(ctxT(t))
+	require.NoError(t, err)
 }

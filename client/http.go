@@ -209,27 +209,7 @@ func (h *httpConn) send(ctx context.Context, out *outbound) (*message, int, erro
 		delete(h.pending, out.id)
 		h.mu.Unlock()
 	}()
-	resp, err := h.do(ctx, func() (*http.Request, error) {
-		r, err := http.NewRequestWithContext(ctx, http.MethodPost, h.t.url, bytes.NewReader(out.body))
-		if err != nil {
-			return nil, err
-		}
-		version := out.version
-		if out.method == "initialize" {
-			version = "" // the version is not agreed yet
-		}
-		h.headers(r, version)
-		if !out.legacy {
-			r.Header.Set("Mcp-Method", out.method)
-			if out.name != "" {
-				r.Header.Set("Mcp-Name", EncodeHeaderValue(out.name))
-			}
-			for k, v := range out.params {
-				r.Header["Mcp-Param-"+k] = []string{v}
-			}
-		}
-		return r, nil
-	})
+	resp, err := h.do(ctx, func() (*http.Request, error) { return h.post1(ctx, out) })
 	if err != nil {
 		var se *httpStatusError
 		if errors.As(err, &se) {
@@ -249,45 +229,11 @@ func (h *httpConn) send(ctx context.Context, out *outbound) (*message, int, erro
 	ctype, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
 	case status == http.StatusOK && ctype == "text/event-stream":
-		lastID, retry, hasID, serr := h.readStream(ctx, resp.Body, out.onNote, out.id)
-		for resumes := 0; ; resumes++ {
-			select {
-			case m := <-ch:
-				return m, status, nil
-			default:
-			}
-			if !out.legacy || !hasID || resumes >= maxResumes || ctx.Err() != nil {
-				if serr == nil {
-					serr = errors.New("the response stream ended without the response")
-				}
-				return nil, status, h.cancelled(ctx, out, serr)
-			}
-			// The initialize era resumes a broken stream with GET and
-			// Last-Event-ID after the server's retry interval.
-			if err := sleep(ctx, retry); err != nil {
-				return nil, status, h.cancelled(ctx, out, err)
-			}
-			lastID, retry, hasID, serr = h.resume(ctx, lastID, retry, out.onNote, out.id)
-		}
+		m, err := h.awaitStream(ctx, out, resp.Body, ch)
+		return m, status, err
 	case ctype == "application/json" && (status == http.StatusOK || status == http.StatusBadRequest || status == http.StatusNotFound):
-		body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
-		if err != nil {
-			return nil, status, fmt.Errorf("reading the response: %w", err)
-		}
-		if len(body) > maxBody {
-			return nil, status, fmt.Errorf("a response larger than %d bytes", maxBody)
-		}
-		m, err := parseMessage(body)
-		if err != nil {
-			return nil, status, httpFailure(resp, body, err)
-		}
-		if !m.isResponse() || (m.hasID() && m.intID() != out.id) {
-			return nil, status, httpFailure(resp, body, errors.New("the body is not the response to the request"))
-		}
-		if status != http.StatusOK && m.Error == nil {
-			return nil, status, httpFailure(resp, body, errors.New("an error status with a result"))
-		}
-		return m, status, nil
+		m, err := readJSONResponse(resp, out.id)
+		return m, status, err
 	case status == http.StatusAccepted:
 		return nil, status, errors.New("HTTP 202 without a response: the server took the request for a notification")
 	case status == http.StatusNotFound && out.legacy && h.hasSession():
@@ -295,6 +241,77 @@ func (h *httpConn) send(ctx context.Context, out *outbound) (*message, int, erro
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 	return nil, status, httpFailure(resp, body, nil)
+}
+
+// post1 builds the POST of one request, with the standard headers of its
+// era.
+func (h *httpConn) post1(ctx context.Context, out *outbound) (*http.Request, error) {
+	r, err := http.NewRequestWithContext(ctx, http.MethodPost, h.t.url, bytes.NewReader(out.body))
+	if err != nil {
+		return nil, err
+	}
+	version := out.version
+	if out.method == "initialize" {
+		version = "" // the version is not agreed yet
+	}
+	h.headers(r, version)
+	if !out.legacy {
+		r.Header.Set("Mcp-Method", out.method)
+		if out.name != "" {
+			r.Header.Set("Mcp-Name", EncodeHeaderValue(out.name))
+		}
+		for k, v := range out.params {
+			r.Header["Mcp-Param-"+k] = []string{v}
+		}
+	}
+	return r, nil
+}
+
+// awaitStream reads the event stream of request out until its response
+// arrives (on this stream or, in the initialize era, on any other). A
+// stream of the initialize era that breaks is resumed with GET and
+// Last-Event-ID after the server's retry interval.
+func (h *httpConn) awaitStream(ctx context.Context, out *outbound, body io.Reader, ch chan *message) (*message, error) {
+	lastID, retry, hasID, serr := h.readStream(ctx, body, out.onNote, out.id)
+	for resumes := 0; ; resumes++ {
+		select {
+		case m := <-ch:
+			return m, nil
+		default:
+		}
+		if !out.legacy || !hasID || resumes >= maxResumes || ctx.Err() != nil {
+			if serr == nil {
+				serr = errors.New("the response stream ended without the response")
+			}
+			return nil, h.cancelled(ctx, out, serr)
+		}
+		if err := sleep(ctx, retry); err != nil {
+			return nil, h.cancelled(ctx, out, err)
+		}
+		lastID, retry, hasID, serr = h.resume(ctx, lastID, retry, out.onNote, out.id)
+	}
+}
+
+// readJSONResponse reads a JSON body that must be the response to id.
+func readJSONResponse(resp *http.Response, id int64) (*message, error) {
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading the response: %w", err)
+	}
+	if len(body) > maxBody {
+		return nil, fmt.Errorf("a response larger than %d bytes", maxBody)
+	}
+	m, err := parseMessage(body)
+	if err != nil {
+		return nil, httpFailure(resp, body, err)
+	}
+	if !m.isResponse() || (m.hasID() && m.intID() != id) {
+		return nil, httpFailure(resp, body, errors.New("the body is not the response to the request"))
+	}
+	if resp.StatusCode != http.StatusOK && m.Error == nil {
+		return nil, httpFailure(resp, body, errors.New("an error status with a result"))
+	}
+	return m, nil
 }
 
 func (h *httpConn) hasSession() bool {

@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -185,4 +186,21 @@ func TestSamplingPrioritiesRankEligibleModels(t *testing.T) {
 	res, err = p.Func()(context.Background(), req)
 	require.NoError(t, err)
 	assert.Equal(t, "cheap", res.Model)
+}
+
+func TestPromptAskShowsSizesAndReadsYes(t *testing.T) {
+	var out strings.Builder
+	ask := client.PromptAsk(strings.NewReader("y\nno\n"), &out)
+	p := client.SamplingPrompt{Server: "evil\x1b[2Jserver", Model: "vision", Kinds: map[string]int{"text": 2, "image": 1}, Bytes: 25, MaxTokens: 100}
+	yes, err := ask(context.Background(), p)
+	require.NoError(t, err)
+	assert.True(t, yes)
+	assert.Equal(t, `Server "evil[2Jserver" asks model "vision" to answer: 1 image, 2 text block(s), 25 bytes, up to 100 tokens, 0 tool(s). Allow? [y/N] `, out.String(),
+		"no escape sequence from the server reaches the terminal")
+	yes, err = ask(context.Background(), p)
+	require.NoError(t, err)
+	assert.False(t, yes)
+	yes, err = ask(context.Background(), p)
+	require.NoError(t, err)
+	assert.False(t, yes, "the end of the input refuses")
 }

@@ -87,7 +87,7 @@ func TestSamplingStallBound(t *testing.T) {
 	slowButAlive := client.Model{Name: "alive", Inputs: []string{"text", "image"}, Generate: func(ctx context.Context, req *mrtr.SamplingRequest, beat func(int)) (*mrtr.SamplingResult, error) {
 		for i := 1; i <= 8; i++ {
 			select {
-			case <-time.After(25 * time.Millisecond):
+			case <-time.After(75 * time.Millisecond):
 				beat(i * 10)
 			case <-ctx.Done():
 				return nil, ctx.Err()
@@ -95,10 +95,10 @@ func TestSamplingStallBound(t *testing.T) {
 		}
 		return &mrtr.SamplingResult{Role: mrtr.RoleAssistant, Content: []mrtr.SamplingContent{{Type: "text", Text: "done"}}}, nil
 	}}
-	p := &client.SamplingPolicy{Server: "s", Decision: client.Allow, Stall: 100 * time.Millisecond, Models: []client.Model{slowButAlive},
+	p := &client.SamplingPolicy{Server: "s", Decision: client.Allow, Stall: 300 * time.Millisecond, Models: []client.Model{slowButAlive},
 		OnProgress: func(sp client.SamplingProgress) { beats = append(beats, sp) }}
 	res, err := p.Func()(context.Background(), imageRequest())
-	require.NoError(t, err, "200ms in all, never 100ms silent")
+	require.NoError(t, err, "600ms in all, never 300ms silent")
 	assert.Equal(t, "alive", res.Model)
 	require.Len(t, beats, 8)
 	assert.Equal(t, 80, beats[7].Tokens)

@@ -1,14 +1,14 @@
 # mrtrkit build targets. `make test` is the one command that runs every test.
 GO ?= go
 
-.PHONY: test vet fmt-check unit fuzz-brief otel redis browser conformance interop affinity production bench run
+.PHONY: test vet fmt-check unit fuzz-brief otel redis browser conformance client-conformance interop affinity production bench run
 
 # Every test: formatting, vet, the race-enabled unit and wire tests, the
 # OpenTelemetry module, a browser calling across origins, the official MCP
 # conformance suite, real clients from other SDKs, two replicas behind
 # nginx with session affinity, the fixture wired for production, and three
 # replicas sharing Redis behind round-robin nginx.
-test: fmt-check vet unit fuzz-brief otel redis browser conformance interop affinity production scaleout
+test: fmt-check vet unit fuzz-brief otel redis browser conformance client-conformance interop affinity production scaleout
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -42,6 +42,11 @@ browser:
 # The official MCP conformance suite (2026-07-28) against the fixture server.
 conformance:
 	bash conformance/run.sh
+
+# The official suite's client scenarios (2026-07-28 and 2025-11-25)
+# against conformance/cmd/clientfixture, built on package client.
+client-conformance:
+	bash conformance/client-run.sh
 
 # The official Go SDK and TypeScript SDK clients against the fixture server.
 interop:

@@ -140,9 +140,9 @@ type Client struct {
 	principal string
 	caps      string
 	maxRounds int
-	sampling  func(context.Context, *mrtr.SamplingRequest) (*mrtr.SamplingResult, error)
-	elicit    func(context.Context, *mrtr.ElicitRequest) (*mrtr.ElicitResult, error)
-	roots     func(context.Context) (*mrtr.RootsResult, error)
+	sampling  mrtr.SamplingFunc
+	elicit    mrtr.ElicitFunc
+	roots     mrtr.RootsFunc
 	meta      map[string]any
 }
 
@@ -190,18 +190,22 @@ func WithMeta(key string, value any) Option {
 	})
 }
 
-// OnSampling answers sampling/createMessage requests.
-func OnSampling(f func(ctx context.Context, req *mrtr.SamplingRequest) (*mrtr.SamplingResult, error)) Option {
+// OnSampling answers sampling/createMessage requests. f is an
+// mrtr.SamplingFunc, so the same value can answer for a real
+// client.Client.
+func OnSampling(f mrtr.SamplingFunc) Option {
 	return optionFunc(func(c *Client) { c.sampling = f })
 }
 
-// OnElicitation answers elicitation/create requests.
-func OnElicitation(f func(ctx context.Context, req *mrtr.ElicitRequest) (*mrtr.ElicitResult, error)) Option {
+// OnElicitation answers elicitation/create requests (an mrtr.ElicitFunc,
+// shared with client.OnElicitation).
+func OnElicitation(f mrtr.ElicitFunc) Option {
 	return optionFunc(func(c *Client) { c.elicit = f })
 }
 
-// OnRoots answers roots/list requests.
-func OnRoots(f func(ctx context.Context) (*mrtr.RootsResult, error)) Option {
+// OnRoots answers roots/list requests (an mrtr.RootsFunc, shared with
+// client.OnRoots).
+func OnRoots(f mrtr.RootsFunc) Option {
 	return optionFunc(func(c *Client) { c.roots = f })
 }
 

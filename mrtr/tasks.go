@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mrtrkit/mrtrkit/internal/wire"
+	"github.com/mrtrkit/mrtrkit/share"
 	"github.com/mrtrkit/mrtrkit/state"
 )
 
@@ -121,15 +122,18 @@ type tasksOptionFunc func(*taskEngine)
 
 func (f tasksOptionFunc) applyTasks(e *taskEngine) { f(e) }
 
-// TaskStoreOption sets where task records are kept (default: a
-// MemoryTaskStore, which serves one replica).
-func TaskStoreOption(st TaskStore) TasksOption {
-	return tasksOptionFunc(func(e *taskEngine) { e.store = st })
+// TaskBus sets where task records are kept and how replicas tell each
+// other of cancellations. The default is the bus given to WithShare, so
+// that every replica of a deployment sees every task (Redis with the
+// module github.com/mrtrkit/mrtrkit/redis); without one, an in-process
+// share.Local, which serves one replica.
+func TaskBus(bus share.Bus) TasksOption {
+	return tasksOptionFunc(func(e *taskEngine) { e.bus = bus })
 }
 
 // TaskTTL sets how long a task stays readable after it is created
-// (ttlMs; default DefaultTaskTTL). A task still running then is marked
-// failed and deleted.
+// (ttlMs; default DefaultTaskTTL). A task still running then is gone:
+// tasks/get answers as for an unknown id.
 func TaskTTL(d time.Duration) TasksOption { return tasksOptionFunc(func(e *taskEngine) { e.ttl = d }) }
 
 // TaskPollInterval sets the pollIntervalMs suggested to clients (default
@@ -138,11 +142,20 @@ func TaskPollInterval(d time.Duration) TasksOption {
 	return tasksOptionFunc(func(e *taskEngine) { e.poll = d })
 }
 
+// TaskLease sets how often the replica running a task renews its lease
+// on it (every lease/3) and how long after its last renewal another
+// replica may take the task over (default DefaultTaskLease). See
+// WithTasks on what happens to the task of a replica that stops.
+func TaskLease(d time.Duration) TasksOption {
+	return tasksOptionFunc(func(e *taskEngine) { e.lease = d })
+}
+
 // TaskLimits bounds the tasks one principal may hold at once on a
 // replica (default DefaultTasksPerCaller; more gets -32603 with
-// data.reason "too_many_tasks") and the size of one sealed task record
-// (default DefaultMaxTaskRecord; a task whose answers, journal or result
-// grow past it fails with data.reason "task_too_large").
+// data.reason "too_many_tasks") and the size of one task record
+// (default DefaultMaxTaskRecord; a task whose arguments are larger is
+// refused with data.reason "task_too_large", and one whose answers,
+// journal or result grow past it fails with that reason).
 func TaskLimits(perCaller, maxRecordBytes int) TasksOption {
 	return tasksOptionFunc(func(e *taskEngine) { e.perCaller, e.maxRecord = perCaller, maxRecordBytes })
 }
@@ -150,26 +163,50 @@ func TaskLimits(perCaller, maxRecordBytes int) TasksOption {
 // TaskCodec sets the codec that seals task records. Build it with
 // state.WithPurpose("task") and a TTL of at least TaskTTL. The default
 // is an AEAD codec over the MRTRKIT_STATE_KEYS key ring (a random key
-// without one), keyed for the purpose "task".
+// without one, which replicas do not share), keyed for the purpose
+// "task".
 func TaskCodec(c state.Codec) TasksOption {
 	return tasksOptionFunc(func(e *taskEngine) { e.codec = c })
 }
+
+// DefaultTaskLease is the default of TaskLease.
+const DefaultTaskLease = 5 * time.Second
 
 // WithTasks serves the Tasks extension (SEP-2663): it advertises
 // io.modelcontextprotocol/tasks, registers tasks/get, tasks/update and
 // tasks/cancel on the extension seam (AddMethod), and runs tools
 // registered with TaskSupport as tasks for requests that declare the
-// extension. A task runs the tool's ordinary handler: a question it asks
-// makes the task input_required (tasks/get lists it under a key unique
-// over the task, "r<n>/<key>"), tasks/update answers it, and once every
-// outstanding question is answered the handler runs again from the top
-// with the answers, exactly as on an MRTR retry. The journal that a retry
-// would carry in requestState stays in the task record. Task ids are 128
-// random bits, and a task answers only to the principal that created it:
-// to anyone else it looks exactly like an unknown id.
+// extension.
+//
+// A task runs the tool's ordinary handler. A question it asks makes the
+// task input_required: tasks/get lists it under a key unique over the
+// task ("r<n>/<key>"), tasks/update answers it (partial answers wait),
+// and once every outstanding question is answered the handler runs again
+// from the top with the answers, exactly as on an MRTR retry; the journal
+// a retry would carry in requestState stays in the task record.
+// tasks/cancel cancels the run's context; a handler that returns then
+// leaves the task cancelled, one that completes anyway leaves it
+// completed.
+//
+// Task ids are 128 random bits, and a task answers only to the principal
+// that created it: to anyone else it looks exactly like an unknown id.
+// Records are sealed (TaskCodec), so the bus holds only ciphertext.
+//
+// Across replicas (TaskBus, or WithShare): the task is created with a
+// claim and stored before CreateTaskResult is sent, so any replica's
+// tasks/get finds it; answers are recorded one key each, and the replica
+// whose tasks/update completes them claims the next run and runs it;
+// tasks/cancel reaches the replica running the task through the bus. The
+// replica running a task renews a lease on it; when that replica stops
+// (a crash, a kill), the first request about the task on another replica
+// after the lease has lapsed claims the task and runs the handler again
+// from its last journal, as an MRTR retry would: the work since the last
+// answered question is done again, so keep side effects idempotent or
+// after the last question, as the determinism contract already asks.
 func WithTasks(opts ...TasksOption) Option {
 	return optionFunc(func(s *Server) {
-		e := &taskEngine{s: s, ttl: DefaultTaskTTL, poll: DefaultTaskPollInterval, perCaller: DefaultTasksPerCaller, maxRecord: DefaultMaxTaskRecord,
+		e := &taskEngine{s: s, ttl: DefaultTaskTTL, poll: DefaultTaskPollInterval, perCaller: DefaultTasksPerCaller,
+			maxRecord: DefaultMaxTaskRecord, lease: DefaultTaskLease,
 			live: make(map[string]context.CancelFunc), count: make(map[string]map[string]time.Time)}
 		for _, o := range opts {
 			o.applyTasks(e)
@@ -181,17 +218,22 @@ func WithTasks(opts ...TasksOption) Option {
 // taskEngine runs the Tasks extension for one Server.
 type taskEngine struct {
 	s         *Server
-	store     TaskStore
+	bus       share.Bus
 	codec     state.Codec
 	ttl, poll time.Duration
+	lease     time.Duration
 	perCaller int
 	maxRecord int
+	stop      func() // the cancellation subscription
 
-	mu    sync.Mutex                      // serialises record updates on this replica
+	mu    sync.Mutex
 	live  map[string]context.CancelFunc   // runs in progress on this replica
 	count map[string]map[string]time.Time // per principal: unfinished tasks created here, to their expiry
 	wg    sync.WaitGroup
 }
+
+// taskChannel carries cancellations to the replica running a task.
+const taskChannel = "mrtr.tasks.cancel"
 
 // startTasks finishes WithTasks once the Server is built.
 func (s *Server) startTasks() error {
@@ -199,11 +241,14 @@ func (s *Server) startTasks() error {
 	if e == nil {
 		return nil
 	}
-	if e.ttl <= 0 || e.poll <= 0 || e.perCaller < 1 || e.maxRecord < 1024 {
-		return errors.New("mrtr: tasks: TTL and poll interval must be positive, at least one task per caller, and records at least 1 KiB")
+	if e.ttl <= 0 || e.poll <= 0 || e.lease < 30*time.Millisecond || e.perCaller < 1 || e.maxRecord < 1024 {
+		return errors.New("mrtr: tasks: TTL and poll interval must be positive, the lease at least 30ms, at least one task per caller, and records at least 1 KiB")
 	}
-	if e.store == nil {
-		e.store = NewMemoryTaskStore()
+	if e.bus == nil {
+		e.bus = s.share.bus
+	}
+	if e.bus == nil {
+		e.bus = share.Local()
 	}
 	if e.codec == nil {
 		ring, ok, err := state.KeyRingFromEnv()
@@ -219,6 +264,18 @@ func (s *Server) startTasks() error {
 			return fmt.Errorf("mrtr: tasks: %w", err)
 		}
 	}
+	stop, err := e.bus.Subscribe(taskChannel, func(id []byte) {
+		e.mu.Lock()
+		cancel := e.live[string(id)]
+		e.mu.Unlock()
+		if cancel != nil {
+			cancel()
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("mrtr: tasks: %w", err)
+	}
+	e.stop = stop
 	for _, m := range []struct {
 		name string
 		h    MethodHandlerFunc
@@ -230,18 +287,20 @@ func (s *Server) startTasks() error {
 	return nil
 }
 
-// taskRecord is what the store keeps of a task, sealed.
+// taskRecord is what the bus keeps of a task, sealed. Only the replica
+// that holds the task's current claim (its creator, the claimant of its
+// latest run, or of its cancellation) writes it.
 type taskRecord struct {
 	ID        string          `json:"id"`
 	Principal string          `json:"p,omitempty"`
 	Tool      string          `json:"tool"`
-	Args      json.RawMessage `json:"args"`
+	Args      json.RawMessage `json:"args,omitempty"`
 	Caps      json.RawMessage `json:"caps,omitempty"` // the creating request's clientCapabilities
 	Status    string          `json:"status"`
 	Message   string          `json:"msg,omitempty"`
 	Created   int64           `json:"created"` // Unix ms
 	Updated   int64           `json:"updated"`
-	Cancel    bool            `json:"cancel,omitempty"`
+	Run       int             `json:"run"` // runs claimed so far
 
 	// The continuation: the round, the journal and the kinds of the
 	// questions asked (handler keys), as a sealed requestState would
@@ -249,8 +308,8 @@ type taskRecord struct {
 	Round   int             `json:"round,omitempty"`
 	Journal []byte          `json:"journal,omitempty"`
 	Asked   map[string]byte `json:"asked,omitempty"`
-	// Outstanding questions by task key, the task key's handler key, and
-	// the answers received so far (task keys).
+	// Outstanding questions by task key, each task key's handler key,
+	// and the answers the next run gets (task keys).
 	Seq     int                        `json:"seq,omitempty"`
 	Pending map[string]json.RawMessage `json:"pending,omitempty"`
 	KeyMap  map[string]string          `json:"keys,omitempty"`
@@ -271,6 +330,18 @@ func newTaskID() string {
 	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
+// Bus keys of a task: its record, and beside it the answers received,
+// its cancellation, its lease and the claims of its runs.
+func taskKey(id string, parts ...string) string {
+	k := "mrtr.task/" + id
+	for _, p := range parts {
+		k += "/" + p
+	}
+	return k
+}
+
+var errTaskTooLarge = errors.New("task record too large")
+
 func (e *taskEngine) seal(r *taskRecord) ([]byte, error) {
 	b, err := json.Marshal(r)
 	if err != nil {
@@ -286,14 +357,15 @@ func (e *taskEngine) seal(r *taskRecord) ([]byte, error) {
 	return []byte(tok), nil
 }
 
-var errTaskTooLarge = errors.New("task record too large")
-
 // load reads and opens the record of id as principal sees it: a record
 // of another principal, or one that fails to open, is ErrTaskNotFound.
 func (e *taskEngine) load(ctx context.Context, id, principal string) (*taskRecord, error) {
-	b, err := e.store.Get(ctx, id)
+	b, found, err := e.bus.Get(ctx, taskKey(id))
 	if err != nil {
 		return nil, err
+	}
+	if !found {
+		return nil, ErrTaskNotFound
 	}
 	claims, err := e.codec.Open(string(b))
 	if err != nil || claims.Target != id || claims.Audience != e.s.audience || claims.Principal != principal {
@@ -309,29 +381,39 @@ func (e *taskEngine) load(ctx context.Context, id, principal string) (*taskRecor
 	return r, nil
 }
 
-// remaining is how long the record of r stays in the store.
+// remaining is how long the records of r stay on the bus.
 func (e *taskEngine) remaining(r *taskRecord) time.Duration {
 	return time.Until(time.UnixMilli(r.Created).Add(e.ttl))
 }
 
+// save writes r. A record that outgrew its bound is replaced by a
+// failed one.
 func (e *taskEngine) save(ctx context.Context, r *taskRecord) error {
 	r.Updated = time.Now().UnixMilli()
 	b, err := e.seal(r)
-	if errors.Is(err, errTaskTooLarge) && !terminal(r.Status) || errors.Is(err, errTaskTooLarge) && r.Result != nil {
+	if errors.Is(err, errTaskTooLarge) {
 		e.s.log.Error("mrtr: a task's record outgrew its bound", "task", r.ID, "tool", r.Tool, "bound", e.maxRecord)
-		*r = taskRecord{ID: r.ID, Principal: r.Principal, Tool: r.Tool, Created: r.Created, Updated: r.Updated, Status: TaskFailed,
-			Error: &Error{Code: CodeInternalError, Message: "Internal error: the task's state exceeds its size limit", Data: map[string]string{"reason": "task_too_large"}}}
+		*r = taskRecord{ID: r.ID, Principal: r.Principal, Tool: r.Tool, Created: r.Created, Updated: r.Updated, Run: r.Run, Status: TaskFailed,
+			Error: tooLarge()}
 		b, err = e.seal(r)
 	}
 	if err != nil {
 		return err
 	}
 	d := e.remaining(r)
-	if d <= 0 {
+	if d < time.Millisecond {
 		return ErrTaskNotFound
 	}
-	return e.store.Put(ctx, r.ID, b, d)
+	return e.bus.Put(ctx, taskKey(r.ID), b, d)
 }
+
+func tooLarge() *Error {
+	return &Error{Code: CodeInternalError, Message: "Internal error: the task's state exceeds its size limit", Data: map[string]string{"reason": "task_too_large"}}
+}
+
+// ErrTaskNotFound is what a task lookup finds for an id that is not one
+// of the caller's live tasks.
+var ErrTaskNotFound = errors.New("mrtr: task not found")
 
 // unknownTask is the answer for an id that is not one of the caller's
 // live tasks.
@@ -406,84 +488,6 @@ func (e *taskEngine) view(r *taskRecord, detailed bool) *taskView {
 	return v
 }
 
-// create stores the task a declaring tools/call becomes, then starts it
-// and answers CreateTaskResult.
-func (e *taskEngine) create(ctx context.Context, c *call, args json.RawMessage) (json.RawMessage, *Error) {
-	principal := c.in.Principal
-	id := newTaskID()
-	e.mu.Lock()
-	held := e.count[principal]
-	now := time.Now()
-	for k, exp := range held {
-		if !now.Before(exp) {
-			delete(held, k)
-		}
-	}
-	if len(held) >= e.perCaller {
-		e.mu.Unlock()
-		c.stage = "limit"
-		return nil, &Error{Code: CodeInternalError, Message: "Internal error: too many tasks for this caller; wait for some to end", Data: map[string]string{"reason": "too_many_tasks"}}
-	}
-	if held == nil {
-		held = make(map[string]time.Time)
-		e.count[principal] = held
-	}
-	held[id] = now.Add(e.ttl)
-	e.mu.Unlock()
-	caps, _ := json.Marshal(c.meta.ClientCapabilities)
-	d := c.detached
-	r := &taskRecord{ID: id, Principal: principal, Tool: c.target, Args: args, Caps: caps, Status: TaskWorking,
-		Created: now.UnixMilli(), Round: d.round, Journal: d.journal, Asked: d.asked}
-	if len(d.responses) > 0 {
-		// This round's answers go to the first run, under their own keys.
-		r.Answers, r.KeyMap = make(map[string]json.RawMessage), make(map[string]string)
-		_ = wire.EachMember(d.responses, func(k string, v json.RawMessage) error {
-			if _, ok := d.asked[k]; ok {
-				r.Answers[k], r.KeyMap[k] = v, k
-			}
-			return nil
-		})
-	}
-	r.Updated = r.Created
-	b, err := e.seal(r)
-	if err == nil {
-		err = e.store.Create(ctx, r.ID, b, e.ttl)
-	}
-	if err != nil {
-		e.release(principal, id)
-		if errors.Is(err, errTaskTooLarge) {
-			return nil, &Error{Code: CodeInternalError, Message: "Internal error: the task's state exceeds its size limit", Data: map[string]string{"reason": "task_too_large"}}
-		}
-		return nil, e.s.internal("storing a new task failed", err, c)
-	}
-	c.rec.ResultType = resultTask
-	e.start(r.ID, principal)
-	return e.s.render(resultTask, e.view(r, false), nil, nil)
-}
-
-func (e *taskEngine) release(principal, id string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.releaseLocked(principal, id)
-}
-
-// start runs the task in the background on this replica.
-func (e *taskEngine) start(id, principal string) {
-	ctx, cancel := context.WithCancel(context.Background())
-	e.mu.Lock()
-	e.live[id] = cancel
-	e.mu.Unlock()
-	e.wg.Add(1)
-	go func() {
-		defer e.wg.Done()
-		defer cancel()
-		e.runOnce(ctx, id, principal)
-		e.mu.Lock()
-		delete(e.live, id)
-		e.mu.Unlock()
-	}()
-}
-
 // taskCapture is what a task's run asked, caught instead of sealed.
 type taskCapture struct {
 	round   int
@@ -500,73 +504,6 @@ type resumeState struct {
 	journal   []byte
 	asked     map[string]byte
 	responses json.RawMessage
-}
-
-// runOnce runs the task's handler once and records how it ended.
-func (e *taskEngine) runOnce(ctx context.Context, id, principal string) {
-	bg := context.Background()
-	e.mu.Lock()
-	r, err := e.load(bg, id, principal)
-	e.mu.Unlock()
-	if err != nil || r.Status != TaskWorking {
-		if err != nil && !errors.Is(err, ErrTaskNotFound) {
-			e.s.log.Error("mrtr: a task could not be read", "task", id, "err", errText(err))
-		}
-		if err != nil || terminal(r.Status) {
-			e.release(principal, id)
-		}
-		return
-	}
-	out, rerr, capt := e.run(ctx, r)
-
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	r, err = e.load(bg, id, principal)
-	if err != nil {
-		e.releaseLocked(principal, id)
-		return
-	}
-	switch {
-	case r.Cancel && ctx.Err() != nil && (rerr != nil || capt != nil):
-		r.Status, r.Message = TaskCancelled, "cancelled at the client's request"
-	case rerr != nil:
-		r.Status, r.Error = TaskFailed, rerr
-	case capt != nil && r.Cancel:
-		r.Status, r.Message = TaskCancelled, "cancelled at the client's request"
-	case capt != nil:
-		r.Status, r.Round, r.Journal, r.Asked = TaskInputRequired, capt.round, capt.journal, capt.asked
-		r.Seq++
-		r.Pending, r.KeyMap, r.Answers = make(map[string]json.RawMessage, len(capt.asks)), make(map[string]string, len(capt.asks)), nil
-		for k, q := range capt.asks {
-			b, merr := json.Marshal(q)
-			if merr != nil {
-				r.Status, r.Error = TaskFailed, internalError()
-				break
-			}
-			tk := "r" + strconv.Itoa(r.Seq) + "/" + k
-			r.Pending[tk], r.KeyMap[tk] = b, k
-		}
-	default:
-		r.Status, r.Result = TaskCompleted, inlineResult(out)
-	}
-	if terminal(r.Status) {
-		r.Pending, r.KeyMap, r.Answers, r.Journal, r.Asked, r.Args = nil, nil, nil, nil, nil, nil
-		e.releaseLocked(principal, id)
-	}
-	if err := e.save(bg, r); err != nil && !errors.Is(err, ErrTaskNotFound) {
-		e.s.log.Error("mrtr: a task's outcome could not be stored", "task", id, "err", errText(err))
-	}
-}
-
-// releaseLocked forgets an ended task in the per-caller bound. The
-// caller holds e.mu.
-func (e *taskEngine) releaseLocked(principal, id string) {
-	if held := e.count[principal]; held != nil {
-		delete(held, id)
-		if len(held) == 0 {
-			delete(e.count, principal)
-		}
-	}
 }
 
 // inlineResult is a rendered tools/call result as tasks/get inlines it:
@@ -644,6 +581,195 @@ func (e *taskEngine) run(ctx context.Context, r *taskRecord) (out json.RawMessag
 	return out, nil, nil
 }
 
+// admit counts a new task of principal against the per-caller bound.
+func (e *taskEngine) admit(principal, id string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	held := e.count[principal]
+	now := time.Now()
+	for k, exp := range held {
+		if !now.Before(exp) {
+			delete(held, k)
+		}
+	}
+	if len(held) >= e.perCaller {
+		return false
+	}
+	if held == nil {
+		held = make(map[string]time.Time)
+		e.count[principal] = held
+	}
+	held[id] = now.Add(e.ttl)
+	return true
+}
+
+// release forgets an ended task in the per-caller bound.
+func (e *taskEngine) release(principal, id string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if held := e.count[principal]; held != nil {
+		delete(held, id)
+		if len(held) == 0 {
+			delete(e.count, principal)
+		}
+	}
+}
+
+// create stores the task a declaring tools/call becomes, then starts it
+// and answers CreateTaskResult.
+func (e *taskEngine) create(ctx context.Context, c *call, args json.RawMessage) (json.RawMessage, *Error) {
+	principal := c.in.Principal
+	id := newTaskID()
+	if !e.admit(principal, id) {
+		c.stage = "limit"
+		return nil, &Error{Code: CodeInternalError, Message: "Internal error: too many tasks for this caller; wait for some to end", Data: map[string]string{"reason": "too_many_tasks"}}
+	}
+	caps, _ := json.Marshal(c.meta.ClientCapabilities)
+	d := c.detached
+	now := time.Now().UnixMilli()
+	r := &taskRecord{ID: id, Principal: principal, Tool: c.target, Args: args, Caps: caps, Status: TaskWorking,
+		Created: now, Updated: now, Run: 1, Round: d.round, Journal: d.journal, Asked: d.asked}
+	if len(d.responses) > 0 {
+		// This round's answers go to the first run, under their own keys.
+		r.Answers, r.KeyMap = make(map[string]json.RawMessage), make(map[string]string)
+		_ = wire.EachMember(d.responses, func(k string, v json.RawMessage) error {
+			if _, ok := d.asked[k]; ok {
+				r.Answers[k], r.KeyMap[k] = v, k
+			}
+			return nil
+		})
+	}
+	fail := func(err error) (json.RawMessage, *Error) {
+		e.release(principal, id)
+		if errors.Is(err, errTaskTooLarge) {
+			return nil, tooLarge()
+		}
+		return nil, e.s.internal("storing a new task failed", err, c)
+	}
+	b, err := e.seal(r)
+	if err != nil {
+		return fail(err)
+	}
+	// Single creation: the claim of the id (and of its first run), then
+	// the lease and the record, all before the answer.
+	first, err := e.bus.Claim(ctx, taskKey(id, "run", "1"), e.ttl)
+	if err == nil && !first {
+		err = errors.New("task id collision")
+	}
+	if err == nil {
+		err = e.bus.Put(ctx, taskKey(id, "lease"), []byte("1"), e.lease)
+	}
+	if err == nil {
+		err = e.bus.Put(ctx, taskKey(id), b, e.ttl)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	c.rec.ResultType = resultTask
+	e.start(r)
+	return e.s.render(resultTask, e.view(r, false), nil, nil)
+}
+
+// start runs the task's current run in the background on this replica,
+// renewing its lease meanwhile. The caller holds the run's claim.
+func (e *taskEngine) start(r *taskRecord) {
+	ctx, cancel := context.WithCancel(context.Background())
+	id, principal := r.ID, r.Principal
+	e.mu.Lock()
+	e.live[id] = cancel
+	e.mu.Unlock()
+	e.wg.Add(2)
+	done := make(chan struct{})
+	go func() { // the lease
+		defer e.wg.Done()
+		t := time.NewTicker(e.lease / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				_ = e.bus.Put(context.Background(), taskKey(id, "lease"), []byte("1"), e.lease)
+			}
+		}
+	}()
+	go func() {
+		defer e.wg.Done()
+		defer cancel()
+		defer close(done)
+		e.runOnce(ctx, r.Run, id, principal)
+		e.mu.Lock()
+		delete(e.live, id)
+		e.mu.Unlock()
+	}()
+}
+
+// claimRun claims run r.Run+1 of the task for this replica.
+func (e *taskEngine) claimRun(ctx context.Context, r *taskRecord) (bool, error) {
+	return e.bus.Claim(ctx, taskKey(r.ID, "run", strconv.Itoa(r.Run+1)), e.ttl)
+}
+
+// cancelled reports whether the task's cancellation was asked for.
+func (e *taskEngine) cancelled(ctx context.Context, id string) bool {
+	_, found, err := e.bus.Get(ctx, taskKey(id, "cancel"))
+	return found || err != nil
+}
+
+// runOnce runs the handler once, as run number run of the task, and
+// records how it ended.
+func (e *taskEngine) runOnce(ctx context.Context, run int, id, principal string) {
+	bg := context.Background()
+	r, err := e.load(bg, id, principal)
+	if err != nil || r.Status != TaskWorking || r.Run != run {
+		if err != nil && !errors.Is(err, ErrTaskNotFound) {
+			e.s.log.Error("mrtr: a task could not be read", "task", id, "err", errText(err))
+		}
+		if err != nil || terminal(r.Status) {
+			e.release(principal, id)
+		}
+		return
+	}
+	var (
+		out  json.RawMessage
+		rerr *Error
+		capt *taskCapture
+	)
+	if e.cancelled(bg, id) {
+		r.Status, r.Message = TaskCancelled, "cancelled at the client's request"
+	} else {
+		out, rerr, capt = e.run(ctx, r)
+	}
+	switch {
+	case r.Status == TaskCancelled:
+	case (rerr != nil || capt != nil) && e.cancelled(bg, id):
+		r.Status, r.Message = TaskCancelled, "cancelled at the client's request"
+	case rerr != nil:
+		r.Status, r.Error = TaskFailed, rerr
+	case capt != nil:
+		r.Status, r.Round, r.Journal, r.Asked = TaskInputRequired, capt.round, capt.journal, capt.asked
+		r.Seq++
+		r.Pending, r.KeyMap, r.Answers = make(map[string]json.RawMessage, len(capt.asks)), make(map[string]string, len(capt.asks)), nil
+		for k, q := range capt.asks {
+			b, merr := json.Marshal(q)
+			if merr != nil {
+				r.Status, r.Error = TaskFailed, internalError()
+				break
+			}
+			tk := "r" + strconv.Itoa(r.Seq) + "/" + k
+			r.Pending[tk], r.KeyMap[tk] = b, k
+		}
+	default:
+		r.Status, r.Result = TaskCompleted, inlineResult(out)
+	}
+	if terminal(r.Status) {
+		r.Pending, r.KeyMap, r.Answers, r.Journal, r.Asked, r.Args, r.Caps = nil, nil, nil, nil, nil, nil, nil
+		e.release(principal, id)
+	}
+	if err := e.save(bg, r); err != nil && !errors.Is(err, ErrTaskNotFound) {
+		e.s.log.Error("mrtr: a task's outcome could not be stored", "task", id, "err", errText(err))
+	}
+}
+
 // get serves tasks/get.
 func (e *taskEngine) get(ctx context.Context, req *MethodRequest) (*MethodResult, error) {
 	id, _, perr := taskParams(req)
@@ -654,7 +780,39 @@ func (e *taskEngine) get(ctx context.Context, req *MethodRequest) (*MethodResult
 	if err != nil {
 		return nil, e.lookupError(err, id)
 	}
+	switch r.Status {
+	case TaskWorking:
+		e.takeOver(ctx, r)
+	case TaskInputRequired:
+		// Answers already given are not outstanding any more.
+		for tk := range r.Pending {
+			if _, found, _ := e.bus.Get(ctx, taskKey(id, "answer", tk)); found {
+				delete(r.Pending, tk)
+			}
+		}
+	}
 	return &MethodResult{Body: e.view(r, true)}, nil
+}
+
+// takeOver runs again a working task whose replica stopped renewing its
+// lease, once the lease has lapsed.
+func (e *taskEngine) takeOver(ctx context.Context, r *taskRecord) {
+	if _, found, err := e.bus.Get(ctx, taskKey(r.ID, "lease")); found || err != nil {
+		return
+	}
+	if first, err := e.claimRun(ctx, r); err != nil || !first {
+		return
+	}
+	e.s.log.Warn("mrtr: taking over a task whose replica stopped", "task", r.ID, "tool", r.Tool, "run", r.Run+1)
+	r.Run++
+	if err := e.bus.Put(ctx, taskKey(r.ID, "lease"), []byte("1"), e.lease); err != nil {
+		return
+	}
+	if err := e.save(ctx, r); err != nil {
+		return
+	}
+	e.admit(r.Principal, r.ID)
+	e.start(r)
 }
 
 func (e *taskEngine) lookupError(err error, id string) error {
@@ -666,8 +824,8 @@ func (e *taskEngine) lookupError(err error, id string) error {
 }
 
 // update serves tasks/update: answers to outstanding questions are kept;
-// others are ignored. When none is outstanding any more, the task runs
-// again.
+// others are ignored. The request whose answers leave none outstanding
+// claims the next run and starts it.
 func (e *taskEngine) update(ctx context.Context, req *MethodRequest) (*MethodResult, error) {
 	id, responses, perr := taskParams(req)
 	if perr != nil {
@@ -676,48 +834,83 @@ func (e *taskEngine) update(ctx context.Context, req *MethodRequest) (*MethodRes
 	if !isAbsent(responses) && responses[0] != '{' {
 		return nil, InvalidParamsError("inputResponses must be an object")
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	r, err := e.load(ctx, id, req.Principal)
 	if err != nil {
 		return nil, e.lookupError(err, id)
 	}
+	if r.Status == TaskWorking {
+		e.takeOver(ctx, r)
+	}
 	if r.Status != TaskInputRequired || isAbsent(responses) {
 		return &MethodResult{}, nil
 	}
-	var bad *Error
+	d := e.remaining(r)
+	if d < time.Millisecond {
+		return nil, unknownTask()
+	}
+	var bad error
 	_ = wire.EachMember(responses, func(tk string, v json.RawMessage) error {
 		if _, ok := r.Pending[tk]; !ok || isAbsent(v) {
 			return nil
 		}
-		hk := r.KeyMap[tk]
-		if _, err := decodeAnswer(kind(r.Asked[hk]), v); err != nil {
+		if _, err := decodeAnswer(kind(r.Asked[r.KeyMap[tk]]), v); err != nil {
 			bad = InvalidParamsError(fmt.Sprintf("Invalid input response %s: %v", quoted(tk), err))
 			return bad
 		}
-		if r.Answers == nil {
-			r.Answers = make(map[string]json.RawMessage)
+		if len(v) > e.maxRecord {
+			bad = tooLarge()
+			return bad
 		}
-		r.Answers[tk] = v
-		delete(r.Pending, tk)
+		if err := e.bus.Put(ctx, taskKey(id, "answer", tk), v, d); err != nil {
+			bad = e.lookupError(err, id)
+			return bad
+		}
 		return nil
 	})
 	if bad != nil {
 		return nil, bad
 	}
-	resume := len(r.Pending) == 0
-	if resume {
-		r.Status, r.Pending = TaskWorking, nil
+	answers := make(map[string]json.RawMessage, len(r.Pending))
+	for tk := range r.Pending {
+		v, found, err := e.bus.Get(ctx, taskKey(id, "answer", tk))
+		if err != nil {
+			return nil, e.lookupError(err, id)
+		}
+		if !found {
+			return &MethodResult{}, nil // more to come
+		}
+		answers[tk] = v
+	}
+	if first, err := e.claimRun(ctx, r); err != nil || !first {
+		return &MethodResult{}, nil // another request resumes it
+	}
+	if e.cancelled(ctx, id) {
+		e.finishCancelled(ctx, r)
+		return &MethodResult{}, nil
+	}
+	r.Run++
+	r.Status, r.Pending, r.Answers = TaskWorking, nil, answers
+	if err := e.bus.Put(ctx, taskKey(id, "lease"), []byte("1"), e.lease); err != nil {
+		return nil, e.lookupError(err, id)
 	}
 	if err := e.save(ctx, r); err != nil {
 		return nil, e.lookupError(err, id)
 	}
-	if resume {
-		e.mu.Unlock()
-		e.start(id, r.Principal)
-		e.mu.Lock()
-	}
+	e.admit(r.Principal, id)
+	e.start(r)
 	return &MethodResult{}, nil
+}
+
+// finishCancelled ends a task that runs nowhere as cancelled. The caller
+// holds its run's claim.
+func (e *taskEngine) finishCancelled(ctx context.Context, r *taskRecord) {
+	r.Run++
+	r.Status, r.Message = TaskCancelled, "cancelled at the client's request"
+	r.Pending, r.KeyMap, r.Answers, r.Journal, r.Asked, r.Args, r.Caps = nil, nil, nil, nil, nil, nil, nil
+	e.release(r.Principal, r.ID)
+	if err := e.save(ctx, r); err != nil && !errors.Is(err, ErrTaskNotFound) {
+		e.s.log.Error("mrtr: a task's cancellation could not be stored", "task", r.ID, "err", errText(err))
+	}
 }
 
 // cancel serves tasks/cancel: cooperative, and an acknowledgement on a
@@ -727,25 +920,35 @@ func (e *taskEngine) cancel(ctx context.Context, req *MethodRequest) (*MethodRes
 	if perr != nil {
 		return nil, perr
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	r, err := e.load(ctx, id, req.Principal)
 	if err != nil {
 		return nil, e.lookupError(err, id)
 	}
-	if terminal(r.Status) || r.Cancel {
+	if terminal(r.Status) {
 		return &MethodResult{}, nil
 	}
-	r.Cancel = true
-	if r.Status == TaskInputRequired {
-		r.Status, r.Message = TaskCancelled, "cancelled at the client's request"
-		r.Pending, r.KeyMap, r.Answers, r.Journal, r.Asked, r.Args = nil, nil, nil, nil, nil, nil
-		e.releaseLocked(r.Principal, id)
+	d := e.remaining(r)
+	if d < time.Millisecond {
+		return nil, unknownTask()
 	}
-	if err := e.save(ctx, r); err != nil {
+	if err := e.bus.Put(ctx, taskKey(id, "cancel"), []byte("1"), d); err != nil {
 		return nil, e.lookupError(err, id)
 	}
-	if stop := e.live[id]; stop != nil {
+	if r.Status == TaskInputRequired {
+		// It runs nowhere: whoever claims its next run ends it.
+		if first, err := e.claimRun(ctx, r); err == nil && first {
+			e.finishCancelled(ctx, r)
+		}
+		return &MethodResult{}, nil
+	}
+	// It runs somewhere: tell that replica (this one included).
+	if err := e.bus.Publish(ctx, taskChannel, []byte(id)); err != nil {
+		return nil, e.lookupError(err, id)
+	}
+	e.mu.Lock()
+	stop := e.live[id]
+	e.mu.Unlock()
+	if stop != nil {
 		stop()
 	}
 	return &MethodResult{}, nil

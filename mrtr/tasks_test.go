@@ -98,7 +98,14 @@ func (r wireReply) str(member string) string {
 // "alice" and "bob" authenticate as those principals.
 func taskServer(t *testing.T, opts ...mrtr.TasksOption) (*mrtr.Server, func(token string) *wireClient) {
 	t.Helper()
-	srv := testkit.Server(t, testDesc(), mrtr.WithTasks(opts...))
+	return taskReplica(t, nil, opts...)
+}
+
+// taskReplica is taskServer with more Server options: replicas of one
+// deployment share a bus, the codecs and the audience.
+func taskReplica(t *testing.T, srvOpts []mrtr.Option, opts ...mrtr.TasksOption) (*mrtr.Server, func(token string) *wireClient) {
+	t.Helper()
+	srv := testkit.Server(t, testDesc(), append(srvOpts, mrtr.WithTasks(opts...))...)
 	addTaskFixtures(t, srv)
 	h, err := streamablehttp.New(srv, streamablehttp.WithAuthenticator(func(r *http.Request) (*mrtr.TokenInfo, error) {
 		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")

@@ -232,8 +232,9 @@ type taskEngine struct {
 	wg    sync.WaitGroup
 }
 
-// taskChannel carries cancellations to the replica running a task.
-const taskChannel = "mrtr.tasks.cancel"
+// taskChannel, followed by the audience, carries cancellations to the
+// replica running a task.
+const taskChannel = "mrtrkit/tasks/cancel/"
 
 // startTasks finishes WithTasks once the Server is built.
 func (s *Server) startTasks() error {
@@ -264,7 +265,7 @@ func (s *Server) startTasks() error {
 			return fmt.Errorf("mrtr: tasks: %w", err)
 		}
 	}
-	stop, err := e.bus.Subscribe(taskChannel, func(id []byte) {
+	stop, err := e.bus.Subscribe(taskChannel+s.audience, func(id []byte) {
 		e.mu.Lock()
 		cancel := e.live[string(id)]
 		e.mu.Unlock()
@@ -333,7 +334,7 @@ func newTaskID() string {
 // Bus keys of a task: its record, and beside it the answers received,
 // its cancellation, its lease and the claims of its runs.
 func taskKey(id string, parts ...string) string {
-	k := "mrtr.task/" + id
+	k := "mrtrkit/task/" + id
 	for _, p := range parts {
 		k += "/" + p
 	}
@@ -942,7 +943,7 @@ func (e *taskEngine) cancel(ctx context.Context, req *MethodRequest) (*MethodRes
 		return &MethodResult{}, nil
 	}
 	// It runs somewhere: tell that replica (this one included).
-	if err := e.bus.Publish(ctx, taskChannel, []byte(id)); err != nil {
+	if err := e.bus.Publish(ctx, taskChannel+e.s.audience, []byte(id)); err != nil {
 		return nil, e.lookupError(err, id)
 	}
 	e.mu.Lock()

@@ -69,9 +69,14 @@ func (s *Server) NotifyListChanged(tools, prompts, resources bool) {
 // Close ends every open subscriptions/listen stream gracefully: each gets
 // its final result, and new listen requests end at once. Other requests
 // are not affected. With WithShare, the Server stops listening to and
-// publishing on the shared bus.
+// publishing on the shared bus. With WithTasks, the task runs in progress
+// on this replica stop without an outcome, as if the replica had stopped:
+// another replica takes each over once its lease lapses.
 func (s *Server) Close() error {
 	s.hub.closeOnce.Do(func() { close(s.closedChan()) })
+	if s.tasks != nil {
+		s.tasks.close()
+	}
 	s.closeShare()
 	return nil
 }

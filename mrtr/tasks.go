@@ -226,8 +226,9 @@ type taskEngine struct {
 	maxRecord int
 	stop      func() // the cancellation subscription
 
-	mu    sync.Mutex
-	live  map[string]context.CancelFunc   // runs in progress on this replica
+	mu      sync.Mutex
+	closing bool                            // Server.Close: runs end without an outcome
+	live    map[string]context.CancelFunc   // runs in progress on this replica
 	count map[string]map[string]time.Time // per principal: unfinished tasks created here, to their expiry
 	wg    sync.WaitGroup
 }
@@ -740,6 +741,14 @@ func (e *taskEngine) runOnce(ctx context.Context, run int, id, principal string)
 	} else {
 		out, rerr, capt = e.run(ctx, r)
 	}
+	e.mu.Lock()
+	closing := e.closing
+	e.mu.Unlock()
+	if closing {
+		// The replica is stopping: the run leaves no outcome, its lease
+		// lapses, and another replica takes the task over.
+		return
+	}
 	switch {
 	case r.Status == TaskCancelled:
 	case (rerr != nil || capt != nil) && e.cancelled(bg, id):
@@ -953,6 +962,21 @@ func (e *taskEngine) cancel(ctx context.Context, req *MethodRequest) (*MethodRes
 		stop()
 	}
 	return &MethodResult{}, nil
+}
+
+// close stops every task run on this replica without recording an
+// outcome (Server.Close), as if the replica had stopped: their leases
+// lapse and other replicas take them over.
+func (e *taskEngine) close() {
+	e.mu.Lock()
+	e.closing = true
+	for _, cancel := range e.live {
+		cancel()
+	}
+	e.mu.Unlock()
+	if e.stop != nil {
+		e.stop()
+	}
 }
 
 // WaitTasks blocks until every task run in progress on this replica has

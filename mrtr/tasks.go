@@ -229,8 +229,8 @@ type taskEngine struct {
 	mu      sync.Mutex
 	closing bool                            // Server.Close: runs end without an outcome
 	live    map[string]context.CancelFunc   // runs in progress on this replica
-	count map[string]map[string]time.Time // per principal: unfinished tasks created here, to their expiry
-	wg    sync.WaitGroup
+	count   map[string]map[string]time.Time // per principal: unfinished tasks created here, to their expiry
+	wg      sync.WaitGroup
 }
 
 // taskChannel, followed by the audience, carries cancellations to the

@@ -242,7 +242,7 @@ func (s *Server) serve(ctx context.Context, in *Inbound, rec *Call, c *call) (re
 	if m == nil {
 		m = s.extMethod(c.method)
 	}
-	if m == nil || (m.served != nil && !m.served(s.advertised())) {
+	if m == nil || (m.served != nil && !m.served(s.advertised()) && !(c.method == wire.MethodSubscriptionsListen && s.hasListenFilters())) {
 		return nil, methodNotFound(c.method)
 	}
 	if m.extension != "" && !meta.Declares(m.extension) {

@@ -45,19 +45,20 @@ type Server struct {
 	// ephemeralKeys: the codec seals with the random key NewServer made.
 	ephemeralKeys bool
 
-	mu         sync.RWMutex
-	tools      registry[*toolEntry]
-	prompts    registry[*promptEntry]
-	resources  registry[*resourceEntry]
-	templates  registry[*templateEntry]
-	complete   CompletionHandler
-	extMethods map[string]*method        // AddMethod
-	extensions map[string]map[string]any // advertised in capabilities.extensions
-	tasks      *taskEngine               // WithTasks; nil without
-	hub        hub
-	share      shareState
-	caps       atomic.Pointer[discover.Capabilities] // capabilitiesLocked, cached
-	discovered atomic.Pointer[json.RawMessage]       // server/discover for anonymous callers, cached
+	mu            sync.RWMutex
+	tools         registry[*toolEntry]
+	prompts       registry[*promptEntry]
+	resources     registry[*resourceEntry]
+	templates     registry[*templateEntry]
+	complete      CompletionHandler
+	extMethods    map[string]*method        // AddMethod
+	extensions    map[string]map[string]any // advertised in capabilities.extensions
+	tasks         *taskEngine               // WithTasks; nil without
+	listenFilters []ListenFilter            // AddListenFilter
+	hub           hub
+	share         shareState
+	caps          atomic.Pointer[discover.Capabilities] // capabilitiesLocked, cached
+	discovered    atomic.Pointer[json.RawMessage]       // server/discover for anonymous callers, cached
 }
 
 // Option configures a Server.

@@ -278,6 +278,9 @@ func (s *Server) startTasks() error {
 		return fmt.Errorf("mrtr: tasks: %w", err)
 	}
 	e.stop = stop
+	if err := s.AddListenFilter(ListenFilter{Member: "taskIds", Extension: TasksExtension, Open: e.watch}); err != nil {
+		return err
+	}
 	for _, m := range []struct {
 		name string
 		h    MethodHandlerFunc
@@ -406,7 +409,94 @@ func (e *taskEngine) save(ctx context.Context, r *taskRecord) error {
 	if d < time.Millisecond {
 		return ErrTaskNotFound
 	}
-	return e.bus.Put(ctx, taskKey(r.ID), b, d)
+	if err := e.bus.Put(ctx, taskKey(r.ID), b, d); err != nil {
+		return err
+	}
+	// Listeners of the task, on every replica, are told (best effort).
+	_ = e.bus.Publish(ctx, taskStatusChannel+e.s.audience, []byte(r.ID))
+	return nil
+}
+
+// taskStatusChannel, followed by the audience, carries the ids of tasks
+// whose record changed, for listeners (notifications/tasks).
+const taskStatusChannel = "mrtrkit/tasks/status/"
+
+// maxWatchedTasks bounds the taskIds one listen request may name.
+const maxWatchedTasks = 100
+
+// watch opens the taskIds member of a listen filter: the caller's live
+// tasks among the ids are honoured, and each change of one is sent as
+// notifications/tasks carrying the DetailedTask.
+func (e *taskEngine) watch(ctx context.Context, req *MethodRequest, value json.RawMessage) (any, <-chan Notification, error) {
+	var ids []string
+	if json.Unmarshal(value, &ids) != nil {
+		return nil, nil, InvalidParamsError("subscriptions/listen notifications.taskIds must be an array of strings")
+	}
+	if len(ids) > maxWatchedTasks {
+		return nil, nil, InvalidParamsError(fmt.Sprintf("subscriptions/listen names more than %d tasks", maxWatchedTasks))
+	}
+	honoured := []string{}
+	watched := map[string]bool{}
+	for _, id := range ids {
+		if watched[id] {
+			continue
+		}
+		if _, err := e.load(ctx, id, req.Principal); err == nil {
+			watched[id] = true
+			honoured = append(honoured, id)
+		}
+	}
+	if len(watched) == 0 {
+		return honoured, nil, nil
+	}
+	changed := make(chan string, 16)
+	stop, err := e.bus.Subscribe(taskStatusChannel+e.s.audience, func(p []byte) {
+		if id := string(p); watched[id] {
+			select {
+			case changed <- id:
+			default: // at most once, as the bus is: the client polls anyway
+			}
+		}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make(chan Notification)
+	go func() {
+		defer stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case id := <-changed:
+				r, err := e.load(ctx, id, req.Principal)
+				if err != nil {
+					continue
+				}
+				select {
+				case out <- Notification{Method: notifyTasks, Params: e.detailed(ctx, r)}:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+	}()
+	return honoured, out, nil
+}
+
+// notifyTasks is the notification of a task's new state.
+const notifyTasks = "notifications/tasks"
+
+// detailed is the DetailedTask of r: outstanding questions only.
+func (e *taskEngine) detailed(ctx context.Context, r *taskRecord) *taskView {
+	if r.Status == TaskInputRequired {
+		for tk := range r.Pending {
+			if _, found, _ := e.bus.Get(ctx, taskKey(r.ID, "answer", tk)); found {
+				delete(r.Pending, tk)
+			}
+		}
+	}
+	return e.view(r, true)
 }
 
 func tooLarge() *Error {
@@ -790,18 +880,10 @@ func (e *taskEngine) get(ctx context.Context, req *MethodRequest) (*MethodResult
 	if err != nil {
 		return nil, e.lookupError(err, id)
 	}
-	switch r.Status {
-	case TaskWorking:
+	if r.Status == TaskWorking {
 		e.takeOver(ctx, r)
-	case TaskInputRequired:
-		// Answers already given are not outstanding any more.
-		for tk := range r.Pending {
-			if _, found, _ := e.bus.Get(ctx, taskKey(id, "answer", tk)); found {
-				delete(r.Pending, tk)
-			}
-		}
 	}
-	return &MethodResult{Body: e.view(r, true)}, nil
+	return &MethodResult{Body: e.detailed(ctx, r)}, nil
 }
 
 // takeOver runs again a working task whose replica stopped renewing its

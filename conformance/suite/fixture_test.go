@@ -99,7 +99,7 @@ func TestFixtureServerPassesEverything(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	requireAllPass(t, rep, "replay.other-principal", "state.forged", "legacy.session-principal")
+	requireAllPass(t, rep, "replay.other-principal", "state.forged", "legacy.session-principal", "tasks.other-principal")
 	res, _ := rep.Result("legacy.no-leak")
 	if !strings.Contains(res.Reason, "test_input_required_result_multi_round 2 round(s) of legs") {
 		t.Errorf("legacy.no-leak: %s", res.Reason)

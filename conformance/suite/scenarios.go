@@ -257,7 +257,7 @@ var catalogue = append([]Scenario{
 		needsBaseline: true,
 		run:           readable,
 	},
-}, legacyScenarios...)
+}, append(append([]Scenario(nil), taskScenarios...), legacyScenarios...)...)
 
 // tamper returns a scenario that sends a fresh state, altered by mutate,
 // with the genuine arguments and answers.

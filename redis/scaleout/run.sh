@@ -15,7 +15,9 @@
 #                replicas; a list change on one replica reaching listeners
 #                on the other two; a single-use state refused on another
 #                replica; the key ring rotated mid-run with calls running
-#                and none failing;
+#                and none failing; a task (Tasks extension) created on one
+#                replica, polled on a second, answered on a third, and
+#                another cancelled through nginx;
 #      legacy    a three-round call of the go-sdk client pinned to
 #                2025-11-25 and of the TypeScript SDK v1 client, their
 #                answers landing on other replicas;
@@ -23,7 +25,8 @@
 #                else works, list changes stay on their replica;
 #      redis-back  redis-server started again: all of it comes back;
 #      kill      one replica killed with SIGKILL mid-run: what a 2026-07-28
-#                client, a 2025-11-25 client and a listen stream see, and
+#                client, a 2025-11-25 client and a listen stream see, a
+#                task running on it taken over by another replica, and
 #                every later call succeeds on the other two;
 #      kill-ts1  a fourth replica started and nginx reloaded; then the one
 #                running a bridged call of the TypeScript SDK v1 client

@@ -16,8 +16,9 @@
 #      run and passed with no WARNING and no vacuous pass (the
 #      server-sse-polling WARNING is accepted: it is not scored, and the
 #      fixture has no resumability by design); the not-scored scenarios
-#      must pass too, except the tasks-* extension, which mrtrkit does not
-#      implement and which is reported on its own line; and no
+#      must pass too, and at 2026-07-28 the nine tasks-* scenarios of the
+#      Tasks extension must pass with every check a SUCCESS
+#      (tasks-status-notifications is skipped upstream); and no
 #      input-required-result-* (MRTR) scenario may WARN;
 #   4. runs single scenarios one by one: server-session-lifecycle at
 #      2025-11-25 and three not-scored 2026-07-28 server scenarios, each of
@@ -163,8 +164,8 @@ conformance() {
 # whose first lines are the summary lines, and exits 1 with one "FAILURE:"
 # line per problem when a required scenario is missing, failed, warned or
 # passed no check, when their count is not EXPECTED, when a not-scored
-# scenario outside the tasks-* extension failed, or (2026-07-28) when an
-# MRTR scenario warned.
+# scenario failed, or (2026-07-28) when an MRTR scenario warned or one of
+# the nine tasks-* scenarios did not pass with every check a SUCCESS.
 check_requirements() {
 	node - "$@" <<'EOF'
 const fs = require('fs');
@@ -247,8 +248,13 @@ if (revision >= '2026-07-28') {
   report.push(`${revision}: MRTR (input-required-result-*): ${mrtr.length - bad.length}/${mrtr.length} scenarios with no warning and no failure`);
 }
 
-// Not-scored scenarios: the tasks-* extension is not implemented; every
-// other one must pass.
+// Not-scored scenarios: every one must pass. The tasks-* extension
+// (SEP-2663) is checked on its own: at 2026-07-28 every tasks-* scenario
+// the suite runs must pass with every check a SUCCESS (at least one), and
+// there must be exactly nine of them, besides tasks-status-notifications,
+// which upstream skips (one SKIPPED check) pending its rewrite for
+// subscriptions/listen.
+const tasksSkipped = new Set(['tasks-status-notifications']);
 const tasks = [...notScored.keys()].filter((s) => s.startsWith('tasks-'));
 const others = [...notScored.keys()].filter((s) => !s.startsWith('tasks-'));
 const otherOk = [];
@@ -263,10 +269,28 @@ for (const s of others) {
   }
 }
 if (others.length) report.push(`${revision}: not scored, passed: ${otherOk.join(', ') || 'none'}`);
-if (tasks.length) {
-  const failing = tasks.filter((s) => !summary.get(s)?.ok);
-  report.push(`${revision}: not implemented: the tasks extension (unscored): ${tasks.length} tasks-* scenarios run, ${failing.length} fail, ` +
-    `${tasks.length - failing.length} pass with no check; expected, mrtrkit has no tasks`);
+if (revision >= '2026-07-28') {
+  const run = tasks.filter((s) => !tasksSkipped.has(s));
+  let taskChecks = 0;
+  const tasksOk = [];
+  for (const s of run) {
+    const cs = checks.get(s) || [];
+    const ok = count(cs, 'SUCCESS');
+    const other = cs.filter((c) => c.status !== 'SUCCESS');
+    taskChecks += ok;
+    if (!summary.get(s)?.ok || !ok || other.length) {
+      failures.push(`tasks extension: ${s}: ${ok} passed, ${other.length} not SUCCESS\n${other.map((c) => `    ${c.status} ${c.id}: ${(c.errorMessage || '').replace(/\s+/g, ' ').slice(0, 300)}`).join('\n')}`);
+    } else tasksOk.push(s);
+  }
+  for (const s of tasksSkipped) {
+    const cs = checks.get(s);
+    if (cs && cs.some((c) => c.status !== 'SKIPPED')) failures.push(`tasks extension: ${s} is no longer skipped upstream: check it and require it`);
+  }
+  if (run.length !== 9) failures.push(`tasks extension: ${run.length} tasks-* scenarios ran (besides the skipped one), want 9: ${run.join(' ')}`);
+  report.push(`${revision}: tasks extension (unscored): ${tasksOk.length}/9 tasks-* scenarios passed with every check (${taskChecks} checks); ` +
+    `skipped upstream: ${[...tasksSkipped].join(', ')}`);
+} else if (tasks.length) {
+  report.push(`${revision}: tasks-* scenarios (${tasks.length}) run at a revision without the extension; not judged`);
 }
 
 console.log(report.join('\n'));

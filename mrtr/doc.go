@@ -148,6 +148,27 @@
 // pins exactly what a handler decodes. Send big integers and exact
 // decimals as strings.
 //
+// # Extensions
+//
+// Server.AddMethod serves a method of a protocol extension (SEP-2133)
+// through the same ladder as the core methods: a request that does not
+// declare the method's extension in its clientCapabilities is refused
+// with -32021 before anything else is read, the params member named as
+// the target must be mirrored by Mcp-Name, and interceptors, limits and
+// the audit record apply. AddListenFilter adds a member to the
+// subscriptions/listen filter. The Tasks extension is built on both.
+//
+// # Tasks
+//
+// WithTasks serves the Tasks extension (SEP-2663). A tool registered with
+// TaskSupport runs as a task for a request that declares the extension:
+// the call answers a task id at once, and the same handler runs in the
+// background; a question it asks makes the task input_required, and
+// tasks/update answers it, after which the handler runs again from the
+// top as on an MRTR retry. Questions asked before Detach (with
+// DetachInHandler) are ordinary rounds of the call. Tasks live on the
+// shared bus (WithShare), so every replica serves every task.
+//
 // # Writing a transport
 //
 // A transport turns its wire into calls of Server.Handle and writes the

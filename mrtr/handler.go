@@ -106,6 +106,8 @@ type Request struct {
 	headers map[string]string
 	journal *journal // what earlier runs of a straight-line handler recorded
 	run     *run     // this run's asks and memos; nil until the first
+
+	taskPhase uint8 // phaseNone, phaseDetachable or phaseTask (Detach)
 }
 
 // Capabilities returns the client capabilities declared on this request.

@@ -120,6 +120,11 @@ func (s *Server) callTool(ctx context.Context, c *call) (json.RawMessage, *Error
 	}
 	req := c.request()
 	req.Name, req.Arguments = c.target, args
+	if s.tasks != nil && c.ep.task.mode != TaskForbidden {
+		if out, err, done := s.tasks.toolsCall(ctx, c, req, args); done {
+			return out, err
+		}
+	}
 	return s.invoke(ctx, c, req, args)
 }
 
@@ -205,7 +210,21 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 	asked := c.ep.asks
 	fromState := false
 	var once time.Duration // OnceOnly: the lifetime of the presented state to claim
-	if !isAbsent(c.p.RequestState) {
+	var presented []byte   // the payload of a presented state, for a call that becomes a task
+	var presentedAsked map[string]byte
+	if r := c.resume; r != nil {
+		// A task's run: its continuation comes from the task record.
+		fromState = true
+		req.Round, req.asked = r.round, r.asked
+		if len(r.journal) > 0 {
+			j, err := decodeJournal(r.journal)
+			if err != nil {
+				return nil, s.internal("a task record holds a malformed journal", err, c)
+			}
+			req.journal = j
+		}
+		asked = mergeAsked(c.ep.asks, r.asked)
+	} else if !isAbsent(c.p.RequestState) {
 		c.stage = StageState
 		c.rec.StatePresented = true
 		claims, err := s.openState(c, args)
@@ -224,6 +243,7 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 			req.journal, req.State = j, nil
 		}
 		asked = mergeAsked(c.ep.asks, claims.Asked)
+		presented, presentedAsked = claims.Payload, claims.Asked
 		if c.ep.once {
 			once = claims.ExpiresAt.Sub(claims.IssuedAt)
 		}
@@ -242,9 +262,21 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 		}
 	}
 
+	// What a call that becomes a task presented is what its task starts
+	// from: its first run replays this round as a retry would.
+	detach := func() {
+		c.detached = &resumeState{round: req.Round, asked: presentedAsked, responses: c.p.InputResponses}
+		if req.journal != nil {
+			c.detached.journal = presented
+		}
+	}
+	if c.autoDetach {
+		detach()
+		return nil, nil
+	}
 	c.stage = StageNone // from here, what the handler answers is its own
 	hctx := ctx
-	if s.limits.handlerTimeout > 0 {
+	if s.limits.handlerTimeout > 0 && req.taskPhase != phaseTask {
 		h := &c.hctx
 		h.start(ctx, s.limits.handlerTimeout)
 		defer h.end()
@@ -255,6 +287,10 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 		if out, err, done := s.settleRun(c, req, res, herr, args); done {
 			return out, err
 		}
+	}
+	if req.taskPhase == phaseDetachable && herr != nil && errors.Is(herr, errDetach) {
+		detach()
+		return nil, nil
 	}
 	if ctx.Err() == nil && hctx.Err() == context.DeadlineExceeded {
 		c.stage = StageTimeout

@@ -100,6 +100,15 @@ type call struct {
 	rec   *Call // what interceptors see
 	stage Stage // the step of the ladder the call is at
 
+	// Tasks (tasks.go): a continuation to run instead of a presented
+	// requestState; where a task's questions are caught instead of
+	// sealed; whether the call becomes a task before its handler runs;
+	// and the continuation it becomes a task with.
+	resume     *resumeState
+	capture    *taskCapture
+	autoDetach bool
+	detached   *resumeState
+
 	// Room for what serving the call needs, so that it takes one
 	// allocation rather than one each: the parsed _meta, the handler's
 	// Request and its context.
@@ -230,8 +239,15 @@ func (s *Server) serve(ctx context.Context, in *Inbound, rec *Call, c *call) (re
 	c.meta = meta
 	c.stage = StageMethod
 	m := methods[c.method]
-	if m == nil || (m.served != nil && !m.served(s.advertised())) {
+	if m == nil {
+		m = s.extMethod(c.method)
+	}
+	if m == nil || (m.served != nil && !m.served(s.advertised()) && !(c.method == wire.MethodSubscriptionsListen && s.hasListenFilters())) {
 		return nil, methodNotFound(c.method)
+	}
+	if m.extension != "" && !meta.Declares(m.extension) {
+		c.stage = StageCapability
+		return nil, missingExtension(m.extension)
 	}
 	if m.target != "" {
 		c.stage = StageTarget
@@ -239,7 +255,7 @@ func (s *Server) serve(ctx context.Context, in *Inbound, rec *Call, c *call) (re
 			return nil, err
 		}
 		rec.Target = c.target
-		if c.target != "" {
+		if c.target != "" && m.resolve != nil {
 			m.resolve(s, c)
 			rec.Resolved = c.ep.entry != nil
 		}
@@ -260,9 +276,14 @@ func (s *Server) serve(ctx context.Context, in *Inbound, rec *Call, c *call) (re
 
 // readTarget decodes the params member naming the call's target.
 func (c *call) readTarget(member string) *Error {
-	raw := c.p.Name
-	if member == "uri" {
+	var raw json.RawMessage
+	switch member {
+	case "name":
+		raw = c.p.Name
+	case "uri":
 		raw = c.p.URI
+	default:
+		raw = c.readMember(member)
 	}
 	if isAbsent(raw) {
 		return nil

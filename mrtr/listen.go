@@ -69,9 +69,14 @@ func (s *Server) NotifyListChanged(tools, prompts, resources bool) {
 // Close ends every open subscriptions/listen stream gracefully: each gets
 // its final result, and new listen requests end at once. Other requests
 // are not affected. With WithShare, the Server stops listening to and
-// publishing on the shared bus.
+// publishing on the shared bus. With WithTasks, the task runs in progress
+// on this replica stop without an outcome, as if the replica had stopped:
+// another replica takes each over once its lease lapses.
 func (s *Server) Close() error {
 	s.hub.closeOnce.Do(func() { close(s.closedChan()) })
+	if s.tasks != nil {
+		s.tasks.close()
+	}
 	s.closeShare()
 	return nil
 }
@@ -123,6 +128,13 @@ func (s *Server) listen(ctx context.Context, c *call) (json.RawMessage, *Error) 
 			}
 		}
 	}
+	lctx, stopExt := context.WithCancel(ctx)
+	defer stopExt()
+	extHonoured, extChans, xerr := s.openListenFilters(lctx, c, c.p.Notifications)
+	if xerr != nil {
+		return nil, xerr
+	}
+	extNotes := fanIn(lctx, extChans)
 	c.stage = StageListenLimit
 	release, lerr := s.limits.listen(limitKey(c.in))
 	if lerr != nil {
@@ -134,10 +146,21 @@ func (s *Server) listen(ctx context.Context, c *call) (json.RawMessage, *Error) 
 	meta := map[string]json.RawMessage{wire.MetaSubscriptionID: id}
 	s.hub.add(l)
 	defer s.hub.remove(l)
+	var ackFilter any = honoured
+	if len(extHonoured) > 0 {
+		m := map[string]any{}
+		if b, err := json.Marshal(honoured); err == nil {
+			_ = json.Unmarshal(b, &m)
+		}
+		for k, v := range extHonoured {
+			m[k] = v
+		}
+		ackFilter = m
+	}
 	ack, err := encodeNotification(notifyAcknowledged, struct {
 		Meta          map[string]json.RawMessage `json:"_meta"`
-		Notifications SubscriptionFilter         `json:"notifications"`
-	}{meta, honoured})
+		Notifications any                        `json:"notifications"`
+	}{meta, ackFilter})
 	if err != nil {
 		return nil, s.internal("encoding a listen acknowledgement failed", err, c)
 	}
@@ -162,6 +185,16 @@ func (s *Server) listen(ctx context.Context, c *call) (json.RawMessage, *Error) 
 			return s.render(wire.ResultComplete, struct{}{}, Object{wire.MetaSubscriptionID: id}, nil)
 		case <-expired:
 			return s.render(wire.ResultComplete, struct{}{}, Object{wire.MetaSubscriptionID: id}, nil)
+		case n := <-extNotes:
+			b, err := tagNotification(n, meta)
+			if err != nil {
+				s.log.Error("mrtr: an extension's listen notification does not encode", "method", clip(n.Method), "err", errText(err))
+				continue
+			}
+			if c.in.Emit(b) != nil {
+				return nil, internalError()
+			}
+			continue
 		case <-l.wake:
 		}
 		bits, uris := l.take()
@@ -188,4 +221,55 @@ func (s *Server) listen(ctx context.Context, c *call) (json.RawMessage, *Error) 
 			}
 		}
 	}
+}
+
+// fanIn merges the notification channels of a listener's extension
+// filters into one, until ctx ends; nil when there are none.
+func fanIn(ctx context.Context, chans []<-chan Notification) <-chan Notification {
+	switch len(chans) {
+	case 0:
+		return nil
+	case 1:
+		return chans[0]
+	}
+	out := make(chan Notification)
+	for _, ch := range chans {
+		go func() {
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case n, ok := <-ch:
+					if !ok {
+						return
+					}
+					select {
+					case out <- n:
+					case <-ctx.Done():
+						return
+					}
+				}
+			}
+		}()
+	}
+	return out
+}
+
+// tagNotification encodes an extension's notification with the listen
+// request's subscription id in its _meta.
+func tagNotification(n Notification, meta map[string]json.RawMessage) ([]byte, error) {
+	b, err := json.Marshal(n.Params)
+	if err != nil {
+		return nil, err
+	}
+	var p map[string]json.RawMessage
+	if err := json.Unmarshal(b, &p); err != nil {
+		return nil, fmt.Errorf("params are not an object: %w", err)
+	}
+	if p == nil {
+		p = map[string]json.RawMessage{}
+	}
+	m, _ := json.Marshal(meta)
+	p["_meta"] = m
+	return encodeNotification(n.Method, p)
 }

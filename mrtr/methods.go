@@ -22,6 +22,10 @@ type method struct {
 	target string
 	// resolve finds the entry serving c.target; nil for none.
 	resolve func(s *Server, c *call)
+	// extension is the extension a request must declare in its
+	// clientCapabilities to call the method (-32021 otherwise, before
+	// its target is looked at); "" for none.
+	extension string
 	// serve answers the request; from here on errors are about params
 	// (-32602, in-band) or the server (-32603).
 	serve func(s *Server, ctx context.Context, c *call) (json.RawMessage, *Error)

@@ -18,6 +18,7 @@ type entry struct {
 	scopes    []string             // scopes a caller's token must grant
 	completes map[string]Completer // completions of arguments, by argument name
 	once      bool                 // OnceOnly: each presented state is used once
+	task      taskConfig           // TaskSupport (tools only)
 }
 
 type toolEntry struct {
@@ -84,6 +85,7 @@ type regConfig struct {
 	completes  map[string]Completer
 	skipOutput bool
 	once       bool
+	task       taskConfig
 }
 
 // RegisterOptions returns one option that applies opts in order: a
@@ -166,7 +168,7 @@ func StaticAsks(asks map[string]InputRequest) RegisterOption {
 
 // entry makes the registry entry the options describe.
 func (c *regConfig) entry(wire json.RawMessage, h Handler) entry {
-	return entry{wire: wire, handler: h, asks: c.asks, scopes: c.scopes, completes: c.completes, once: c.once}
+	return entry{wire: wire, handler: h, asks: c.asks, scopes: c.scopes, completes: c.completes, once: c.once, task: c.task}
 }
 
 func regOptions(opts []RegisterOption) (regConfig, error) {

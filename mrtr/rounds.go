@@ -155,6 +155,12 @@ func (s *Server) inputRequiredJournal(c *call, r *InputRequired, args json.RawMe
 		return nil, roundLimitError()
 	}
 	c.stage = StageNone
+	if c.capture != nil {
+		// A task's run: the questions and the journal stay in the task
+		// record, under its bound, rather than going to the client.
+		*c.capture = taskCapture{round: next, journal: r.State, asked: asked, asks: asks}
+		return nil, nil
+	}
 	b, perr := s.binding(c, args)
 	if perr != nil {
 		return nil, perr

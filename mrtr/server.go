@@ -48,16 +48,20 @@ type Server struct {
 	// WithCodec): it keys the sealing of a shared bus.
 	ring *state.KeyRing
 
-	mu         sync.RWMutex
-	tools      registry[*toolEntry]
-	prompts    registry[*promptEntry]
-	resources  registry[*resourceEntry]
-	templates  registry[*templateEntry]
-	complete   CompletionHandler
-	hub        hub
-	share      shareState
-	caps       atomic.Pointer[discover.Capabilities] // capabilitiesLocked, cached
-	discovered atomic.Pointer[json.RawMessage]       // server/discover for anonymous callers, cached
+	mu            sync.RWMutex
+	tools         registry[*toolEntry]
+	prompts       registry[*promptEntry]
+	resources     registry[*resourceEntry]
+	templates     registry[*templateEntry]
+	complete      CompletionHandler
+	extMethods    map[string]*method        // AddMethod
+	extensions    map[string]map[string]any // advertised in capabilities.extensions
+	tasks         *taskEngine               // WithTasks; nil without
+	listenFilters []ListenFilter            // AddListenFilter
+	hub           hub
+	share         shareState
+	caps          atomic.Pointer[discover.Capabilities] // capabilitiesLocked, cached
+	discovered    atomic.Pointer[json.RawMessage]       // server/discover for anonymous callers, cached
 }
 
 // Option configures a Server.
@@ -147,6 +151,9 @@ func NewServer(desc discover.Description, opts ...Option) (*Server, error) {
 		}
 		s.infoMeta = append([]byte(`"`+wire.MetaServerInfo+`":`), b...)
 	}
+	if err := s.startTasks(); err != nil {
+		return nil, err
+	}
 	if err := s.startShare(); err != nil {
 		return nil, fmt.Errorf("mrtr: shared bus: %w", err)
 	}
@@ -179,6 +186,9 @@ func defaultCodec(log *slog.Logger, require bool) (state.Codec, *state.KeyRing, 
 	c, err := state.NewAEAD(ring)
 	return c, ring, !ok, err
 }
+
+// errNotATool refuses TaskSupport outside tools/call.
+var errNotATool = errors.New("TaskSupport: only tools may run as tasks")
 
 var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 
@@ -252,6 +262,9 @@ func (s *Server) AddPrompt(p Prompt, h Handler, opts ...RegisterOption) error {
 		return fmt.Errorf("mrtr: prompt %q: %w", p.Name, err)
 	}
 	c, err := regOptions(opts)
+	if err == nil && c.task.mode != TaskForbidden {
+		err = errNotATool
+	}
 	if err != nil {
 		return fmt.Errorf("mrtr: prompt %q: %w", p.Name, err)
 	}
@@ -285,6 +298,9 @@ func (s *Server) AddResource(r Resource, h Handler, opts ...RegisterOption) erro
 		return fmt.Errorf("mrtr: resource %q: %w", r.URI, err)
 	}
 	c, err := regOptions(opts)
+	if err == nil && c.task.mode != TaskForbidden {
+		err = errNotATool
+	}
 	if err != nil {
 		return fmt.Errorf("mrtr: resource %q: %w", r.URI, err)
 	}
@@ -316,6 +332,9 @@ func (s *Server) AddResourceTemplate(t ResourceTemplate, h Handler, opts ...Regi
 		return fmt.Errorf("mrtr: resource template %q: %w", t.URITemplate, err)
 	}
 	c, err := regOptions(opts)
+	if err == nil && c.task.mode != TaskForbidden {
+		err = errNotATool
+	}
 	if err != nil {
 		return fmt.Errorf("mrtr: resource template %q: %w", t.URITemplate, err)
 	}
@@ -400,6 +419,9 @@ func (s *Server) capabilitiesLocked() discover.Capabilities {
 	}
 	if s.complete != nil || s.hasCompleters() {
 		implied.Completions = &discover.Empty{}
+	}
+	if len(s.extensions) > 0 {
+		implied.Extensions = s.extensions
 	}
 	return c.Merge(implied)
 }

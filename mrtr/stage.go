@@ -35,6 +35,7 @@ const (
 	StageRoundLimit                 // "round_limit": the handler asked past WithMaxRounds
 	StageTimeout                    // "timeout": the handler ran past WithHandlerTimeout
 	StagePanic                      // "panic": a handler or the Server panicked
+	StageTaskLimit                  // "limit": the caller holds as many tasks as it may
 )
 
 var stageNames = [...]string{
@@ -57,6 +58,7 @@ var stageNames = [...]string{
 	StageRoundLimit:    "round_limit",
 	StageTimeout:       "timeout",
 	StagePanic:         "panic",
+	StageTaskLimit:     "limit",
 }
 
 // String returns the step's name as Call.Refusal carries it; "" for

@@ -84,6 +84,7 @@ type options struct {
 	token           string
 	timeout         time.Duration
 	maxRounds       int
+	task            bool
 	elicitAnswers   string
 	samplingAnswers string
 	modelURL        string
@@ -115,6 +116,11 @@ Commands:
   resources list                  resources/list
   resources templates             resources/templates/list
   resources read URI              resources/read
+  tasks get ID                    tasks/get (Tasks extension): the task's status, result or questions
+  tasks wait ID                   follows a task until it ends, answering its questions
+  tasks cancel ID                 tasks/cancel
+With --task, tools call declares the Tasks extension; a call the server runs as
+a task is followed until it ends (its questions answered, cancelled on interrupt).
 
 Flags may come before or after the command. Answers to a server's questions:
   elicitation   typed at the terminal, or from --elicit-answers FILE:
@@ -144,6 +150,7 @@ func newFlagSet(o *options, e *env) *flag.FlagSet {
 	fs.BoolVar(&o.jsonOut, "json", false, "print one JSON object per line (each round, then the result) instead of text")
 	fs.StringVar(&o.token, "token", "", "bearer `token` for the server (default $"+EnvToken+"); never printed")
 	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "how long to wait for the server's next message (each event of a stream restarts it; 0: forever)")
+	fs.BoolVar(&o.task, "task", false, "declare the Tasks extension on tools call, and follow a task the server creates")
 	fs.IntVar(&o.maxRounds, "max-rounds", 10, "most input_required rounds answered in one call")
 	fs.StringVar(&o.elicitAnswers, "elicit-answers", "", "JSON `file` answering elicitation requests by key (\"*\": any key)")
 	fs.StringVar(&o.samplingAnswers, "sampling-answers", "", "JSON `file` answering sampling requests by key, or a list used in order")
@@ -200,7 +207,8 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 // command is one parsed command line.
 type command struct {
 	method string // the MCP method
-	target string // tool or prompt name, resource URI
+	target string // tool or prompt name, resource URI, task id
+	wait   bool   // tasks wait: follow the task until it ends
 }
 
 func parseCommand(words []string) (command, error) {
@@ -254,6 +262,17 @@ func parseCommand(words []string) (command, error) {
 			}
 		}
 		return command{}, &usageError{unknownSub(words, "resources", "list, templates, read")}
+	case "tasks":
+		if len(words) > 1 {
+			form := "tasks " + words[1] + " ID"
+			switch words[1] {
+			case "get", "wait":
+				return command{method: mrtr.MethodTasksGet, target: at(words, 2), wait: words[1] == "wait"}, need(3, form)
+			case "cancel":
+				return command{method: mrtr.MethodTasksCancel, target: at(words, 2)}, need(3, form)
+			}
+		}
+		return command{}, &usageError{unknownSub(words, "tasks", "get, wait, cancel")}
 	}
 	return command{}, &usageError{fmt.Sprintf("unknown command %q", words[0])}
 }
@@ -400,6 +419,11 @@ func setup(o *options, cmd command, e *env) (*session, error) {
 			return nil, err
 		}
 		caps = c
+	}
+	if o.task || strings.HasPrefix(cmd.method, "tasks/") {
+		if caps, err = withTasksExtension(caps); err != nil {
+			return nil, err
+		}
 	}
 	s.client = &client{
 		url:       o.url,

@@ -189,7 +189,7 @@ func (c *client) call(ctx context.Context, method, target string, params []membe
 	h.Set("User-Agent", "mcpcall/"+Version)
 	h.Set("MCP-Protocol-Version", ProtocolVersion)
 	h.Set("Mcp-Method", streamablehttp.EncodeHeaderValue(method))
-	if method == wire.MethodToolsCall || method == wire.MethodPromptsGet || method == wire.MethodResourcesRead {
+	if method == wire.MethodToolsCall || method == wire.MethodPromptsGet || method == wire.MethodResourcesRead || strings.HasPrefix(method, "tasks/") {
 		h.Set("Mcp-Name", streamablehttp.EncodeHeaderValue(target))
 	}
 	for name, v := range paramHeaders {

@@ -63,6 +63,8 @@ func (s *session) execute(ctx context.Context, cmd command) int {
 		return exitOK
 	case wire.MethodToolsList, wire.MethodPromptsList, wire.MethodResourcesList, wire.MethodTemplatesList:
 		return s.list(ctx, cmd)
+	case mrtr.MethodTasksGet, mrtr.MethodTasksCancel:
+		return s.taskCommand(ctx, cmd)
 	}
 	return s.callRounds(ctx, cmd)
 }
@@ -179,6 +181,15 @@ func (s *session) callRounds(ctx context.Context, cmd command) int {
 			}
 			return exitOK
 		case wire.ResultInputRequired:
+		case "task":
+			if !s.opts.task { // not declared: a server may not answer so
+				return s.fail(transportErr("%s: unrecognised resultType %q", cmd.method, h.ResultType))
+			}
+			var v taskView
+			if err := json.Unmarshal(resp.Result, &v); err != nil || v.TaskID == "" {
+				return s.fail(transportErr("%s: a task result without taskId", cmd.method))
+			}
+			return s.followTask(ctx, cmd, v.TaskID, round)
 		default:
 			return s.fail(transportErr("%s: unrecognised resultType %q", cmd.method, h.ResultType))
 		}

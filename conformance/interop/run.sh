@@ -123,6 +123,7 @@ run "go-sdk client over stdio, 2026-07-28 and 2025-11-25 (go test -run Stdio)" "
 # TypeScript SDK v2 client, 2026-07-28.
 if npm_install "$here/ts-v2"; then
 	run "typescript-sdk v2 client, 2026-07-28 (node --test)" "$here/ts-v2" node --test test/interop.test.mjs
+	run "typescript-sdk v2 client, Tasks extension by hand (node --test)" "$here/ts-v2" node --test test/tasks.test.mjs
 	run "typescript-sdk v2 client over stdio, 2026-07-28 (node --test)" "$here/ts-v2" node --test test/stdio.test.mjs
 fi
 

@@ -95,7 +95,7 @@ func TestFixtureServerPassesEverything(t *testing.T) {
 	defer cancel()
 	rep, err := Run(ctx, Config{URL: url})
 	require.NoError(t, err)
-	requireAllPass(t, rep, "replay.other-principal", "state.forged", "legacy.session-principal")
+	requireAllPass(t, rep, "replay.other-principal", "state.forged", "legacy.session-principal", "tasks.other-principal")
 	res, _ := rep.Result("legacy.no-leak")
 	assert.Containsf(t, res.Reason, "test_input_required_result_multi_round 2 round(s) of legs", "legacy.no-leak: %s", res.Reason)
 	// test_three_rounds is a fixture of the interop tests: when the fixture

@@ -46,7 +46,7 @@ func legacyConfig(url string) Config {
 func TestLegacyStackPassesEverything(t *testing.T) {
 	rep := run(t, legacyConfig(serve(t, newLegacyStack(t, true))))
 	// The modern scenarios pass too: one endpoint, both eras.
-	requireAllPass(t, rep, "state.forged")
+	requireAllPass(t, rep, append(taskIDs(), "state.forged")...)
 	res, _ := rep.Result("legacy.no-leak")
 	for _, want := range []string{
 		"one_round 1 round(s) of legs",

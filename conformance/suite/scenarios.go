@@ -251,7 +251,7 @@ var catalogue = append([]Scenario{
 		needsBaseline: true,
 		run:           readable,
 	},
-}, legacyScenarios...)
+}, append(append([]Scenario(nil), taskScenarios...), legacyScenarios...)...)
 
 // control calls tool with args without a state; a scenario whose control
 // is refused is not run, since its refusal would prove nothing.

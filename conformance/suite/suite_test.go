@@ -80,7 +80,7 @@ func TestMRTRKitServerPassesEverything(t *testing.T) {
 	rep := run(t, frameworkConfig(newFrameworkServer(t, false)))
 	// An AEAD state is opaque: there is nothing to forge. The server
 	// serves 2026-07-28 only: the legacy scenarios are not run.
-	requireAllPass(t, rep, append(legacyIDs(), "state.forged")...)
+	requireAllPass(t, rep, append(append(legacyIDs(), taskIDs()...), "state.forged")...)
 	if res, _ := rep.Result("state.forged"); !strings.Contains(res.Reason, "opaque") {
 		assert.Fail(t, fmt.Sprintf("state.forged: %q", res.Reason))
 	}
@@ -368,7 +368,7 @@ func TestModelOutputValidationNeedsAnswers(t *testing.T) {
 		"never_asked": json.RawMessage(`{"action":"accept"}`),
 	}
 	rep = run(t, cfg)
-	requireAllPass(t, rep, append(legacyIDs(), "state.forged", "replay.other-tool", "replay.other-principal")...)
+	requireAllPass(t, rep, append(append(legacyIDs(), taskIDs()...), "state.forged", "replay.other-tool", "replay.other-principal")...)
 
 	// An answer given in -answers that the tool refuses is not its fault either.
 	cfg.Answers = map[string]json.RawMessage{"pick_files": json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"[\"nope\"]"},"model":"m"}`)}

@@ -17,6 +17,9 @@
 #                replica; a forged answer and deletion PUBLISHed on Redis
 #                dropped while the real answer crosses replicas; the key
 #                ring rotated mid-run with calls running and none failing;
+#                a task (Tasks extension) created on one replica, polled on
+#                a second, answered on a third, and another cancelled
+#                through nginx;
 #      legacy    a three-round call of the go-sdk client pinned to
 #                2025-11-25 and of the TypeScript SDK v1 client, their
 #                answers landing on other replicas;
@@ -24,7 +27,8 @@
 #                else works, list changes stay on their replica;
 #      redis-back  redis-server started again: all of it comes back;
 #      kill      one replica killed with SIGKILL mid-run: what a 2026-07-28
-#                client, a 2025-11-25 client and a listen stream see, and
+#                client, a 2025-11-25 client and a listen stream see, a
+#                task running on it taken over by another replica, and
 #                every later call succeeds on the other two;
 #      kill-ts1  a fourth replica started and nginx reloaded; then the one
 #                running a bridged call of the TypeScript SDK v1 client
@@ -35,6 +39,12 @@
 #
 # `run.sh bench` starts the same processes and measures throughput instead
 # (see docs/deployment.md, "Figures").
+#
+# `run.sh conformance` starts three conformance fixture replicas instead
+# (redis/internal/cmd/redisfixture: internal/fixture on the shared Redis,
+# one key ring) behind the same round-robin nginx, and runs the official
+# suite through nginx with conformance/run.sh (CONFORMANCE_URL): both
+# requirement sets and the nine tasks-* scenarios.
 #
 # Everything it starts is stopped on exit. Exits non-zero on any failure.
 #
@@ -177,6 +187,27 @@ umask 077
 echo "k1:$(head -c 32 /dev/urandom | base64 -w0)" >"$keyfile"
 umask 022
 
+# 3c'. The conformance mode: fixture replicas, nginx, the official suite.
+if [[ "$mode" == conformance ]]; then
+	(cd "$here/.." && go build -o "$work/redisfixture" ./internal/cmd/redisfixture) || die "building redisfixture failed"
+	state_keys="k1:$(head -c 32 /dev/urandom | base64 -w0)"
+	for name in A B C; do
+		: >"$work/replica-$name.log"
+		MRTRKIT_STATE_KEYS="$state_keys" "$work/redisfixture" -redis "redis://mrtrkit:$redis_pass@127.0.0.1:$redis_port/0" -addr 127.0.0.1:0 -path /mcp 2>"$work/replica-$name.log" &
+		pid[$name]=$!
+		deadline=$((SECONDS + 15))
+		while :; do
+			url="$(sed -n 's/.*msg="conformance server listening" url=http:\/\/\([^ /]*\)\/mcp.*/\1/p' "$work/replica-$name.log" | head -n 1 || true)"
+			[[ -n "$url" ]] && break
+			kill -0 "${pid[$name]}" 2>/dev/null || die "fixture replica $name exited during start-up"
+			((SECONDS < deadline)) || die "fixture replica $name did not start within 15 s"
+			sleep 0.05
+		done
+		addr[$name]="$url"
+	done
+	log "fixture replicas: A ${addr[A]}, B ${addr[B]}, C ${addr[C]}"
+fi
+
 # 3c. Replicas.
 start_replica() {
 	local name="$1"
@@ -196,8 +227,10 @@ start_replica() {
 	addr[$name]="$url"
 }
 replicas=(A B C)
-for name in "${replicas[@]}"; do start_replica "$name"; done
-log "replicas: A ${addr[A]}, B ${addr[B]}, C ${addr[C]}"
+if [[ "$mode" != conformance ]]; then
+	for name in "${replicas[@]}"; do start_replica "$name"; done
+	log "replicas: A ${addr[A]}, B ${addr[B]}, C ${addr[C]}"
+fi
 
 # 3d. nginx, round robin (no hash, no affinity).
 mkdir -p "$work/nginx"
@@ -294,6 +327,13 @@ reload_nginx() {
 }
 start_nginx "${replicas[@]}"
 log "nginx at 127.0.0.1:$nginx_port, round robin over A, B, C"
+
+if [[ "$mode" == conformance ]]; then
+	# localhost, as the suite's dns-rebinding scenario expects.
+	CONFORMANCE_URL="http://localhost:$nginx_port/mcp" bash "$root/conformance/run.sh" || die "the official suite through nginx failed"
+	log "elapsed: $((SECONDS - start_time)) s"
+	exit 0
+fi
 
 export SCALEOUT_PROXY_URL="http://127.0.0.1:$nginx_port/mcp"
 export SCALEOUT_REPLICAS="A=${addr[A]},B=${addr[B]},C=${addr[C]}"

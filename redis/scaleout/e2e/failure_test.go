@@ -143,8 +143,11 @@ func TestReplicaKilled(t *testing.T) {
 		require.FailNow(t, fmt.Sprintf("%s: first message %+v, want elicitation/create", lx.what, q))
 	}
 
+	// And a task running on it (the Tasks extension).
+	taskID := startVictimTask(t, victim)
+
 	require.NoError(t, syscall.Kill(victim.pid, syscall.SIGKILL))
-	t.Logf("killed replica %s (pid %d) with a hold round, a listen stream and a bridged call on it", victim.name, victim.pid)
+	t.Logf("killed replica %s (pid %d) with a hold round, a listen stream, a bridged call and a task on it", victim.name, victim.pid)
 
 	// What each client sees: its response ends without the answer.
 	got, err := inflight.ended(t)
@@ -168,6 +171,9 @@ func TestReplicaKilled(t *testing.T) {
 	res, rerr, rep := held.call(t, proxyURL, 8)
 	require.Falsef(t, rerr != nil || rep == victim.name || !strings.HasPrefix(res.text(), "confirmed on "+rep), "the hold round retried through nginx: %+v %+v on %s", res, rerr, rep)
 	t.Logf("the same round retried through nginx: completed on %s", rep)
+
+	// The task of the killed replica: another takes it over.
+	checkVictimTask(t, victim, taskID)
 
 	// The 2025-11-25 session lives on: no 404, no new initialize.
 	for range 3 {

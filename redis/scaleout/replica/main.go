@@ -121,7 +121,16 @@ func run(name, addr, path, redisAddr, keyFile string, poll time.Duration, audien
 		Capabilities:   discover.Capabilities{Tools: &discover.ListChanged{ListChanged: true}},
 		LegacyVersions: []string{"2025-11-25", "2025-06-18"},
 	}
+	// Task records are sealed with the same key ring, for their own
+	// purpose; the tasks live on the shared bus (WithShare), and a task
+	// whose replica stops is taken over a second after its last lease
+	// renewal.
+	taskCodec, err := state.NewAEAD(ring, state.WithPurpose("task"), state.WithTTL(2*time.Hour))
+	if err != nil {
+		return err
+	}
 	srv, err := mrtr.NewServer(desc,
+		mrtr.WithTasks(mrtr.TaskCodec(taskCodec), mrtr.TaskLease(time.Second), mrtr.TaskPollInterval(200*time.Millisecond)),
 		mrtr.WithCodec(codec),
 		mrtr.RequireKeys(),
 		mrtr.WithAudience(audience),
@@ -144,7 +153,7 @@ func run(name, addr, path, redisAddr, keyFile string, poll time.Duration, audien
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	keyFileWatch := state.NewKeyRingFile(keyFile, log, codec, eng.SessionCodec(), sealer.Codec())
+	keyFileWatch := state.NewKeyRingFile(keyFile, log, codec, eng.SessionCodec(), sealer.Codec(), taskCodec)
 	go keyFileWatch.Watch(ctx, poll)
 	h, err := streamablehttp.New(srv, streamablehttp.WithPath(path), streamablehttp.WithLegacy(eng), streamablehttp.WithAllowedHosts("*"))
 	if err != nil {
@@ -221,6 +230,14 @@ func (r *replica) register() error {
 	}
 	holdSchema := json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer","minimum":0,"maximum":60000}},"required":["ms"]}`)
 	if err := r.srv.AddTool(mrtr.Tool{Name: "hold", Description: "Asks yes or no; then reports progress and holds the answer for ms milliseconds (or until the request ends)", InputSchema: holdSchema}, mrtr.HandlerFunc(r.hold)); err != nil {
+		return err
+	}
+	if err := r.srv.AddTool(mrtr.Tool{Name: "task_confirm", Description: "A task (for clients that declare the Tasks extension): asks yes or no, then names the replicas that ran it", InputSchema: emptySchema},
+		mrtr.HandlerFunc(r.taskConfirm), mrtr.TaskSupport(mrtr.TaskOptional)); err != nil {
+		return err
+	}
+	if err := r.srv.AddTool(mrtr.Tool{Name: "task_slow", Description: "A task: sleeps ms milliseconds (or until cancelled), then names the replica that ran it", InputSchema: holdSchema},
+		mrtr.HandlerFunc(r.taskSlow), mrtr.TaskSupport(mrtr.TaskRequired)); err != nil {
 		return err
 	}
 	return r.srv.AddTool(mrtr.Tool{Name: "change_list", Description: "Adds a tool of the given name, changing the tool list", InputSchema: nameSchema}, mrtr.HandlerFunc(r.changeList))
@@ -348,4 +365,39 @@ func (r *replica) hold(ctx context.Context, req *mrtr.Request) (mrtr.Result, err
 	case <-t.C:
 	}
 	return r.confirm(ctx, req)
+}
+
+// taskConfirm asks yes or no in straight-line code; as a task, its
+// second run (after tasks/update) may be on another replica than its
+// first. It names the replica that created the question (a memo) and the
+// one that answered.
+func (r *replica) taskConfirm(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+	first, err := mrtr.Memo(ctx, req, "first", func(context.Context) (string, error) { return r.name, nil })
+	if err != nil {
+		return nil, err
+	}
+	ans, err := mrtr.Elicit(ctx, req, "ok", &mrtr.ElicitRequest{Message: "Proceed?", RequestedSchema: &mrtr.ElicitSchema{Type: "object",
+		Properties: map[string]json.RawMessage{"yes": json.RawMessage(`{"type":"boolean"}`)}}})
+	if err != nil {
+		return nil, err
+	}
+	return mrtr.TextResult("asked=" + first + " finished=" + r.name + " action=" + string(ans.Action)), nil
+}
+
+// taskSlow sleeps, then names the replica that ran it.
+func (r *replica) taskSlow(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+	var in struct {
+		MS int `json:"ms"`
+	}
+	if err := json.Unmarshal(req.Arguments, &in); err != nil {
+		return nil, err
+	}
+	t := time.NewTimer(time.Duration(in.MS) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-t.C:
+	}
+	return mrtr.TextResult("finished=" + r.name), nil
 }

@@ -120,6 +120,12 @@ run "go-sdk client, 2026-07-28 and 2025-11-25 (go test)" "$here/go" go test -cou
 # The same client over stdio (CommandTransport), at both versions.
 run "go-sdk client over stdio, 2026-07-28 and 2025-11-25 (go test -run Stdio)" "$here/go" go test -count=1 -timeout "${step_timeout}s" -run '^TestStdio' -v ./...
 
+# mrtrkit's own client (package client) against servers of other SDKs: the
+# go-sdk everything-server at both revisions over HTTP and stdio, an mcp-go
+# server, and the TypeScript SDK v2 server (tsserver/) over HTTP and stdio.
+npm_install "$here/tsserver"
+run "mrtrkit client vs go-sdk, mcp-go and TypeScript servers (go test)" "$here/goclient" go test -count=1 -timeout "${step_timeout}s" -v ./...
+
 # TypeScript SDK v2 client, 2026-07-28.
 if npm_install "$here/ts-v2"; then
 	run "typescript-sdk v2 client, 2026-07-28 (node --test)" "$here/ts-v2" node --test test/interop.test.mjs

@@ -293,9 +293,9 @@ func TestStagesInLadderOrder(t *testing.T) {
 		accepted = append(accepted, s.VersionAccepted())
 	}
 	assert.Equal(t, []string{"", "limit", "params", "header", "version", "meta", "method", "target", "scope", "header",
-		"params", "limit", "arguments", "state", "answers", "capability", "round_limit", "timeout", "panic"}, names)
+		"params", "limit", "arguments", "state", "answers", "limit", "capability", "round_limit", "timeout", "panic"}, names)
 	assert.Equal(t, []bool{true, false, false, false, false, false, true, true, true, true,
-		true, true, true, true, true, true, true, true, true}, accepted)
+		true, true, true, true, true, true, true, true, true, true}, accepted)
 	assert.Empty(t, (mrtr.StagePanic + 1).String())
 }
 

@@ -31,11 +31,11 @@ const (
 	StageArguments                  // "arguments": the arguments are not a valid object
 	StageState                      // "state": the requestState is refused (Call.StateReason)
 	StageAnswers                    // "answers": inputResponses do not answer what was asked
+	StageTaskLimit                  // "limit": the caller holds as many tasks as it may (Tasks extension)
 	StageCapability                 // "capability": the client cannot answer what the handler asks
 	StageRoundLimit                 // "round_limit": the handler asked past WithMaxRounds
 	StageTimeout                    // "timeout": the handler ran past WithHandlerTimeout
 	StagePanic                      // "panic": a handler or the Server panicked
-	StageTaskLimit                  // "limit": the caller holds as many tasks as it may
 )
 
 var stageNames = [...]string{
@@ -54,11 +54,11 @@ var stageNames = [...]string{
 	StageArguments:     "arguments",
 	StageState:         "state",
 	StageAnswers:       "answers",
+	StageTaskLimit:     "limit",
 	StageCapability:    "capability",
 	StageRoundLimit:    "round_limit",
 	StageTimeout:       "timeout",
 	StagePanic:         "panic",
-	StageTaskLimit:     "limit",
 }
 
 // String returns the step's name as Call.Refusal carries it; "" for

@@ -407,3 +407,45 @@ func TestStraightLineMemoAndQuestionInOneRound(t *testing.T) {
 	require.Equal(t, "Ada2", res.Text())
 	require.Equal(t, [][]string{{"roots", "who"}, {"poem"}}, res.Asked, "the roots are not asked again")
 }
+
+// The quick capability check agrees with the gate for every kind of
+// question and every declaration.
+func TestCapableAgreesWithTheGate(t *testing.T) {
+	qs := []mrtr.InputRequest{
+		whoForm("x"),
+		&mrtr.ElicitRequest{Mode: "url", Message: "x", URL: "https://example.com"},
+		&mrtr.RootsRequest{},
+		&mrtr.SamplingRequest{Messages: []mrtr.SamplingMessage{mrtr.UserText("x")}, MaxTokens: 1},
+		&mrtr.SamplingRequest{Messages: []mrtr.SamplingMessage{mrtr.UserText("x")}, MaxTokens: 1, IncludeContext: "thisServer"},
+		&mrtr.SamplingRequest{Messages: []mrtr.SamplingMessage{mrtr.UserText("x")}, MaxTokens: 1, ToolChoice: &mrtr.ToolChoice{Mode: "auto"}},
+	}
+	capsList := []obj{capsNone, capsElicit, capsSampling, capsRoots, capsEverything, {"elicitation": obj{"url": obj{}}}, {"sampling": obj{"tools": obj{}}}}
+	for _, caps := range capsList {
+		for i, q := range qs {
+			f := newFixture(t)
+			f.addTool("q", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+				var err error
+				switch v := q.(type) {
+				case *mrtr.ElicitRequest:
+					_, err = mrtr.Elicit(ctx, req, "q", v)
+				case *mrtr.SamplingRequest:
+					_, err = mrtr.Sample(ctx, req, "q", v)
+				default:
+					_, err = mrtr.ListRoots(ctx, req, "q")
+				}
+				return nil, err
+			})
+			g := newFixture(t)
+			g.addTool("q", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+				return mrtr.Ask("q", q), nil
+			})
+			a := f.call("tools/call", toolCall("q", caps, "", nil))
+			b := g.call("tools/call", toolCall("q", caps, "", nil))
+			require.Equal(t, b.Error == nil, a.Error == nil, "question %d, caps %v: %s vs %s", i, caps, a.Raw, b.Raw)
+			if a.Error != nil {
+				require.Equal(t, b.Error.Code, a.Error.Code)
+				require.JSONEq(t, string(b.Error.Data), string(a.Error.Data), "question %d, caps %v", i, caps)
+			}
+		}
+	}
+}

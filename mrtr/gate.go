@@ -82,3 +82,23 @@ func usesToolBlocks(msgs []SamplingMessage) bool {
 	}
 	return false
 }
+
+// capable reports, without allocating, whether caps let the client answer
+// r; gateCapabilities builds the error when they do not.
+func capable(r InputRequest, caps ClientCapabilities) bool {
+	switch v := r.(type) {
+	case *SamplingRequest:
+		s := caps.Sampling
+		return s != nil &&
+			(s.Tools != nil || len(v.Tools) == 0 && v.ToolChoice == nil && !usesToolBlocks(v.Messages)) &&
+			(s.Context != nil || v.IncludeContext == "" || v.IncludeContext == "none")
+	case *ElicitRequest:
+		if v.Mode == "url" {
+			return caps.URLElicitation()
+		}
+		return caps.FormElicitation()
+	case *RootsRequest:
+		return caps.Roots != nil
+	}
+	return false
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"slices"
+	"unsafe"
 
 	"github.com/mrtrkit/mrtrkit/state"
 )
@@ -147,7 +148,9 @@ func decodeJournal(b []byte) (*journal, error) {
 			return nil, errBadJournal
 		}
 		i += n
-		e.key = string(b[i : i+int(kl)])
+		// The key aliases b: a journal is decoded from the payload Open
+		// returned, which the caller owns and nothing writes again.
+		e.key = unsafe.String(&b[i], int(kl))
 		i += int(kl)
 		if len(b)-i < digestLen {
 			return nil, errBadJournal

@@ -1,6 +1,7 @@
 package mrtr
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -90,4 +91,21 @@ func TestRecordedElicitRoundTrip(t *testing.T) {
 	}
 	_, ok := readRecordedElicit([]byte(`{"action":"maybe"}`))
 	require.False(t, ok)
+}
+
+// flatContent decodes what encoding/json decodes, or declines.
+func FuzzFlatContent(f *testing.F) {
+	for _, s := range []string{`{"name":"Ada","n":2.5,"ok":true,"no":false}`, `{"a":"\u00e9\n","b":-1e-7}`, `{"x":["a","b"]}`, `{}`, `{"n":null}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var want map[string]any
+		if json.Unmarshal(b, &want) != nil || len(b) == 0 || b[0] != '{' {
+			return
+		}
+		got, ok := flatContent(b)
+		if ok {
+			require.Equal(t, want, got, "%s", b)
+		}
+	})
 }

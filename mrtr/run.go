@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -34,8 +35,8 @@ type run struct {
 	diverged string         // the reason a run does not fit the journal
 	detail   string         // what diverged, for the log
 
-	reachBuf   [4]reachEntry
-	pendingBuf [4]string
+	reachBuf   [2]reachEntry
+	pendingBuf [2]string
 }
 
 // reachEntry is one question as this run asked it.
@@ -250,9 +251,9 @@ client:
 		ru.removeLast()
 		return nil, fmt.Errorf("mrtr: question %q: %w", key, err)
 	}
-	if err := gateCapabilities(map[string]InputRequest{key: q}, r.Meta.ClientCapabilities); err != nil {
+	if caps := r.Meta.ClientCapabilities; !capable(q, caps) {
 		ru.removeLast() // not asked: the handler may go on without it
-		return nil, err
+		return nil, gateCapabilities(map[string]InputRequest{key: q}, caps)
 	}
 	ru.pending = append(ru.pending, key)
 	return nil, ErrInputRequired
@@ -528,11 +529,42 @@ func readRecordedElicit(raw []byte) (*ElicitResult, bool) {
 		return r, true
 	case bytes.HasPrefix(rest, []byte(mid)):
 		content := rest[len(mid) : len(rest)-1]
-		if json.Unmarshal(content, &r.Content) != nil {
+		m, ok := flatContent(content)
+		if !ok && json.Unmarshal(content, &m) != nil {
 			return nil, false
 		}
-		r.raw = content
+		r.Content, r.raw = m, content
 		return r, true
 	}
 	return nil, false
+}
+
+// flatContent decodes a form answer's content, a flat object of strings,
+// numbers and booleans (arrays of strings are left to encoding/json), as
+// json.Unmarshal into a map[string]any does; ok is false when it holds
+// anything else.
+func flatContent(raw []byte) (map[string]any, bool) {
+	m := make(map[string]any, 4)
+	err := wire.EachMember(raw, func(name string, v json.RawMessage) error {
+		switch v[0] {
+		case '"':
+			s, ok := wire.String(v)
+			if !ok {
+				return errBadJournal
+			}
+			m[name] = s
+		case 't', 'f':
+			m[name] = v[0] == 't'
+		case '[', '{', 'n':
+			return errBadJournal
+		default:
+			f, err := strconv.ParseFloat(string(v), 64)
+			if err != nil {
+				return errBadJournal
+			}
+			m[name] = f
+		}
+		return nil
+	})
+	return m, err == nil
 }

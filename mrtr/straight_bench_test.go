@@ -19,6 +19,10 @@ import (
 // BenchmarkStraightReplay measures a final round that replays n answered
 // questions, for n = 1, 4, 16, 64: its cost grows linearly in n.
 
+// askNameQ is the question both styles ask first, built once as real
+// code builds its fixed questions (a package-level form, say).
+var askNameQ = nameForm("What is your name?")
+
 // rawThree is the idiomatic state machine: it carries the earlier answers
 // in its State as JSON and decodes them each round.
 func rawThree(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
@@ -39,7 +43,7 @@ func rawThree(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
 	var ir *mrtr.InputRequired
 	switch {
 	case st.Name == "":
-		ir = mrtr.Ask("name", nameForm("What is your name?"))
+		ir = mrtr.Ask("name", askNameQ)
 	case st.Draft == "":
 		ir = mrtr.Ask("draft", &mrtr.SamplingRequest{Messages: []mrtr.SamplingMessage{mrtr.UserText("for " + st.Name)}, MaxTokens: 50})
 	default:
@@ -55,7 +59,7 @@ func rawThree(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
 
 // straightThree is rawThree in straight-line code.
 func straightThree(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
-	who, err := mrtr.Elicit(ctx, req, "name", nameForm("What is your name?"))
+	who, err := mrtr.Elicit(ctx, req, "name", askNameQ)
 	if err != nil {
 		return nil, err
 	}

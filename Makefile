@@ -8,7 +8,7 @@ GO ?= go
 # conformance suite, real clients from other SDKs, two replicas behind
 # nginx with session affinity, the fixture wired for production, and three
 # replicas sharing Redis behind round-robin nginx.
-test: fmt-check vet unit fuzz-brief otel redis browser conformance client-conformance interop affinity production scaleout
+test: fmt-check vet unit fuzz-brief otel redis browser conformance client-conformance interop affinity production scaleout scaleout-conformance
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -76,9 +76,15 @@ bench:
 # states, a key ring rotated mid-run, Redis down and back, a replica
 # killed mid-call. Installs redis-server and nginx from Debian packages
 # when missing. About 40 s, so part of `make test`.
-.PHONY: scaleout scaleout-bench
+.PHONY: scaleout scaleout-conformance scaleout-bench
 scaleout:
 	bash redis/scaleout/run.sh
+
+# The official suite (both requirement sets and every tasks-* scenario)
+# through round-robin nginx in front of three fixture replicas sharing
+# Redis: a deployment passes what a single process passes. About 75 s.
+scaleout-conformance:
+	bash redis/scaleout/run.sh conformance
 
 # Throughput with one and three replicas behind nginx, and the latency the
 # Redis paths add (not part of `make test`).

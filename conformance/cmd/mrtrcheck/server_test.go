@@ -177,9 +177,9 @@ func (b *respBus) Get(_ context.Context, key string) ([]byte, bool, error) {
 // startRedis starts a redis-server on a loopback port for t.
 func startRedis(t *testing.T) string {
 	t.Helper()
-	path, err := exec.LookPath("redis-server")
+	path, err := testkit.RedisServer()
 	if err != nil {
-		t.Skip("redis-server is not on PATH (redis/scaleout/run.sh installs it)")
+		t.Fatal(err)
 	}
 	for range 3 {
 		l, err := net.Listen("tcp", "127.0.0.1:0")

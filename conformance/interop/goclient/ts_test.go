@@ -2,11 +2,13 @@ package goclient
 
 import (
 	"bufio"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,17 +17,30 @@ import (
 	"github.com/mrtrkit/mrtrkit/client"
 )
 
-// tsServer is conformance/interop/tsserver/server.mjs; the tests skip
-// when its dependencies are not installed (npm ci in that folder).
+var (
+	npmOnce sync.Once
+	npmErr  error
+)
+
+// tsServer is conformance/interop/tsserver/server.mjs. Its locked
+// dependencies are installed (npm ci in that folder) once when missing;
+// Node.js and npm are requirements of these tests, which fail without them.
 func tsServer(t *testing.T) string {
 	dir, err := filepath.Abs("../tsserver")
 	require.NoError(t, err)
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server")); err != nil {
-		t.Skip("conformance/interop/tsserver: run npm ci there first")
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("no node")
-	}
+	_, err = exec.LookPath("node")
+	require.NoError(t, err, "these tests need Node.js (20 or later) and npm")
+	npmOnce.Do(func() {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server")); err == nil {
+			return
+		}
+		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			npmErr = fmt.Errorf("npm ci in %s: %v\n%s", dir, err, out)
+		}
+	})
+	require.NoError(t, npmErr)
 	return filepath.Join(dir, "server.mjs")
 }
 

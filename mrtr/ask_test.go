@@ -260,6 +260,28 @@ func TestStraightLineDivergenceIsRefused(t *testing.T) {
 	asRoots.Store(true)
 	g.call("tools/call", toolCall("kind", capsEverything, st, obj{"q": accepted("Ada")})).fail(t, mrtr.CodeInvalidParams)
 	require.True(t, g.logHas("replay diverged", "was asked as form elicitation and is now asked as roots"), g.logs.String())
+
+	// A retry whose run asks nothing at all: the answered question is
+	// not asked, so the answer the journal holds decided nothing.
+	h := newFixture(t)
+	var skip atomic.Bool
+	h.addTool("skip", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		if skip.Load() {
+			return mrtr.TextResult("done"), nil
+		}
+		if _, err := mrtr.Elicit(ctx, req, "a", whoForm("Who?")); err != nil {
+			return nil, err
+		}
+		if _, err := mrtr.ListRoots(ctx, req, "roots"); err != nil {
+			return nil, err
+		}
+		return mrtr.TextResult("done"), nil
+	})
+	_, st = h.call("tools/call", toolCall("skip", capsEverything, "", nil)).inputRequired(t)
+	_, st = h.call("tools/call", toolCall("skip", capsEverything, st, obj{"a": accepted("Ada")})).inputRequired(t)
+	skip.Store(true)
+	h.call("tools/call", toolCall("skip", capsEverything, st, obj{"roots": obj{"roots": []obj{}}})).fail(t, mrtr.CodeInvalidParams)
+	require.True(t, h.logHas("replay diverged", `\"a\" (answered in round 2) was not asked`), h.logs.String())
 }
 
 // A question that changes between rounds is asked again once (the user

@@ -104,8 +104,8 @@ type Request struct {
 	asked   map[string]byte
 	emit    func([]byte) error
 	headers map[string]string
-	journal *journal // what earlier runs of a straight-line handler recorded
-	run     *run     // this run's asks and memos; nil until the first
+	run     *run // this run's asks and memos; nil until the first, or made from the journal
+	resumed bool // run holds what earlier runs of a straight-line handler recorded
 
 	taskPhase uint8 // phaseNone, phaseDetachable or phaseTask (Detach)
 }

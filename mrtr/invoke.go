@@ -217,11 +217,9 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 		fromState = true
 		req.Round, req.asked = r.round, r.asked
 		if len(r.journal) > 0 {
-			j, err := decodeJournal(r.journal)
-			if err != nil {
+			if err := req.resume(r.journal); err != nil {
 				return nil, s.internal("a task record holds a malformed journal", err, c)
 			}
-			req.journal = j
 		}
 		asked = mergeAsked(c.ep.asks, r.asked)
 	} else if !isAbsent(c.p.RequestState) {
@@ -235,12 +233,11 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 		req.Round, req.State, req.asked = claims.Round, claims.Payload, claims.Asked
 		c.rec.Round = claims.Round
 		if _, ok := claims.Asked[journalKey]; ok {
-			j, err := decodeJournal(claims.Payload)
-			if err != nil {
+			if err := req.resume(claims.Payload); err != nil {
 				return nil, s.internal("an authentic requestState holds a malformed journal", err, c)
 			}
 			delete(claims.Asked, journalKey)
-			req.journal, req.State = j, nil
+			req.State = nil
 		}
 		asked = mergeAsked(c.ep.asks, claims.Asked)
 		presented, presentedAsked = claims.Payload, claims.Asked
@@ -266,7 +263,7 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 	// from: its first run replays this round as a retry would.
 	detach := func() {
 		c.detached = &resumeState{round: req.Round, asked: presentedAsked, responses: c.p.InputResponses}
-		if req.journal != nil {
+		if req.resumed {
 			c.detached.journal = presented
 		}
 	}

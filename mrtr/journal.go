@@ -113,39 +113,52 @@ var errBadJournal = errors.New("mrtr: malformed journal")
 // input: every length is checked, entries must be in order and unique,
 // and trailing bytes are refused. Values alias b.
 func decodeJournal(b []byte) (*journal, error) {
-	if len(b) < 1+16 || b[0] != journalVersion {
-		return nil, errBadJournal
-	}
 	j := &journal{}
+	if err := decodeJournalInto(j, b, nil); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// decodeJournalInto is decodeJournal into j, its entries appended to buf
+// (a run's own array, so that a short journal costs no allocation).
+func decodeJournalInto(j *journal, b []byte, buf []jentry) error {
+	if len(b) < 1+16 || b[0] != journalVersion {
+		return errBadJournal
+	}
 	copy(j.callID[:], b[1:17])
 	i := 17
 	start, n := minVarint(b[i:])
 	if n <= 0 {
-		return nil, errBadJournal
+		return errBadJournal
 	}
 	j.start, i = start, i+n
 	count, n := minUvarint(b[i:])
 	if n <= 0 || count > maxJournalEntries || count > uint64(len(b)-i-n)/(4+1+digestLen+1) {
-		return nil, errBadJournal
+		return errBadJournal
 	}
 	i += n
-	j.entries = make([]jentry, count)
+	if uint64(cap(buf)) >= count {
+		j.entries = buf[:count]
+	} else {
+		j.entries = make([]jentry, count)
+	}
 	for k := range j.entries {
 		e := &j.entries[k]
 		if len(b)-i < 4 {
-			return nil, errBadJournal
+			return errBadJournal
 		}
 		e.tag, e.flags, e.kind, e.attempts = b[i], b[i+1], kind(b[i+2]), b[i+3]
 		i += 4
 		if e.tag < tagAnswer || e.tag > tagMemo || e.flags&^(flagInline|flagChanged) != 0 {
-			return nil, errBadJournal
+			return errBadJournal
 		}
 		if (e.tag == tagMemo) != (e.kind == 0) || (e.tag != tagMemo && (e.kind < kindSampling || e.kind > kindRoots)) {
-			return nil, errBadJournal
+			return errBadJournal
 		}
 		kl, n := minUvarint(b[i:])
 		if n <= 0 || kl == 0 || kl > state.MaxAskedKeyLen || kl > uint64(len(b)-i-n) {
-			return nil, errBadJournal
+			return errBadJournal
 		}
 		i += n
 		// The key aliases b: a journal is decoded from the payload Open
@@ -153,13 +166,13 @@ func decodeJournal(b []byte) (*journal, error) {
 		e.key = unsafe.String(&b[i], int(kl))
 		i += int(kl)
 		if len(b)-i < digestLen {
-			return nil, errBadJournal
+			return errBadJournal
 		}
 		copy(e.digest[:], b[i:])
 		i += digestLen
 		vl, n := minUvarint(b[i:])
 		if n <= 0 || vl > uint64(len(b)-i-n) {
-			return nil, errBadJournal
+			return errBadJournal
 		}
 		i += n
 		if vl > 0 {
@@ -167,16 +180,16 @@ func decodeJournal(b []byte) (*journal, error) {
 		}
 		i += int(vl)
 		if (e.tag == tagPending) != (e.value == nil) {
-			return nil, errBadJournal
+			return errBadJournal
 		}
 		if k > 0 && !entryLess(&j.entries[k-1], e) {
-			return nil, errBadJournal
+			return errBadJournal
 		}
 	}
 	if i != len(b) {
-		return nil, errBadJournal
+		return errBadJournal
 	}
-	return j, nil
+	return nil
 }
 
 // equalJournal reports whether two journals encode the same; for tests.

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
@@ -37,6 +38,7 @@ type run struct {
 
 	reachBuf   [2]reachEntry
 	pendingBuf [2]string
+	entryBuf   [2]jentry
 }
 
 // reachEntry is one question as this run asked it.
@@ -127,16 +129,30 @@ func (r *Request) runner() *run {
 	if r.run != nil {
 		return r.run
 	}
+	ru := newRun(r)
+	_, _ = rand.Read(ru.j.callID[:])
+	ru.j.start = time.Now().UnixMilli()
+	return ru
+}
+
+// newRun makes the request's run.
+func newRun(r *Request) *run {
 	ru := &run{req: r}
 	ru.reached, ru.pending = ru.reachBuf[:0], ru.pendingBuf[:0]
-	if r.journal != nil {
-		ru.j = *r.journal
-	} else {
-		_, _ = rand.Read(ru.j.callID[:])
-		ru.j.start = time.Now().UnixMilli()
-	}
 	r.run = ru
 	return ru
+}
+
+// resume makes the request's run from the journal earlier runs recorded,
+// encoded in b; the run's journal aliases b.
+func (r *Request) resume(b []byte) error {
+	ru := newRun(r)
+	if err := decodeJournalInto(&ru.j, b, ru.entryBuf[:0]); err != nil {
+		r.run = nil
+		return err
+	}
+	r.resumed = true
+	return nil
 }
 
 // diverge records why this run does not fit the journal; the first
@@ -542,19 +558,25 @@ func readRecordedElicit(raw []byte) (*ElicitResult, bool) {
 // flatContent decodes a form answer's content, a flat object of strings,
 // numbers and booleans (arrays of strings are left to encoding/json), as
 // json.Unmarshal into a map[string]any does; ok is false when it holds
-// anything else.
+// anything else. raw is part of a journal's payload, which nothing writes
+// again, so plain names and strings alias it.
 func flatContent(raw []byte) (map[string]any, bool) {
 	m := make(map[string]any, 4)
-	err := wire.EachMember(raw, func(name string, v json.RawMessage) error {
+	err := wire.EachMemberBytes(raw, func(name []byte, v json.RawMessage) error {
+		key := aliasIn(raw, name)
 		switch v[0] {
 		case '"':
+			if plainASCII(v[1 : len(v)-1]) {
+				m[key] = aliasIn(raw, v[1:len(v)-1])
+				return nil
+			}
 			s, ok := wire.String(v)
 			if !ok {
 				return errBadJournal
 			}
-			m[name] = s
+			m[key] = s
 		case 't', 'f':
-			m[name] = v[0] == 't'
+			m[key] = v[0] == 't'
 		case '[', '{', 'n':
 			return errBadJournal
 		default:
@@ -562,9 +584,34 @@ func flatContent(raw []byte) (map[string]any, bool) {
 			if err != nil {
 				return errBadJournal
 			}
-			m[name] = f
+			m[key] = f
 		}
 		return nil
 	})
 	return m, err == nil
+}
+
+// plainASCII reports whether a string literal's body decodes to itself:
+// printable ASCII without quotes or escapes.
+func plainASCII(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// aliasIn returns s as a string, aliasing it when it lies within buf (a
+// payload nothing writes again) and copying it otherwise (a name the
+// reader unescaped into a buffer of its own).
+func aliasIn(buf, s []byte) string {
+	if len(s) == 0 {
+		return ""
+	}
+	base, p := uintptr(unsafe.Pointer(unsafe.SliceData(buf))), uintptr(unsafe.Pointer(unsafe.SliceData(s)))
+	if p >= base && p+uintptr(len(s)) <= base+uintptr(len(buf)) {
+		return unsafe.String(unsafe.SliceData(s), len(s))
+	}
+	return string(s)
 }

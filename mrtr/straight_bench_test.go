@@ -79,7 +79,7 @@ var (
 // benchRounds returns the bodies of the three requests of one call of the
 // tool: the first, the retry answering the name, the retry answering the
 // draft.
-func benchRounds(b *testing.B, fx *fixture, tool string) [3][]byte {
+func benchRounds(b testing.TB, fx *fixture, tool string) [3][]byte {
 	params := func(st string, ans obj) obj {
 		p := obj{"_meta": meta(capsElicitSampl), "name": tool, "arguments": obj{"lang": "en"}}
 		if st != "" {

@@ -112,12 +112,12 @@ func RawParamHeaders(schema, args json.RawMessage) (http.Header, error) {
 // "jsonrpc":"2.0", or with both result and error, is returned as it
 // came).
 type RawMessage struct {
-	ID     json.RawMessage // the id; absent or null for a notification
-	Method string          // the method of a request or a notification
-	Params json.RawMessage // their params, verbatim
-	Result json.RawMessage // the result of a response, verbatim
-	Error  *RPCError       // the error of a response
-	Raw    json.RawMessage // the whole message, verbatim
+	ID     json.RawMessage `json:"id,omitempty"`     // the id; absent or null for a notification
+	Method string          `json:"method,omitempty"` // the method of a request or a notification
+	Params json.RawMessage `json:"params,omitempty"` // their params, verbatim
+	Result json.RawMessage `json:"result,omitempty"` // the result of a response, verbatim
+	Error  *RPCError       `json:"error,omitempty"`  // the error of a response
+	Raw    json.RawMessage `json:"-"`                // the whole message, verbatim
 }
 
 // HasID reports whether the message carries an id that is not null.

@@ -87,9 +87,9 @@ func leaksOf(m lmsg) []string {
 // describeMsg names a received message for a reason.
 func describeMsg(m lmsg, of string) string {
 	switch {
-	case m.isRequest():
+	case m.IsRequest():
 		return fmt.Sprintf("leg %s (%s) of %s", idText(m.ID), m.Method, of)
-	case m.isNotification():
+	case m.IsNotification():
 		return fmt.Sprintf("notification %s during %s", m.Method, of)
 	case m.Error != nil:
 		return "error answering " + of
@@ -112,7 +112,7 @@ func (l *leakCheck) add(of string, c lcall) {
 		if ls := leaksOf(msg); len(ls) > 0 {
 			what := describeMsg(msg, of)
 			l.found = append(l.found, what+": "+strings.Join(ls, ", "))
-			l.ev = append(l.ev, Evidence{Probe: "received: " + what, Body: clip(string(msg.raw), 300)})
+			l.ev = append(l.ev, Evidence{Probe: "received: " + what, Body: clip(string(msg.Raw), 300)})
 		}
 	}
 }
@@ -250,7 +250,7 @@ func legacyEmptyResults(ctx context.Context, r *runner) Result {
 			bad = append(bad, p.method+" got no result: "+c.String())
 		case !isEmptyObject(res):
 			bad = append(bad, fmt.Sprintf("%s answered %s, not {}", p.method, clip(string(res), 120)))
-			ev = append(ev, Evidence{Probe: "received: result of " + p.method, Body: clip(string(c.final.raw), 300)})
+			ev = append(ev, Evidence{Probe: "received: result of " + p.method, Body: clip(string(c.final.Raw), 300)})
 		default:
 			good = append(good, p.method)
 		}

@@ -154,7 +154,7 @@ type RawResponse struct {
 	// ContentType is the media type of the body, without parameters.
 	ContentType string
 
-	seen    bytes.Buffer
+	seen    prefix
 	sse     *sseReader
 	queue   []*RawMessage
 	drained bool // the JSON body has been read
@@ -176,12 +176,14 @@ func RawDo(hc *http.Client, req *http.Request) (*RawResponse, error) {
 	return r, nil
 }
 
-// Write keeps the start of the body for Seen.
-func (r *RawResponse) Write(p []byte) (int, error) {
-	if n := rawSeen - r.seen.Len(); n > 0 {
-		r.seen.Write(p[:min(n, len(p))])
+// prefix keeps the first rawSeen bytes written to it.
+type prefix struct{ bytes.Buffer }
+
+func (p *prefix) Write(b []byte) (int, error) {
+	if n := rawSeen - p.Len(); n > 0 {
+		p.Buffer.Write(b[:min(n, len(b))])
 	}
-	return len(p), nil
+	return len(b), nil
 }
 
 // Seen returns the start of the body as read so far (up to 4 KiB), for
@@ -202,7 +204,7 @@ func (r *RawResponse) Next() (*RawMessage, error) {
 		}
 		if r.ContentType == "text/event-stream" {
 			if r.sse == nil {
-				r.sse = newSSEReader(io.TeeReader(r.Body, r))
+				r.sse = newSSEReader(io.TeeReader(r.Body, &r.seen))
 			}
 			ev, err := r.sse.next()
 			if err != nil {
@@ -218,7 +220,7 @@ func (r *RawResponse) Next() (*RawMessage, error) {
 			return nil, io.EOF
 		}
 		r.drained = true
-		b, err := io.ReadAll(io.LimitReader(io.TeeReader(r.Body, r), maxBody+1))
+		b, err := io.ReadAll(io.LimitReader(io.TeeReader(r.Body, &r.seen), maxBody+1))
 		if err != nil {
 			return nil, err
 		}

@@ -5,7 +5,7 @@
 #
 #   scripts/soak.sh [duration]
 #
-# The load comes from internal/hostile in -soak mode: well-behaved workers
+# The load comes from internal/cmd/hostile in -soak mode: well-behaved workers
 # calling tools/call, completing two-round MRTR calls and opening and
 # closing subscriptions/listen streams, next to a share of slow-body,
 # non-reading and listen-flooding clients, and 2,000 clients that each
@@ -17,7 +17,7 @@
 # descriptors and goroutine count (the fixture's -debug-addr) are sampled
 # every 10 s; the summary prints the request
 # count, 5xx and lost answers, and the series after a one-minute warm-up.
-# Extra arguments after the duration go to internal/hostile.
+# Extra arguments after the duration go to internal/cmd/hostile.
 #
 # The example server (examples/summarize_repo) is not part of the soak: its
 # one tool needs sampling answers that name files from the listing the
@@ -34,7 +34,7 @@ ulimit -n 200000 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/hostile" ./internal/hostile
+go build -o "$tmp/hostile" ./internal/cmd/hostile
 
 exec "$tmp/hostile" -soak -duration "$duration" \
 	-soak-workers 4 \

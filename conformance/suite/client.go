@@ -1,7 +1,6 @@
 package suite
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
@@ -9,66 +8,37 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mrtrkit/mrtrkit/client"
 )
 
 // ProtocolVersion is the MCP revision the suite speaks.
 const ProtocolVersion = "2026-07-28"
 
-// The reserved _meta keys of a 2026-07-28 request.
-const (
-	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
-)
+// clientInfo is the clientInfo the suite declares.
+var clientInfo = client.Implementation{Name: "mrtrcheck", Version: "1"}
 
-// maxResponseBytes bounds how much of a response body the suite reads.
-const maxResponseBytes = 16 << 20
-
-// member is one member of a JSON object being built. The builder keeps
+// member is one member of a JSON object being built. object keeps
 // members in order and does not merge repeated names, so that a probe can
 // send an object with a duplicate member on purpose.
-type member struct {
-	name  string
-	value json.RawMessage
-}
+type member = client.RawMember
 
-func m(name string, value json.RawMessage) member { return member{name, value} }
+func m(name string, value json.RawMessage) member { return member{Name: name, Value: value} }
 
 // object renders members as a JSON object, in order, duplicates kept.
-func object(ms ...member) json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, x := range ms {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(str(x.name))
-		b.WriteByte(':')
-		b.Write(x.value)
-	}
-	b.WriteByte('}')
-	return b.Bytes()
-}
+func object(ms ...member) json.RawMessage { return client.RawObject(ms...) }
 
 // str renders s as a JSON string.
-func str(s string) json.RawMessage {
-	b, _ := json.Marshal(s)
-	return b
-}
+func str(s string) json.RawMessage { return client.RawString(s) }
 
 // RPCError is a JSON-RPC error object as received.
-type RPCError struct {
-	Code    int             `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data,omitempty"`
-}
+type RPCError = client.RPCError
 
 // Evidence is what one HTTP exchange of a scenario showed: what was sent,
 // and the status, JSON-RPC error or result type that came back.
@@ -161,14 +131,6 @@ type probe struct {
 	id     int64  // the JSON-RPC id to look for in the response; 0 for none
 }
 
-// wireMessage is any JSON-RPC message.
-type wireMessage struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Result json.RawMessage `json:"result"`
-	Error  *RPCError       `json:"error"`
-}
-
 // resultFields are the members of a result the suite reads.
 type resultFields struct {
 	ResultType    string                     `json:"resultType"`
@@ -202,16 +164,15 @@ func (r *runner) send(ctx context.Context, p probe) reply {
 		req.Host = p.host
 	}
 	start := time.Now()
-	resp, err := r.client.Do(req)
+	resp, err := client.RawDo(r.client, req)
 	if err != nil {
 		out.ElapsedMS = time.Since(start).Milliseconds()
 		out.TransportError = describeTransportError(ctx, err)
 		return out
 	}
-	defer resp.Body.Close()
+	defer resp.Close()
 	out.HTTPStatus = resp.StatusCode
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	out.ContentType = mt
+	out.ContentType = resp.ContentType
 	if method != http.MethodPost {
 		// GET and DELETE are judged by their status and, for a 2xx, by
 		// whether the body holds an MCP result. A stream the server opens
@@ -222,23 +183,24 @@ func (r *runner) send(ctx context.Context, p probe) reply {
 		out.ElapsedMS = time.Since(start).Milliseconds()
 		return out
 	}
-	var msg *wireMessage
-	var raw []byte
-	if mt == "text/event-stream" {
-		msg, raw, err = readSSE(resp.Body, p.id)
-	} else {
-		msg, raw, err = readJSON(resp.Body, p.id)
-	}
+	// The response to the request: one whose id is the request's, or an
+	// error without an id. A JSON body that is an array (a batch) is no
+	// response to a request.
+	msg, err := resp.Await(p.id, nil)
 	out.ElapsedMS = time.Since(start).Milliseconds()
-	if err != nil {
+	seen := resp.Seen()
+	if resp.ContentType != "text/event-stream" && bytes.HasPrefix(bytes.TrimSpace(seen), []byte("[")) {
+		msg = nil
+	}
+	if err != nil && msg == nil {
 		out.TransportError = describeTransportError(ctx, err)
-		out.Body = clip(string(raw), 200)
+		out.Body = clip(string(seen), 200)
 		return out
 	}
 	if msg == nil {
-		if len(bytes.TrimSpace(raw)) > 0 {
+		if len(bytes.TrimSpace(seen)) > 0 {
 			out.TransportError = "no JSON-RPC response in the body"
-			out.Body = clip(string(raw), 200)
+			out.Body = clip(string(seen), 200)
 		}
 		return out
 	}
@@ -281,114 +243,6 @@ func describeTransportError(ctx context.Context, err error) string {
 		return "timed out"
 	}
 	return err.Error()
-}
-
-// readJSON reads a JSON body holding one JSON-RPC response. It returns the
-// message when the body is one, whose id is the request's, or absent or
-// null (an error whose id could not be read).
-func readJSON(body io.Reader, id int64) (*wireMessage, []byte, error) {
-	raw, err := io.ReadAll(io.LimitReader(body, maxResponseBytes))
-	if err != nil {
-		return nil, raw, err
-	}
-	return pickMessage(raw, id), raw, nil
-}
-
-// pickMessage returns the response in raw for request id, if it holds one.
-func pickMessage(raw []byte, id int64) *wireMessage {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '{' {
-		return nil
-	}
-	var msg wireMessage
-	if json.Unmarshal(raw, &msg) != nil || msg.Method != "" || (msg.Result == nil && msg.Error == nil) {
-		return nil
-	}
-	if idMatches(msg.ID, id) || (msg.Error != nil && idAbsent(msg.ID)) {
-		return &msg
-	}
-	return nil
-}
-
-func idMatches(raw json.RawMessage, id int64) bool {
-	return id != 0 && string(bytes.TrimSpace(raw)) == strconv.FormatInt(id, 10)
-}
-
-func idAbsent(raw json.RawMessage) bool {
-	t := bytes.TrimSpace(raw)
-	return len(t) == 0 || string(t) == "null"
-}
-
-// readSSE reads server-sent events until one carries the response to
-// request id, skipping notifications. It stops there, so a stream the
-// server keeps open does not hold the suite. An error without an id is
-// kept as a fallback, returned if the stream ends without the response.
-func readSSE(body io.Reader, id int64) (*wireMessage, []byte, error) {
-	sc := bufio.NewScanner(io.LimitReader(body, maxResponseBytes))
-	sc.Buffer(make([]byte, 0, 64<<10), maxResponseBytes)
-	var data []string
-	var seen bytes.Buffer
-	var fallback *wireMessage
-	dispatch := func() *wireMessage {
-		if len(data) == 0 {
-			return nil
-		}
-		payload := []byte(strings.Join(data, "\n"))
-		data = data[:0]
-		if msg := pickMessage(payload, id); msg != nil {
-			if idMatches(msg.ID, id) {
-				return msg
-			}
-			if fallback == nil {
-				fallback = msg
-			}
-		}
-		return nil
-	}
-	for sc.Scan() {
-		line := sc.Text()
-		if seen.Len() < 4096 {
-			seen.WriteString(line)
-			seen.WriteByte('\n')
-		}
-		if line == "" {
-			if msg := dispatch(); msg != nil {
-				return msg, seen.Bytes(), nil
-			}
-			continue
-		}
-		if strings.HasPrefix(line, ":") {
-			continue
-		}
-		field, value, _ := strings.Cut(line, ":")
-		value = strings.TrimPrefix(value, " ")
-		if field == "data" {
-			data = append(data, value)
-		}
-	}
-	if msg := dispatch(); msg != nil {
-		return msg, seen.Bytes(), nil
-	}
-	if err := sc.Err(); err != nil {
-		return nil, seen.Bytes(), err
-	}
-	return fallback, seen.Bytes(), nil
-}
-
-// encodeHeaderValue renders v for an Mcp-Name or Mcp-Param-* header: as
-// is when it is visible ASCII with no surrounding whitespace and does not
-// look like the base64 form, otherwise in the =?base64?...?= form.
-func encodeHeaderValue(v string) string {
-	plain := v != "" && !strings.HasPrefix(v, "=?base64?") && v[0] != ' ' && v[len(v)-1] != ' '
-	for i := 0; plain && i < len(v); i++ {
-		if c := v[i]; c != ' ' && (c < 0x21 || c > 0x7e) {
-			plain = false
-		}
-	}
-	if plain {
-		return v
-	}
-	return base64Sentinel(v)
 }
 
 // base64Sentinel renders v in the =?base64?...?= form, whatever v is.

@@ -260,10 +260,10 @@ func (s *lsession) startCall(ctx context.Context, label string, tool LegacyTool,
 	for msg := range st.until(deadline) {
 		c.msgs = append(c.msgs, msg)
 		switch {
-		case msg.isRequest():
+		case msg.IsRequest():
 			c.legs = append(c.legs, msg)
 			return st, id, &c.legs[len(c.legs)-1], nil
-		case msg.answers(id), msg.isResponse() && idAbsent(msg.ID):
+		case msg.Answers(id), msg.IsResponse() && !msg.HasID():
 			c.final = &c.msgs[len(c.msgs)-1]
 			st.close()
 			ev := st.ev

@@ -1,7 +1,6 @@
 package suite
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -10,12 +9,13 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"mime"
 	"net/http"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mrtrkit/mrtrkit/client"
 )
 
 // This file is the suite's client of the initialize era (MCP 2025-11-25):
@@ -36,27 +36,9 @@ const hdrSession = "Mcp-Session-Id"
 // round are sent together, so a pause ends the round.
 const legQuiet = 150 * time.Millisecond
 
-// lmsg is one JSON-RPC message the legacy client received.
-type lmsg struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  *RPCError       `json:"error"`
-	raw    []byte
-}
-
-// isRequest reports whether m is a request of the server (a leg).
-func (m *lmsg) isRequest() bool { return m.Method != "" && !idAbsent(m.ID) }
-
-// isNotification reports whether m is a notification.
-func (m *lmsg) isNotification() bool { return m.Method != "" && idAbsent(m.ID) }
-
-// isResponse reports whether m is a response.
-func (m *lmsg) isResponse() bool { return m.Method == "" && (m.Result != nil || m.Error != nil) }
-
-// answers reports whether m is the response to request id.
-func (m *lmsg) answers(id int64) bool { return m.isResponse() && idMatches(m.ID, id) }
+// lmsg is one JSON-RPC message the legacy client received, as the
+// client's raw layer reads it.
+type lmsg = client.RawMessage
 
 // idText renders a JSON-RPC id for a reason or a lookup: digits for an
 // integer, a quoted string otherwise.
@@ -73,65 +55,6 @@ func idText(raw json.RawMessage) string {
 		return strconv.Quote(s)
 	}
 	return string(t)
-}
-
-// parseMessages reads the JSON-RPC messages of one payload: an object, or
-// the objects of an array.
-func parseMessages(payload []byte) []lmsg {
-	payload = bytes.TrimSpace(payload)
-	var raws []json.RawMessage
-	switch {
-	case len(payload) > 0 && payload[0] == '[':
-		if json.Unmarshal(payload, &raws) != nil {
-			return nil
-		}
-	case len(payload) > 0 && payload[0] == '{':
-		raws = []json.RawMessage{payload}
-	}
-	var out []lmsg
-	for _, raw := range raws {
-		var m lmsg
-		if json.Unmarshal(raw, &m) != nil {
-			continue
-		}
-		m.raw = append([]byte(nil), raw...)
-		out = append(out, m)
-	}
-	return out
-}
-
-// scanEvents calls fn with the data of every event of an SSE body, until
-// fn returns false or the body ends.
-func scanEvents(body io.Reader, fn func(data []byte) bool) error {
-	sc := bufio.NewScanner(io.LimitReader(body, maxResponseBytes))
-	sc.Buffer(make([]byte, 0, 64<<10), maxResponseBytes)
-	var data []string
-	dispatch := func() bool {
-		if len(data) == 0 {
-			return true
-		}
-		payload := []byte(strings.Join(data, "\n"))
-		data = data[:0]
-		return fn(payload)
-	}
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" {
-			if !dispatch() {
-				return nil
-			}
-			continue
-		}
-		if strings.HasPrefix(line, ":") {
-			continue
-		}
-		field, value, _ := strings.Cut(line, ":")
-		if field == "data" {
-			data = append(data, strings.TrimPrefix(value, " "))
-		}
-	}
-	dispatch()
-	return sc.Err()
 }
 
 // lstream is one HTTP exchange of the legacy client whose response is
@@ -166,7 +89,7 @@ func (r *runner) lopen(ctx context.Context, label, method string, hdr http.Heade
 		return s
 	}
 	req.Header = hdr
-	resp, err := r.client.Do(req)
+	resp, err := client.RawDo(r.client, req)
 	if err != nil {
 		s.ev.TransportError = describeTransportError(ctx, err)
 		s.ev.ElapsedMS = time.Since(s.start).Milliseconds()
@@ -176,36 +99,29 @@ func (r *runner) lopen(ctx context.Context, label, method string, hdr http.Heade
 	}
 	s.ev.HTTPStatus = resp.StatusCode
 	s.header = resp.Header
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	s.ev.ContentType = mt
+	s.ev.ContentType = resp.ContentType
 	go func() {
 		defer close(s.done)
 		defer close(s.msgs)
-		defer resp.Body.Close()
-		deliver := func(payload []byte) bool {
-			for _, m := range parseMessages(payload) {
-				select {
-				case s.msgs <- m:
-				case <-ctx.Done():
-					return false
+		defer resp.Close()
+		got := 0
+		for {
+			m, err := resp.Next()
+			if err != nil {
+				if err != io.EOF {
+					s.err = describeTransportError(ctx, err)
 				}
+				break
 			}
-			return true
-		}
-		var rerr error
-		if mt == "text/event-stream" {
-			rerr = scanEvents(resp.Body, deliver)
-		} else {
-			var raw []byte
-			raw, rerr = io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
-			if ms := parseMessages(raw); len(ms) > 0 {
-				deliver(raw)
-			} else if len(bytes.TrimSpace(raw)) > 0 {
-				s.body = clip(string(raw), 200)
+			got++
+			select {
+			case s.msgs <- *m:
+			case <-ctx.Done():
+				return
 			}
 		}
-		if rerr != nil {
-			s.err = describeTransportError(ctx, rerr)
+		if got == 0 && resp.ContentType != "text/event-stream" && len(bytes.TrimSpace(resp.Seen())) > 0 {
+			s.body = clip(string(resp.Seen()), 200)
 		}
 	}()
 	return s
@@ -274,38 +190,22 @@ func (s *lsession) header() http.Header {
 // legacyHeader returns the headers of a POST of the initialize era: no
 // Mcp-Method, no Mcp-Name; the session id and the version when given.
 func (r *runner) legacyHeader(token, sid, version string) http.Header {
-	h := http.Header{}
-	h.Set("Content-Type", "application/json")
-	h.Set("Accept", "application/json, text/event-stream")
-	if version != "" {
-		h.Set("MCP-Protocol-Version", version)
-	}
+	h := client.RawHeader(version, "", "")
 	if sid != "" {
 		h[hdrSession] = []string{sid}
 	}
-	if token != "" {
-		h.Set("Authorization", "Bearer "+token)
-	}
-	return h
+	return withToken(h, token)
 }
 
 // legacyRequest renders a JSON-RPC request of the initialize era: no
 // _meta of 2026-07-28.
 func legacyRequest(id int64, method string, params json.RawMessage) []byte {
-	ms := []member{m("jsonrpc", str("2.0")), m("id", json.RawMessage(strconv.FormatInt(id, 10))), m("method", str(method))}
-	if params != nil {
-		ms = append(ms, m("params", params))
-	}
-	return object(ms...)
+	return client.RawRequestBody(id, method, params)
 }
 
 // legacyNotification renders a JSON-RPC notification.
 func legacyNotification(method string, params json.RawMessage) []byte {
-	ms := []member{m("jsonrpc", str("2.0")), m("method", str(method))}
-	if params != nil {
-		ms = append(ms, m("params", params))
-	}
-	return object(ms...)
+	return client.RawRequestBody(0, method, params)
 }
 
 // lcall is one request of the legacy client, driven to its end: every
@@ -435,10 +335,10 @@ func (s *lsession) follow(ctx context.Context, st *lstream, id int64, follow int
 		}
 		c.msgs = append(c.msgs, msg)
 		switch {
-		case msg.answers(id), msg.isResponse() && idAbsent(msg.ID):
+		case msg.Answers(id), msg.IsResponse() && !msg.HasID():
 			c.final = &c.msgs[len(c.msgs)-1]
 			return
-		case msg.isRequest():
+		case msg.IsRequest():
 			c.legs = append(c.legs, msg)
 			pending = append(pending, msg)
 		}
@@ -449,7 +349,7 @@ func (s *lsession) follow(ctx context.Context, st *lstream, id int64, follow int
 func (s *lsession) drain(st *lstream, c *lcall, d time.Duration) {
 	for msg := range st.until(time.Now().Add(d)) {
 		c.msgs = append(c.msgs, msg)
-		if msg.isRequest() {
+		if msg.IsRequest() {
 			c.legs = append(c.legs, msg)
 		}
 	}
@@ -479,10 +379,9 @@ func legAnswer(leg lmsg, refuse bool) []byte {
 	}
 	res, err := answerOne(object(m("method", str(leg.Method)), m("params", params)))
 	if err != nil || refuse {
-		return object(m("jsonrpc", str("2.0")), m("id", leg.ID),
-			m("error", object(m("code", json.RawMessage(`-32601`)), m("message", str("Method not found")))))
+		return client.RawResponseBody(leg.ID, nil, &client.RPCError{Code: -32601, Message: "Method not found"})
 	}
-	return object(m("jsonrpc", str("2.0")), m("id", leg.ID), m("result", res))
+	return client.RawResponseBody(leg.ID, res, nil)
 }
 
 // post sends one message on the session and returns the exchange, read
@@ -538,7 +437,7 @@ func (c *lcall) summary() string {
 	}
 	var notes []string
 	for _, n := range c.msgs {
-		if n.isNotification() {
+		if n.IsNotification() {
 			notes = append(notes, n.Method)
 		}
 	}

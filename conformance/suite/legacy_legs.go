@@ -131,7 +131,7 @@ func legacyLegsOnPost(ctx context.Context, r *runner) Result {
 	ev = append(ev, c.Evidence, gev)
 	var onGet []string
 	for _, msg := range gotOnGet {
-		if msg.isRequest() {
+		if msg.IsRequest() {
 			onGet = append(onGet, fmt.Sprintf("%s %s", msg.Method, idText(msg.ID)))
 		}
 	}
@@ -178,7 +178,7 @@ func legacyCancel(ctx context.Context, r *runner) Result {
 	cs := st.ev
 	cs.Probe += "; then, after the cancellation, to its end"
 	for i := range c.msgs {
-		if c.msgs[i].answers(id) {
+		if c.msgs[i].Answers(id) {
 			c.final = &c.msgs[i]
 		}
 	}
@@ -188,7 +188,7 @@ func legacyCancel(ctx context.Context, r *runner) Result {
 
 	cancelled := map[string]bool{}
 	for _, msg := range c.msgs {
-		if msg.isNotification() && msg.Method == "notifications/cancelled" {
+		if msg.IsNotification() && msg.Method == "notifications/cancelled" {
 			var p struct {
 				RequestID json.RawMessage `json:"requestId"`
 			}
@@ -324,7 +324,7 @@ func legacyAnswerOtherSession(ctx context.Context, r *runner) Result {
 			break
 		}
 		c.msgs = append(c.msgs, msg)
-		if msg.isRequest() {
+		if msg.IsRequest() {
 			c.legs = append(c.legs, msg)
 		}
 	}
@@ -342,10 +342,10 @@ func legacyAnswerOtherSession(ctx context.Context, r *runner) Result {
 	for msg := range st.until(deadline) {
 		c.msgs = append(c.msgs, msg)
 		switch {
-		case msg.answers(id):
+		case msg.Answers(id):
 			c.final = &c.msgs[len(c.msgs)-1]
 			moved = "the call completed: " + describeLegacyResponse(c.final)
-		case msg.isRequest():
+		case msg.IsRequest():
 			c.legs = append(c.legs, msg)
 			moved = "the call went on to its next request, " + msg.Method + " " + idText(msg.ID)
 		}

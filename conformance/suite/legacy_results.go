@@ -3,9 +3,13 @@ package suite
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/mrtrkit/mrtrkit/client"
 )
 
 // The legacy scenarios of what a client of the initialize era receives:
@@ -13,34 +17,35 @@ import (
 // the exact empty results of its era (legacy.empty-results).
 
 // modernTrace follows tool over the 2026-07-28 wire for up to max rounds,
-// answering what it asks, and reports how many rounds asked and how many of
-// them were state-only. ok is false when the modern call did not work.
+// as an ordinary client does (package client, answering what it asks as
+// the suite answers the legs of the initialize era), and reports how many
+// rounds asked and how many of them were state-only. ok is false when the
+// modern call did not work.
 func (r *runner) modernTrace(ctx context.Context, t LegacyTool, max int) (rounds, stateOnly int, complete, ok bool) {
-	var answers, state json.RawMessage
-	for rounds <= max {
-		rep := r.call(ctx, callSpec{label: "2026-07-28 trace of " + t.Name, tool: t.Name, args: t.Args, answers: answers, state: state})
-		switch {
-		case rep.ResultType == "input_required":
-		case rep.isResult():
-			return rounds, stateOnly, true, true
-		default:
-			return rounds, stateOnly, false, rounds > 0
-		}
-		rounds++
-		if len(rep.inputRequests) == 0 {
-			stateOnly++
-		}
-		a, _, err := answerAll(rep.inputRequests, r.cfg.Answers)
-		if err != nil || len(rep.requestState) == 0 {
-			return rounds, stateOnly, false, true
-		}
-		answers = nil
-		if len(a) > 0 {
-			answers, _ = json.Marshal(a)
-		}
-		state = rep.requestState
+	c, err := r.connect(ctx, client.WithMaxRounds(max))
+	if err != nil {
+		return 0, 0, false, false
 	}
-	return rounds, stateOnly, false, true
+	defer c.Close()
+	// Each exchange is bounded by Config.Timeout, as the suite's own are.
+	cctx, cancel := context.WithTimeout(ctx, time.Duration(max+2)*r.cfg.Timeout)
+	defer cancel()
+	res, err := c.CallTool(cctx, t.Name, t.Args)
+	var ce *client.Error
+	switch {
+	case err == nil:
+		for _, keys := range res.Asked {
+			if len(keys) == 0 {
+				stateOnly++
+			}
+		}
+		return res.Rounds, stateOnly, true, true
+	case errors.Is(err, client.ErrTooManyRounds):
+		return max + 1, 0, false, true
+	case errors.As(err, &ce):
+		return ce.Round, 0, false, ce.Round > 0
+	}
+	return 0, 0, false, false
 }
 
 // Members, _meta keys and error codes of 2026-07-28 that a client of the
@@ -87,9 +92,9 @@ func leaksOf(m lmsg) []string {
 // describeMsg names a received message for a reason.
 func describeMsg(m lmsg, of string) string {
 	switch {
-	case m.isRequest():
+	case m.IsRequest():
 		return fmt.Sprintf("leg %s (%s) of %s", idText(m.ID), m.Method, of)
-	case m.isNotification():
+	case m.IsNotification():
 		return fmt.Sprintf("notification %s during %s", m.Method, of)
 	case m.Error != nil:
 		return "error answering " + of
@@ -112,7 +117,7 @@ func (l *leakCheck) add(of string, c lcall) {
 		if ls := leaksOf(msg); len(ls) > 0 {
 			what := describeMsg(msg, of)
 			l.found = append(l.found, what+": "+strings.Join(ls, ", "))
-			l.ev = append(l.ev, Evidence{Probe: "received: " + what, Body: clip(string(msg.raw), 300)})
+			l.ev = append(l.ev, Evidence{Probe: "received: " + what, Body: clip(string(msg.Raw), 300)})
 		}
 	}
 }
@@ -250,7 +255,7 @@ func legacyEmptyResults(ctx context.Context, r *runner) Result {
 			bad = append(bad, p.method+" got no result: "+c.String())
 		case !isEmptyObject(res):
 			bad = append(bad, fmt.Sprintf("%s answered %s, not {}", p.method, clip(string(res), 120)))
-			ev = append(ev, Evidence{Probe: "received: result of " + p.method, Body: clip(string(c.final.raw), 300)})
+			ev = append(ev, Evidence{Probe: "received: result of " + p.method, Body: clip(string(c.final.Raw), 300)})
 		default:
 			good = append(good, p.method)
 		}

@@ -241,7 +241,7 @@ func (f *flawed) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var msg lmsg
 	_ = json.Unmarshal(body, &msg)
 	x := &fexchange{f: f, sid: r.Header.Get(hdrSession), rpcMethod: msg.Method, auth: r.Header.Get("Authorization"), realToFake: map[string]string{}}
-	isResponse := r.Method == http.MethodPost && msg.isResponse()
+	isResponse := r.Method == http.MethodPost && msg.IsResponse()
 
 	f.mu.Lock()
 	switch f.flaw {
@@ -347,7 +347,7 @@ func (x *fexchange) message(raw []byte) []byte {
 		return raw
 	}
 	f := x.f
-	if f.flaw == flawLegsOnGet && msg.isRequest() {
+	if f.flaw == flawLegsOnGet && msg.IsRequest() {
 		// Outside f.mu: the GET stream's own writes take its lock first.
 		f.mu.Lock()
 		inject := f.gets[x.sid]
@@ -361,24 +361,24 @@ func (x *fexchange) message(raw []byte) []byte {
 	defer f.mu.Unlock()
 	switch f.flaw {
 	case flawLeakResultType:
-		if msg.isResponse() && msg.Result != nil && x.rpcMethod == "tools/call" {
+		if msg.IsResponse() && msg.Result != nil && x.rpcMethod == "tools/call" {
 			return setMember(raw, "result", json.RawMessage(setMember(msg.Result, "resultType", "complete")))
 		}
 	case flawLeakLegMeta:
-		if msg.isRequest() {
+		if msg.IsRequest() {
 			return setMember(raw, "params", json.RawMessage(setMember(msg.Params, "_meta",
 				map[string]any{"io.modelcontextprotocol/serverInfo": map[string]string{"name": "flawed", "version": "1"}})))
 		}
 	case flawLeakCode:
-		if msg.isResponse() && x.rpcMethod == "tools/call" && bytes.Contains(msg.Result, []byte(`"isError":true`)) {
+		if msg.IsResponse() && x.rpcMethod == "tools/call" && bytes.Contains(msg.Result, []byte(`"isError":true`)) {
 			return []byte(`{"jsonrpc":"2.0","id":` + string(msg.ID) + `,"error":{"code":-32021,"message":"Missing capability"}}`)
 		}
 	case flawPingResultType:
-		if msg.isResponse() && x.rpcMethod == "ping" {
+		if msg.IsResponse() && x.rpcMethod == "ping" {
 			return setMember(raw, "result", map[string]string{"resultType": "complete"})
 		}
 	case flawLegsFromZero:
-		if msg.isRequest() {
+		if msg.IsRequest() {
 			n, _ := strconv.ParseInt(string(msg.ID), 10, 64)
 			return setMember(raw, "id", n-1)
 		}
@@ -390,7 +390,7 @@ func (x *fexchange) message(raw []byte) []byte {
 			return setMember(raw, "params", json.RawMessage(setMember(msg.Params, "requestId", p.RequestID-1)))
 		}
 	case flawLegsPerCall:
-		if msg.isRequest() {
+		if msg.IsRequest() {
 			shown := strconv.Itoa(len(x.realToFake) + 1)
 			x.realToFake[idText(msg.ID)] = shown
 			if f.fake[x.sid] == nil {
@@ -413,7 +413,7 @@ func (x *fexchange) message(raw []byte) []byte {
 			return nil
 		}
 	case flawLateAnswer400, flawCrossSessionAnswers:
-		if msg.isRequest() {
+		if msg.IsRequest() {
 			if f.open[x.sid] == nil {
 				f.open[x.sid] = map[string]bool{}
 			}

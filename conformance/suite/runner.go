@@ -1,15 +1,15 @@
 package suite
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mrtrkit/mrtrkit/client"
 )
 
 // ConfigError is the error Run returns for a Config it cannot use.
@@ -135,37 +135,28 @@ func (r *runner) id() int64 {
 
 // meta renders the _meta of a request declaring version.
 func (r *runner) meta(version string) json.RawMessage {
-	return object(
-		m(metaProtocolVersion, str(version)),
-		m(metaClientCapabilities, r.cfg.Capabilities),
-		m(metaClientInfo, json.RawMessage(`{"name":"mrtrcheck","version":"1"}`)),
-	)
+	return client.RawMeta(version, r.cfg.Capabilities, clientInfo)
 }
 
 // envelope renders a JSON-RPC request.
 func envelope(id int64, method string, params json.RawMessage) []byte {
-	return object(
-		m("jsonrpc", str("2.0")),
-		m("id", json.RawMessage(strconv.FormatInt(id, 10))),
-		m("method", str(method)),
-		m("params", params),
-	)
+	return client.RawRequestBody(id, method, params)
 }
 
 // header returns the headers of a POST for method, authenticated as the
 // main principal, or the other one.
 func (r *runner) header(method string, otherPrincipal bool) http.Header {
-	h := http.Header{}
-	h.Set("Content-Type", "application/json")
-	h.Set("Accept", "application/json, text/event-stream")
-	h.Set("MCP-Protocol-Version", ProtocolVersion)
-	h.Set("Mcp-Method", method)
 	tok := r.cfg.Token
 	if otherPrincipal {
 		tok = r.cfg.OtherToken
 	}
-	if tok != "" {
-		h.Set("Authorization", "Bearer "+tok)
+	return withToken(client.RawHeader(ProtocolVersion, method, ""), tok)
+}
+
+// withToken adds the bearer token to h, when there is one.
+func withToken(h http.Header, token string) http.Header {
+	if token != "" {
+		h.Set("Authorization", "Bearer "+token)
 	}
 	return h
 }
@@ -208,10 +199,10 @@ func (r *runner) callProbe(cs callSpec) probe {
 	if cs.name != "" {
 		h.Set("Mcp-Name", cs.name)
 	} else {
-		h.Set("Mcp-Name", encodeHeaderValue(cs.tool))
+		h.Set("Mcp-Name", client.EncodeHeaderValue(cs.tool))
 	}
 	for k, v := range r.paramHeaders(cs.tool, cs.args) {
-		h.Set(k, v)
+		h[k] = v
 	}
 	return probe{label: cs.label, body: envelope(id, "tools/call", object(params...)), header: h, id: id}
 }
@@ -267,63 +258,15 @@ func (r *runner) listTools(ctx context.Context) {
 }
 
 // paramHeaders returns the Mcp-Param-* headers a call of tool with args
-// must carry: one for every property its input schema marks with
-// x-mcp-header whose argument is present and not null.
-func (r *runner) paramHeaders(tool string, args json.RawMessage) map[string]string {
-	schema := r.tools[tool]
-	if len(schema) == 0 || !bytes.Contains(schema, []byte("x-mcp-header")) {
+// must carry, as a client derives them from the x-mcp-header
+// declarations of the tool's input schema; none when the schema declares
+// what no client may honour.
+func (r *runner) paramHeaders(tool string, args json.RawMessage) http.Header {
+	h, err := client.RawParamHeaders(r.tools[tool], args)
+	if err != nil {
 		return nil
 	}
-	var root map[string]any
-	if json.Unmarshal(schema, &root) != nil {
-		return nil
-	}
-	var argv map[string]any
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.UseNumber()
-	if dec.Decode(&argv) != nil {
-		return nil
-	}
-	out := map[string]string{}
-	var walk func(schema map[string]any, args map[string]any)
-	walk = func(schema map[string]any, args map[string]any) {
-		props, _ := schema["properties"].(map[string]any)
-		names := make([]string, 0, len(props))
-		for k := range props {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, k := range names {
-			p, _ := props[k].(map[string]any)
-			v, present := args[k]
-			if p == nil || !present || v == nil {
-				continue
-			}
-			if h, ok := p["x-mcp-header"].(string); ok && h != "" {
-				if s, ok := headerScalar(v); ok {
-					out["Mcp-Param-"+h] = s
-				}
-			}
-			if sub, ok := v.(map[string]any); ok {
-				walk(p, sub)
-			}
-		}
-	}
-	walk(root, argv)
-	return out
-}
-
-// headerScalar renders an argument for an Mcp-Param-* header.
-func headerScalar(v any) (string, bool) {
-	switch t := v.(type) {
-	case string:
-		return encodeHeaderValue(t), true
-	case bool:
-		return strconv.FormatBool(t), true
-	case json.Number:
-		return t.String(), true
-	}
-	return "", false
+	return h
 }
 
 // firstCall is a fresh first call of the configured tool that answered

@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/mrtrkit/mrtrkit/client"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
 
 // The envelope scenarios: duplicate members, the case of _meta keys and
@@ -25,11 +28,7 @@ func duplicateMethod(ctx context.Context, r *runner, ctl Evidence) Result {
 
 func duplicateMeta(ctx context.Context, r *runner, ctl Evidence) Result {
 	p := r.listProbe("tools/list with params._meta twice, both valid")
-	second := object(
-		m(metaProtocolVersion, str(ProtocolVersion)),
-		m(metaClientCapabilities, json.RawMessage(`{}`)),
-		m(metaClientInfo, json.RawMessage(`{"name":"mrtrcheck-second-meta","version":"1"}`)),
-	)
+	second := client.RawMeta(ProtocolVersion, json.RawMessage(`{}`), client.Implementation{Name: "mrtrcheck-second-meta", Version: "1"})
 	p.body = envelope(p.id, "tools/list", object(m("_meta", r.meta(ProtocolVersion)), m("_meta", second)))
 	return expectRefusal(r.send(ctx, p), ctl)
 }
@@ -37,8 +36,8 @@ func duplicateMeta(ctx context.Context, r *runner, ctl Evidence) Result {
 func metaKeyCase(ctx context.Context, r *runner, ctl Evidence) Result {
 	p := r.listProbe("tools/list whose _meta spells the required keys …/protocolversion and …/clientcapabilities")
 	meta := object(
-		m(strings.ToLower(metaProtocolVersion), str(ProtocolVersion)),
-		m(strings.ToLower(metaClientCapabilities), r.cfg.Capabilities),
+		m(strings.ToLower(wire.MetaProtocolVersion), str(ProtocolVersion)),
+		m(strings.ToLower(wire.MetaClientCapabilities), r.cfg.Capabilities),
 	)
 	p.body = envelope(p.id, "tools/list", object(m("_meta", meta)))
 	return expectRefusal(r.send(ctx, p), ctl)

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/mrtrkit/mrtrkit/client"
 )
 
 // The Tasks extension (SEP-2663): a task id is a bearer handle, so it
@@ -65,11 +67,7 @@ func (r *runner) taskMeta() json.RawMessage {
 	ext[tasksExtension] = json.RawMessage(`{}`)
 	caps["extensions"], _ = json.Marshal(ext)
 	c, _ := json.Marshal(caps)
-	return object(
-		m(metaProtocolVersion, str(ProtocolVersion)),
-		m(metaClientCapabilities, c),
-		m(metaClientInfo, json.RawMessage(`{"name":"mrtrcheck","version":"1"}`)),
-	)
+	return client.RawMeta(ProtocolVersion, c, clientInfo)
 }
 
 // taskRequest sends tasks/* method for id, with Mcp-Name name ("" for
@@ -81,7 +79,7 @@ func (r *runner) taskRequest(ctx context.Context, label, method, id, name string
 	if name == "" {
 		name = id
 	}
-	h.Set("Mcp-Name", encodeHeaderValue(name))
+	h.Set("Mcp-Name", client.EncodeHeaderValue(name))
 	rid := r.id()
 	return r.send(ctx, probe{label: label, body: envelope(rid, method, object(params...)), header: h, id: rid})
 }

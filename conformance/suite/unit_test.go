@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/bits"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -226,58 +227,6 @@ func TestAnswerAll(t *testing.T) {
 	assert.Falsef(t, err != nil || string(got["sampling"]) != string(given["sampling"]) || string(got["x"]) != `{"done":true}` || madeUp["sampling"] || !madeUp["roots"] || len(got) != 3, "with given answers: %v, made up %v, %v", got, madeUp, err)
 }
 
-func TestReadSSEPicksTheResponse(t *testing.T) {
-	stream := ": comment\n\n" +
-		"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n\n" +
-		"data: {\"jsonrpc\":\"2.0\",\"id\":6,\"result\":{}}\n\n" +
-		"data: {\"jsonrpc\":\"2.0\",\n" +
-		"data: \"id\":7,\"result\":{\"resultType\":\"complete\"}}\n\n" +
-		"data: never read\n\n"
-	msg, _, err := readSSE(strings.NewReader(stream), 7)
-	require.Falsef(t, err != nil || msg == nil || string(msg.ID) != "7", "got %+v, %v", msg, err)
-	// An error without an id is the fallback when no response matches.
-	msg, _, err = readSSE(strings.NewReader("data: {\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32600,\"message\":\"x\"}}\n"), 7)
-	require.Falsef(t, err != nil || msg == nil || msg.Error == nil || msg.Error.Code != -32600, "got %+v, %v", msg, err)
-	msg, _, _ = readSSE(strings.NewReader("data: {\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{}}\n\n"), 7)
-	require.Falsef(t, msg != nil, "took the response to another request: %+v", msg)
-}
-
-func TestPickMessage(t *testing.T) {
-	for body, ok := range map[string]bool{
-		`{"jsonrpc":"2.0","id":3,"result":{}}`:                        true,
-		`{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":""}}`: true,
-		`{"jsonrpc":"2.0","error":{"code":1,"message":""}}`:           true,
-		`{"jsonrpc":"2.0","id":4,"result":{}}`:                        false,
-		`{"jsonrpc":"2.0","id":"3","result":{}}`:                      false,
-		`{"jsonrpc":"2.0","method":"notifications/x"}`:                false,
-		`[{"jsonrpc":"2.0","id":3,"result":{}}]`:                      false,
-		`{"jsonrpc":"2.0","id":null,"result":{}}`:                     false,
-		`not json`: false,
-		`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{},"x":1}`: false,
-	} {
-		if got := pickMessage([]byte(body), 3) != nil; got != ok {
-			assert.Fail(t, fmt.Sprintf("%s: picked %v, want %v", body, got, ok))
-		}
-	}
-}
-
-func TestEncodeHeaderValue(t *testing.T) {
-	for in, want := range map[string]string{
-		"tool_name":       "tool_name",
-		"Zürich":          "=?base64?WsO8cmljaA==?=",
-		" padded":         "=?base64?IHBhZGRlZA==?=",
-		"=?base64?abc?=":  "=?base64?PT9iYXNlNjQ/YWJjPz0=?=",
-		"inner space ok":  "inner space ok",
-		"tab\there":       "=?base64?dGFiCWhlcmU=?=",
-		"":                "=?base64??=",
-		"trailing space ": "=?base64?dHJhaWxpbmcgc3BhY2Ug?=",
-	} {
-		if got := encodeHeaderValue(in); got != want {
-			assert.Fail(t, fmt.Sprintf("%q → %q, want %q", in, got, want))
-		}
-	}
-}
-
 func TestParamHeaders(t *testing.T) {
 	r := &runner{tools: map[string]json.RawMessage{"t": json.RawMessage(`{"type":"object","properties":{
 		"region":{"type":"string","x-mcp-header":"Region"},
@@ -287,11 +236,11 @@ func TestParamHeaders(t *testing.T) {
 		"nested":{"type":"object","properties":{"city":{"type":"string","x-mcp-header":"City"}}},
 		"plain":{"type":"string"}}}`)}}
 	got := r.paramHeaders("t", json.RawMessage(`{"region":"Zürich","level":3,"flag":false,"nested":{"city":"Oslo"},"plain":"x","absent":null}`))
-	want := map[string]string{
-		"Mcp-Param-Region": "=?base64?WsO8cmljaA==?=",
-		"Mcp-Param-Level":  "3",
-		"Mcp-Param-Flag":   "false",
-		"Mcp-Param-City":   "Oslo",
+	want := http.Header{
+		"Mcp-Param-Region": {"=?base64?WsO8cmljaA==?="},
+		"Mcp-Param-Level":  {"3"},
+		"Mcp-Param-Flag":   {"false"},
+		"Mcp-Param-City":   {"Oslo"},
 	}
 	assert.Equalf(t, want, got, "got %v, want %v", got, want)
 }

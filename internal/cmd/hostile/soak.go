@@ -3,17 +3,21 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mrtrkit/mrtrkit/client"
+	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
 // soakStats are the well-behaved side of a soak: every request counted
@@ -152,16 +156,38 @@ func soak(ctx context.Context, o *options, u string, srv *child, out io.Writer) 
 
 // soakWorker runs well-behaved operations in turn until ctx ends: two
 // tools/call, one three-request MRTR call, one listen stream held for a
-// second.
-func soakWorker(ctx context.Context, c *http.Client, u string, w int, st *soakStats) {
+// second. Its calls go through one client.Client, as a well-behaved
+// client's do; a worker whose client cannot connect counts that as a
+// lost request and tries again.
+func soakWorker(ctx context.Context, hc *http.Client, u string, w int, st *soakStats) {
+	var c *client.Client
+	defer func() {
+		if c != nil {
+			_ = c.Close()
+		}
+	}()
 	ops := []func(){
-		func() { soakCall(ctx, c, u, st) },
-		func() { soakMRTR(ctx, c, u, st) },
-		func() { soakCall(ctx, c, u, st) },
-		func() { soakListen(ctx, c, u, w, st) },
+		func() { soakCall(ctx, c, st) },
+		func() { soakMRTR(ctx, c, st) },
+		func() { soakCall(ctx, c, st) },
+		func() { soakListen(ctx, hc, u, w, st) },
 	}
 	for i := w; ctx.Err() == nil; i++ {
-		ops[i%len(ops)]()
+		if c == nil {
+			var err error
+			c, err = dialGood(ctx, hc, u, client.OnElicitation(answerMRTR))
+			if done(ctx, err) {
+				return
+			}
+			if err != nil {
+				o, why := classify(nil, err, "")
+				st.record("connect", o, why)
+				c = nil
+			}
+		}
+		if c != nil {
+			ops[i%len(ops)]()
+		}
 		select {
 		case <-ctx.Done():
 		case <-time.After(50 * time.Millisecond):
@@ -172,68 +198,67 @@ func soakWorker(ctx context.Context, c *http.Client, u string, w int, st *soakSt
 // done reports whether the request failed only because the soak ended.
 func done(ctx context.Context, err error) bool { return err != nil && ctx.Err() != nil }
 
-func soakCall(ctx context.Context, c *http.Client, u string, st *soakStats) {
-	status, raw, m, err := post(ctx, c, u, "tools/call", "test_simple_text",
-		requestBody(1, "tools/call", callParams("test_simple_text", "{}", ""), "{}"), 30*time.Second)
-	if done(ctx, err) {
+func soakCall(ctx context.Context, c *client.Client, st *soakStats) {
+	o, why := callSimple(ctx, c, 30*time.Second)
+	if o != ok && ctx.Err() != nil {
 		return
 	}
-	o, why := classify(status, raw, m, err, `"text"`)
 	st.record("call", o, why)
 }
 
 // mrtrTool asks a name (step1), then a colour (step2), one round each.
 const mrtrTool = "test_input_required_result_multi_round"
 
-// soakMRTR completes one multi-round call: three requests.
-func soakMRTR(ctx context.Context, c *http.Client, u string, st *soakStats) {
-	caps := `{"elicitation":{}}`
-	rounds := []struct{ answer, want string }{
-		{"", `"input_required"`},
-		{`"step1":{"action":"accept","content":{"name":"Ada"}}`, `"input_required"`},
-		{`"step2":{"action":"accept","content":{"color":"blue"}}`, `Ada's favourite colour is blue.`},
-	}
-	state := ""
-	for i, r := range rounds {
-		extra := ""
-		if i > 0 {
-			extra = `"inputResponses":{` + r.answer + `},"requestState":` + quote(state)
-		}
-		status, raw, m, err := post(ctx, c, u, "tools/call", mrtrTool,
-			requestBody(int64(10+i), "tools/call", callParams(mrtrTool, "{}", extra), caps), 30*time.Second)
-		if done(ctx, err) {
-			return
-		}
-		o, why := classify(status, raw, m, err, r.want)
-		st.record(fmt.Sprintf("mrtr-round%d", i+1), o, why)
-		if o != ok {
-			return
-		}
-		var res struct {
-			RequestState string `json:"requestState"`
-		}
-		if i < len(rounds)-1 {
-			if json.Unmarshal(m.Result, &res) != nil || res.RequestState == "" {
-				st.record(fmt.Sprintf("mrtr-round%d-state", i+1), wrong, string(raw))
-				return
-			}
-			state = res.RequestState
+// answerMRTR answers mrtrTool's questions: the name Ada, the colour blue.
+func answerMRTR(_ context.Context, q *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
+	if q.RequestedSchema != nil {
+		if _, ok := q.RequestedSchema.Properties["color"]; ok {
+			return &mrtr.ElicitResult{Action: mrtr.Accepted, Content: map[string]any{"color": "blue"}}, nil
 		}
 	}
+	return &mrtr.ElicitResult{Action: mrtr.Accepted, Content: map[string]any{"name": "Ada"}}, nil
+}
+
+// soakMRTR completes one multi-round call: three requests, each counted
+// (mrtr-round1 to 3), the client answering the two rounds.
+func soakMRTR(ctx context.Context, c *client.Client, st *soakStats) {
+	cctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+	res, err := c.CallTool(cctx, mrtrTool, json.RawMessage(`{}`))
+	if done(ctx, err) {
+		return
+	}
+	var raw json.RawMessage
+	rounds := 0
+	if res != nil {
+		raw, rounds = res.Raw, res.Rounds
+	}
+	var ce *client.Error
+	if errors.As(err, &ce) {
+		rounds = ce.Round
+	}
+	for i := range rounds {
+		st.record(fmt.Sprintf("mrtr-round%d", i+1), ok, "")
+	}
+	o, why := classify(raw, err, `Ada's favourite colour is blue.`)
+	if o == ok && rounds != 2 {
+		o, why = wrong, fmt.Sprintf("%d rounds, not 2: %s", rounds, raw)
+	}
+	st.record(fmt.Sprintf("mrtr-round%d", rounds+1), o, why)
 }
 
 // soakListen opens a listen stream, waits for its acknowledgement, holds
 // it for a second and hangs up.
-func soakListen(ctx context.Context, c *http.Client, u string, w int, st *soakStats) {
+func soakListen(ctx context.Context, hc *http.Client, u string, w int, st *soakStats) {
 	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(lctx, http.MethodPost, u,
-		strings.NewReader(string(requestBody(int64(100+w), "subscriptions/listen", listenParams, "{}"))))
+		bytes.NewReader(requestBody(int64(100+w), "subscriptions/listen", "{}", listenParams...)))
 	if err != nil {
 		return
 	}
-	setHeaders(req.Header, "subscriptions/listen", "")
-	resp, err := c.Do(req)
+	req.Header = client.RawHeader(client.LatestVersion, "subscriptions/listen", "")
+	resp, err := client.RawDo(hc, req)
 	if done(ctx, err) {
 		return
 	}
@@ -260,19 +285,15 @@ func soakListen(ctx context.Context, c *http.Client, u string, w int, st *soakSt
 		st.record("listen", wrong, fmt.Sprintf("status %d: %s", resp.StatusCode, b))
 		return
 	}
-	// The first event must be the acknowledgement.
-	buf := make([]byte, 0, 1024)
-	tmp := make([]byte, 1024)
-	for !strings.Contains(string(buf), "notifications/subscriptions/acknowledged") {
-		n, err := resp.Body.Read(tmp)
-		buf = append(buf, tmp[:n]...)
-		if err != nil || len(buf) > 64<<10 {
-			if done(ctx, err) {
-				return
-			}
-			st.record("listen", lost, fmt.Sprintf("no acknowledgement: %v %s", err, buf))
-			return
-		}
+	// The first message must be the acknowledgement.
+	m, err := resp.Next()
+	if done(ctx, err) {
+		return
+	}
+	if err != nil || m.Method != "notifications/subscriptions/acknowledged" {
+		why := fmt.Sprintf("no acknowledgement: %v %s", err, resp.Seen())
+		st.record("listen", lost, why)
+		return
 	}
 	st.record("listen", ok, "")
 	select {

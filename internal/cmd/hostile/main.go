@@ -208,10 +208,14 @@ func run(ctx context.Context, o *options, out io.Writer) (int, error) {
 
 // probe checks that the target answers a tools/call.
 func probe(ctx context.Context, u string) error {
-	c := newHTTPClient(1, 10*time.Second)
-	defer c.CloseIdleConnections()
-	status, raw, m, err := post(ctx, c, u, "tools/call", "test_simple_text", requestBody(1, "tools/call", callParams("test_simple_text", "{}", ""), "{}"), 10*time.Second)
-	if o, why := classify(status, raw, m, err, `"text"`); o != ok {
+	hc := newHTTPClient(1, 10*time.Second)
+	defer hc.CloseIdleConnections()
+	c, err := dialGood(ctx, hc, u)
+	if err != nil {
+		return fmt.Errorf("probe: connecting failed: %w", err)
+	}
+	defer c.Close()
+	if o, why := callSimple(ctx, c, 10*time.Second); o != ok {
 		return errors.New("probe tools/call test_simple_text failed: " + why)
 	}
 	return nil

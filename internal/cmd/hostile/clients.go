@@ -5,6 +5,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -16,6 +18,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mrtrkit/mrtrkit/client"
 )
 
 // counter counts occurrences by label, safely from many goroutines, and
@@ -101,36 +105,44 @@ const (
 	wrong             // an answer, but not the expected one (4xx, JSON-RPC error, unexpected content)
 )
 
-// post sends one JSON-RPC request and reads its answer within limit.
-func post(ctx context.Context, c *http.Client, u string, method, name string, body []byte, limit time.Duration) (int, []byte, *message, error) {
-	ctx, cancel := context.WithTimeout(ctx, limit)
+// dialGood connects a well-behaved client (package client) to u through
+// hc, speaking 2026-07-28.
+func dialGood(ctx context.Context, hc *http.Client, u string, opts ...client.Option) (*client.Client, error) {
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	setHeaders(req.Header, method, name)
-	resp, err := c.Do(req)
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	defer resp.Body.Close()
-	raw, m, err := readAnswer(resp)
-	return resp.StatusCode, raw, m, err
+	opts = append([]client.Option{client.WithProtocolVersion(client.LatestVersion), client.WithClientInfo(clientInfo.Name, clientInfo.Version)}, opts...)
+	return client.Connect(cctx, client.HTTP(u, client.WithHTTPClient(hc)), opts...)
 }
 
-// classify turns a request's result into an outcome; want is a fragment a
-// good answer contains.
-func classify(status int, raw []byte, m *message, err error, want string) (outcome, string) {
+// classify turns a well-behaved request's result into an outcome: a 5xx,
+// a JSON-RPC error (wrong), no JSON-RPC answer at all (lost: transport
+// error, timeout, undecodable body, an error status without a JSON-RPC
+// error), or a result, which is wrong unless it holds want.
+func classify(raw json.RawMessage, err error, want string) (outcome, string) {
+	var ce *client.Error
 	switch {
-	case status >= 500:
-		return status5xx, fmt.Sprintf("status %d: %s", status, raw)
+	case errors.As(err, &ce) && ce.HTTPStatus >= 500:
+		return status5xx, err.Error()
+	case client.CodeOf(err) != 0:
+		return wrong, err.Error()
 	case err != nil:
-		return lost, fmt.Sprintf("status %d: %v %s", status, err, raw)
-	case status != http.StatusOK || m.Error != nil || !bytes.Contains(m.Result, []byte(want)):
-		return wrong, fmt.Sprintf("status %d: %s", status, raw)
+		return lost, err.Error()
+	case !bytes.Contains(raw, []byte(want)):
+		return wrong, string(raw)
 	}
 	return ok, ""
+}
+
+// callSimple calls test_simple_text, whose result holds a text block.
+func callSimple(ctx context.Context, c *client.Client, limit time.Duration) (outcome, string) {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	res, err := c.CallTool(ctx, "test_simple_text", json.RawMessage(`{}`))
+	var raw json.RawMessage
+	if res != nil {
+		raw = res.Raw
+	}
+	return classify(raw, err, `"text"`)
 }
 
 // goodCaller calls tools/call test_simple_text (or, with list set,
@@ -172,14 +184,18 @@ func (t callTrace) String() string {
 }
 
 func (g *goodCaller) run(ctx context.Context, u string, interval time.Duration) {
-	c := newHTTPClientFrom(1, 10*time.Second, g.from)
-	defer c.CloseIdleConnections()
-	method, name, want := "tools/call", "test_simple_text", `"text"`
-	body := requestBody(1, method, callParams(name, "{}", ""), "{}")
-	if g.list {
-		method, name, want = "tools/list", "", `"tools"`
-		body = requestBody(1, method, "", "{}")
-	}
+	hc := newHTTPClientFrom(1, 10*time.Second, g.from)
+	defer hc.CloseIdleConnections()
+	var c *client.Client
+	defer func() {
+		if c != nil {
+			_ = c.Close()
+		}
+	}()
+	// The client connects (server/discover) before the first tick, so
+	// that the calls measured are calls; a failed connection is tried
+	// again, and counted, at each tick until one succeeds.
+	c, _ = dialGood(ctx, hc, u)
 	g.start = time.Now()
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -200,15 +216,38 @@ func (g *goodCaller) run(ctx context.Context, u string, interval time.Duration) 
 			GotFirstResponseByte: func() { tr.wait = time.Since(wrote) },
 		})
 		t0 := time.Now()
-		status, raw, m, err := post(tctx, c, u, method, name, body, 10*time.Second)
+		var o outcome
+		var why string
+		switch {
+		case c == nil:
+			var err error
+			if c, err = dialGood(tctx, hc, u); err != nil {
+				o, why = classify(nil, err, "")
+			} else {
+				o, why = g.call(tctx, c)
+			}
+		default:
+			o, why = g.call(tctx, c)
+		}
 		tr.total = time.Since(t0)
-		o, why := classify(status, raw, m, err, want)
 		label := []string{"ok", "5xx", "lost", "wrong"}[o]
 		g.record(t0.Sub(g.start), tr, label, why)
 		if g.each != nil {
 			g.each(t0.Sub(g.start), tr, label, why)
 		}
 	}
+}
+
+// call makes one well-behaved request: tools/call test_simple_text, or
+// tools/list.
+func (g *goodCaller) call(ctx context.Context, c *client.Client) (outcome, string) {
+	if !g.list {
+		return callSimple(ctx, c, 10*time.Second)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	raw, err := c.Call(ctx, "tools/list", nil)
+	return classify(raw, err, `"tools"`)
 }
 
 // record adds one call, sent at since the caller started.
@@ -292,7 +331,7 @@ func (f *listenFlood) run(ctx context.Context, u string, n, conc int, pause, hol
 						}
 					}
 				}
-				f.attempt(ctx, c, u, int64(w), hold, &streams)
+				f.attempt(ctx, c, u, int64(w)+1, hold, &streams) // ids from 1: id 0 would render a notification
 				if pause > 0 {
 					select {
 					case <-ctx.Done():
@@ -311,11 +350,11 @@ func (f *listenFlood) run(ctx context.Context, u string, n, conc int, pause, hol
 
 func (f *listenFlood) attempt(ctx context.Context, c *http.Client, u string, id int64, hold time.Duration, wg *sync.WaitGroup) {
 	f.sent.Add(1)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(requestBody(id, "subscriptions/listen", listenParams, "{}")))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(requestBody(id, "subscriptions/listen", "{}", listenParams...)))
 	if err != nil {
 		return
 	}
-	setHeaders(req.Header, "subscriptions/listen", "")
+	req.Header = client.RawHeader(client.LatestVersion, "subscriptions/listen", "")
 	resp, err := c.Do(req)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -472,8 +511,8 @@ type nonReaders struct {
 // after cycle and connects again.
 func (r *nonReaders) run(ctx context.Context, u string, n, pipeline, big int, cycle time.Duration) {
 	pu, _ := url.Parse(u)
-	args := `{"name":` + quote(strings.Repeat("x", big)) + `,"email":"a@example.com"}`
-	body := requestBody(7, "tools/call", callParams("json_schema_2020_12_tool", args, ""), "{}")
+	args := `{"name":` + string(client.RawString(strings.Repeat("x", big))) + `,"email":"a@example.com"}`
+	body := requestBody(7, "tools/call", "{}", callParams("json_schema_2020_12_tool", args)...)
 	req := rawRequest(pu.Host, pu.Path, "tools/call", "json_schema_2020_12_tool", body, len(body))
 	var wg sync.WaitGroup
 	for range n {

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mrtrkit/mrtrkit/client"
 )
 
 // This file holds the connection holders (-hold): clients that each open
@@ -23,9 +25,12 @@ import (
 // server closed refused connections and capped how many it holds.
 
 // holdMethods are the requests a holder can send (-hold-method).
-var holdMethods = map[string]struct{ method, params string }{
+var holdMethods = map[string]struct {
+	method string
+	params []client.RawMember
+}{
 	"listen":     {"subscriptions/listen", listenParams},
-	"tools/list": {"tools/list", ""},
+	"tools/list": {"tools/list", nil},
 }
 
 // holders open connections, send one request on each and hold them.
@@ -84,7 +89,7 @@ func holdSources(u string, first, n int) ([]net.IP, error) {
 func (h *holders) run(ctx context.Context, u, kind string, n, conc int, rate float64, from []net.IP, again time.Duration, opened func()) {
 	pu, _ := url.Parse(u)
 	m := holdMethods[kind]
-	body := requestBody(1, m.method, m.params, "{}")
+	body := requestBody(1, m.method, "{}", m.params...)
 	req := rawRequest(pu.Host, pu.Path, m.method, "", body, len(body))
 	go func() {
 		<-ctx.Done()

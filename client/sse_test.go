@@ -34,7 +34,9 @@ func TestSSELoneCRsAreLinear(t *testing.T) {
 	if _, err := r.next(); err != io.EOF {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Fatalf("2 MiB of CR-ended lines took %v", d)
+	// Not a speed target: a reader that rescanned its buffer per line
+	// would take hours on this input; a linear one takes milliseconds.
+	if d := time.Since(start); d > time.Minute {
+		t.Fatalf("2 MiB of CR-ended lines took %v: reading is not linear", d)
 	}
 }

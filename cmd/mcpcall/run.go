@@ -357,7 +357,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-
 // roundRecord is one round as -json prints it.
 type roundRecord struct {
 	Type           string          `json:"type"`

@@ -19,12 +19,12 @@ import (
 
 // taskView is a CreateTaskResult or a DetailedTask.
 type taskView struct {
-	TaskID         string          `json:"taskId"`
-	Status         string          `json:"status"`
-	StatusMessage  string          `json:"statusMessage"`
-	PollIntervalMs int64           `json:"pollIntervalMs"`
-	InputRequests  json.RawMessage `json:"inputRequests"`
-	Result         json.RawMessage `json:"result"`
+	TaskID         string           `json:"taskId"`
+	Status         string           `json:"status"`
+	StatusMessage  string           `json:"statusMessage"`
+	PollIntervalMs int64            `json:"pollIntervalMs"`
+	InputRequests  json.RawMessage  `json:"inputRequests"`
+	Result         json.RawMessage  `json:"result"`
 	Error          *client.RPCError `json:"error"`
 }
 

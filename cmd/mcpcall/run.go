@@ -387,24 +387,10 @@ func (rec *roundRecord) seal(r *client.Round, sources map[string]string) {
 	rec.AnsweredBy, _ = encodeJSON(by)
 }
 
-// textOf joins the text blocks of sampling content (one block or a list).
+// textOf joins the text blocks of sampling content (one block or a
+// list), other blocks named.
 func textOf(content json.RawMessage) string {
-	content = bytes.TrimSpace(content)
-	var blocks []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if len(content) > 0 && content[0] == '{' {
-		content = append(append([]byte{'['}, content...), ']')
-	}
-	_ = json.Unmarshal(content, &blocks)
-	var parts []string
-	for _, b := range blocks {
-		if b.Type == "text" {
-			parts = append(parts, b.Text)
-		} else {
-			parts = append(parts, "["+b.Type+"]")
-		}
-	}
-	return strings.Join(parts, " ")
+	var r mrtr.SamplingResult // reads content as one block or a list
+	_ = json.Unmarshal([]byte(`{"content":`+string(bytes.TrimSpace(content))+`}`), &r)
+	return samplingText(r.Content)
 }

@@ -383,8 +383,9 @@ func queueOf(v json.RawMessage, what string, top bool) (*answerQueue, error) {
 }
 
 // samplingAnswer checks one answer; a string becomes an assistant text
-// answer. An object that is not a valid CreateMessageResult is sent as
-// written (a server must cope with bad answers), with a warning.
+// answer. An object that decodes as a CreateMessageResult but is not a
+// valid one is sent all the same (a server must cope with bad answers),
+// with a warning; one that does not decode stops the call.
 func samplingAnswer(v json.RawMessage, what string) (json.RawMessage, error) {
 	switch v[0] {
 	case '"':

@@ -116,6 +116,7 @@ type httpConn struct {
 
 // loopback reports whether host is a loopback name or address.
 func loopback(host string) bool {
+	host = strings.ToLower(host) // host names are case-insensitive
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		return true
 	}
@@ -417,6 +418,10 @@ func (h *httpConn) dispatch(m *message, onNote func(*message)) bool {
 			}
 		}
 		return true
+	case m.hasID() && !h.c.Legacy():
+		// A server of 2026-07-28 sends no requests (it embeds them in
+		// input_required): ignored, never answered with the user's
+		// functions, and nothing is posted back.
 	case m.hasID():
 		// A request of the server (initialize era): answered while the
 		// stream goes on, so that it never waits for the call it is part

@@ -140,6 +140,11 @@ func (c *Client) answer(ctx context.Context, method string, params json.RawMessa
 // serveRequest answers a request the server sent on a 2025-11-25 stream
 // (or over stdio) and returns the response body.
 func (c *Client) serveRequest(ctx context.Context, m *message) []byte {
+	if !c.Legacy() {
+		// Servers of 2026-07-28 send no requests: the user's functions
+		// answer only what a round embeds.
+		return responseBody(m.ID, nil, &RPCError{Code: CodeMethodNotFound, Message: "a server of " + LatestVersion + " sends no requests"})
+	}
 	res, err := c.answer(ctx, m.Method, m.Params)
 	if err != nil {
 		code := -32603

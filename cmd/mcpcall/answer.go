@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mrtrkit/mrtrkit/client"
 	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
@@ -25,23 +26,94 @@ type answerer struct {
 	roots     []mrtr.Root      // --root
 }
 
-// capabilities are the client capabilities the answerer can serve.
-func (a *answerer) capabilities() json.RawMessage {
-	var m []member
-	if a.terminal || a.elicit != nil {
-		m = append(m, member{"elicitation", json.RawMessage(`{"form":{},"url":{}}`)})
+// inputRequest is one request embedded in an input_required result (or
+// a task's): its method and its params, verbatim.
+type inputRequest struct {
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+// capabilities are the client capabilities the run declares: --capabilities
+// when given (raw), else those the answerer can serve; with tasks, the
+// Tasks extension too.
+func (s *session) capabilities(raw string, tasks bool) (mrtr.ClientCapabilities, error) {
+	var caps mrtr.ClientCapabilities
+	if raw != "" {
+		obj, err := parseJSONObject([]byte(raw), "--capabilities")
+		if err != nil {
+			return caps, err
+		}
+		if err := json.Unmarshal(obj, &caps); err != nil {
+			return caps, &usageError{fmt.Sprintf("--capabilities: %v", err)}
+		}
+	} else {
+		a := s.answers
+		if a.terminal || a.elicit != nil {
+			caps.Elicitation = &mrtr.ElicitCapability{Form: mrtr.Object{}, URL: mrtr.Object{}}
+		}
+		if len(a.roots) > 0 {
+			caps.Roots = &mrtr.Object{}
+		}
+		if a.sampling != nil || a.model != nil {
+			caps.Sampling = &mrtr.SamplingCapability{}
+		}
 	}
-	if len(a.roots) > 0 {
-		m = append(m, member{"roots", json.RawMessage(`{}`)})
+	if tasks {
+		if caps.Extensions == nil {
+			caps.Extensions = map[string]mrtr.Object{}
+		}
+		caps.Extensions[mrtr.TasksExtension] = mrtr.Object{}
 	}
-	if a.sampling != nil || a.model != nil {
-		m = append(m, member{"sampling", json.RawMessage(`{}`)})
+	return caps, nil
+}
+
+// answerOptions registers the answerer with the client: every kind of
+// question reaches it (what the run declares is WithCapabilities'
+// business), so that one it cannot answer fails with its own message.
+func (s *session) answerOptions() []client.Option {
+	caps, _ := s.capabilities("", false)
+	return []client.Option{
+		client.WithCapabilities(caps),
+		client.OnElicitation(func(ctx context.Context, req *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
+			var r mrtr.ElicitResult
+			return &r, s.answerTyped(ctx, wire.MethodElicit, req, &r)
+		}),
+		client.OnSampling(func(ctx context.Context, req *mrtr.SamplingRequest) (*mrtr.SamplingResult, error) {
+			var r mrtr.SamplingResult
+			return &r, s.answerTyped(ctx, wire.MethodCreateMessage, req, &r)
+		}),
+		client.OnRoots(func(ctx context.Context) (*mrtr.RootsResult, error) {
+			var r mrtr.RootsResult
+			return &r, s.answerTyped(ctx, wire.MethodListRoots, nil, &r)
+		}),
 	}
-	b, err := objectOf(m)
+}
+
+// answerTyped answers the input request the client is answering (its key
+// from client.InputKey, its params as the server wrote them from the
+// round) and decodes the answer into out.
+func (s *session) answerTyped(ctx context.Context, method string, req, out any) error {
+	key := client.InputKey(ctx)
+	q := inputRequest{Method: method}
+	if s.round != nil {
+		for _, r := range s.round.Requests {
+			if r.Key == key {
+				q.Params = r.Params
+			}
+		}
+	}
+	if q.Params == nil && req != nil {
+		q.Params, _ = json.Marshal(req)
+	}
+	a, err := s.answers.answer(ctx, key, q)
 	if err != nil {
-		panic(err)
+		return err
 	}
-	return b
+	s.sources[key] = a.source
+	if err := json.Unmarshal(a.value, out); err != nil {
+		return &unansweredError{fmt.Sprintf("the answer to %q from %s does not decode: %v", key, a.source, err)}
+	}
+	return nil
 }
 
 // unansweredError is a question mcpcall has no way to answer.
@@ -66,7 +138,7 @@ func (a *answerer) answer(ctx context.Context, key string, req inputRequest) (an
 		if len(a.roots) == 0 {
 			return answer{}, &unansweredError{fmt.Sprintf("the server asked for the client's roots (%q), but no --root was given", key)}
 		}
-		v, err := encodeJSON(mrtr.RootsResult{Roots: a.roots})
+		v, err := json.Marshal(mrtr.RootsResult{Roots: a.roots})
 		return answer{v, "--root"}, err
 	}
 	return answer{}, &unansweredError{fmt.Sprintf("the server embedded a request mcpcall does not know: %q (%s)", key, req.Method)}
@@ -103,7 +175,7 @@ func loadElicitAnswers(path string) (map[string]elicitAnswer, error) {
 			if s != "accept" && s != "decline" && s != "cancel" {
 				return nil, fmt.Errorf("%s: %q: a string answer must be \"accept\", \"decline\" or \"cancel\"", what, k)
 			}
-			out[k] = elicitAnswer{result: mustJSON(map[string]string{"action": s})}
+			out[k] = elicitAnswer{result: actionJSON(s)}
 		case '{':
 			var probe map[string]json.RawMessage
 			if err := json.Unmarshal(v, &probe); err != nil {
@@ -154,7 +226,7 @@ func (a *answerer) answerElicit(key string, params json.RawMessage) (answer, err
 	if p.Mode == "url" {
 		if _, problem := checkElicitURL(p.URL); problem != "" {
 			fmt.Fprintf(a.prompt, "mcpcall: warning: elicitation %q asks the user to open a URL that %s: declined\n", key, problem)
-			return answer{mustJSON(map[string]string{"action": "decline"}), "mcpcall (URL refused)"}, nil
+			return answer{actionJSON("decline"), "mcpcall (URL refused)"}, nil
 		}
 	}
 	if ea, ok := a.elicit[key]; ok {
@@ -180,7 +252,7 @@ func (ea elicitAnswer) answer(key string, p elicitParams, src string) (answer, e
 	if p.Mode == "url" {
 		return answer{}, &unansweredError{fmt.Sprintf("elicitation %q is in url mode, which takes an action, but the answer in %s is form content; write {\"action\":\"accept\"} for it", key, src)}
 	}
-	v, err := objectOf([]member{{"action", mustJSON("accept")}, {"content", ea.content}})
+	v, err := json.Marshal(map[string]json.RawMessage{"action": json.RawMessage(`"accept"`), "content": ea.content})
 	return answer{v, src}, err
 }
 
@@ -207,7 +279,7 @@ func (a *answerer) answerSampling(ctx context.Context, key string, params json.R
 		if err != nil {
 			return answer{}, &unansweredError{fmt.Sprintf("sampling request %q: the model at --model-url failed: %v", key, err)}
 		}
-		v, err := encodeJSON(res)
+		v, err := json.Marshal(res)
 		src := "--model-url"
 		if res.Model != "" {
 			src += " (" + res.Model + ")"
@@ -311,14 +383,15 @@ func queueOf(v json.RawMessage, what string, top bool) (*answerQueue, error) {
 }
 
 // samplingAnswer checks one answer; a string becomes an assistant text
-// answer. An object that is not a valid CreateMessageResult is sent as
-// written (a server must cope with bad answers), with a warning.
+// answer. An object that decodes as a CreateMessageResult but is not a
+// valid one is sent all the same (a server must cope with bad answers),
+// with a warning; one that does not decode stops the call.
 func samplingAnswer(v json.RawMessage, what string) (json.RawMessage, error) {
 	switch v[0] {
 	case '"':
 		var s string
 		_ = json.Unmarshal(v, &s)
-		return encodeJSON(mrtr.SamplingResult{
+		return json.Marshal(mrtr.SamplingResult{
 			Role:       mrtr.RoleAssistant,
 			Content:    []mrtr.SamplingContent{{Type: "text", Text: s}},
 			Model:      "mcpcall-answers",
@@ -459,6 +532,11 @@ func checkValue(s fieldSchema, v json.RawMessage) string {
 		}
 	}
 	return ""
+}
+
+// actionJSON is an ElicitResult that only says what the user did.
+func actionJSON(action string) json.RawMessage {
+	return json.RawMessage(`{"action":"` + action + `"}`)
 }
 
 // oneLine shortens s to one line of at most n characters, white space

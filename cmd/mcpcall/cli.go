@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mrtrkit/mrtrkit/client"
 	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/model"
@@ -330,11 +331,16 @@ func run(ctx context.Context, args []string, e *env) int {
 type session struct {
 	opts    *options
 	env     *env
-	client  *client
+	tr      client.Transport // the way to the server
+	watch   *watchTransport  // under tr: -timeout and -v
+	copts   []client.Option  // the client's options
 	answers *answerer
 	out     *printer
-	args    json.RawMessage      // tools call / prompts get arguments; nil when none
-	tools   map[string]*toolInfo // tools/list, fetched once per run for tools call
+	args    json.RawMessage // tools call / prompts get arguments; nil when none
+	c       *client.Client  // once connected
+
+	round   *client.Round     // the round being answered
+	sources map[string]string // where each answer of the round came from, by key
 }
 
 // setup checks the flags against the command and builds the session.
@@ -362,7 +368,7 @@ func setup(o *options, cmd command, e *env) (*session, error) {
 	if o.logLevel != "" && !mrtr.LogLevel(o.logLevel).Valid() {
 		return nil, &usageError{fmt.Sprintf("--log-level %q is not one of debug, info, notice, warning, error, critical, alert, emergency", o.logLevel)}
 	}
-	s := &session{opts: o, env: e, out: &printer{json: o.jsonOut, w: e.stdout, errw: e.stderr}}
+	s := &session{opts: o, env: e, out: &printer{json: o.jsonOut, w: e.stdout, errw: e.stderr}, sources: map[string]string{}}
 
 	if takesArgs {
 		var raw []byte
@@ -412,31 +418,37 @@ func setup(o *options, cmd command, e *env) (*session, error) {
 	}
 	s.answers = a
 
-	caps := a.capabilities()
-	if o.capabilities != "" {
-		c, err := parseJSONObject([]byte(o.capabilities), "--capabilities")
+	s.copts = []client.Option{client.WithClientInfo("mcpcall", Version), client.WithProtocolVersion(client.LatestVersion), client.WithMaxRounds(o.maxRounds)}
+	if o.logLevel != "" {
+		s.copts = append(s.copts, client.WithLogLevel(o.logLevel))
+	}
+	s.copts = append(s.copts, s.answerOptions()...)
+	if o.capabilities != "" || o.task || strings.HasPrefix(cmd.method, "tasks/") {
+		caps, err := s.capabilities(o.capabilities, o.task || strings.HasPrefix(cmd.method, "tasks/"))
 		if err != nil {
 			return nil, err
 		}
-		caps = c
+		s.copts = append(s.copts, client.WithCapabilities(caps))
 	}
-	if o.task || strings.HasPrefix(cmd.method, "tasks/") {
-		if caps, err = withTasksExtension(caps); err != nil {
-			return nil, err
-		}
+	s.copts = append(s.copts, client.OnNotification(func(n client.Notification) { s.out.notification(n.Method, n.Params) }))
+
+	s.watch = &watchTransport{next: e.transport, timeout: o.timeout, verbose: o.verbose, stderr: e.stderr}
+	if s.watch.next == nil {
+		s.watch.next = http.DefaultTransport
 	}
-	s.client = &client{
-		url:       o.url,
-		token:     token,
-		timeout:   o.timeout,
-		caps:      caps,
-		logLevel:  o.logLevel,
-		verbose:   o.verbose,
-		stderr:    e.stderr,
-		onNote:    s.out.notification,
-		transport: e.transport,
+	hopts := []client.HTTPOption{
+		client.WithHTTPClient(&http.Client{
+			Transport: s.watch,
+			// A redirect is reported, not followed: the body and the
+			// token would go to a place the user did not name.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		}),
+		client.WithHeader("User-Agent", "mcpcall/"+Version),
 	}
-	s.client.init()
+	if token != "" {
+		hopts = append(hopts, client.WithBearerToken(token))
+	}
+	s.tr = client.HTTP(o.url, hopts...)
 	return s, nil
 }
 
@@ -501,6 +513,7 @@ func newAnswerer(o *options, e *env) (*answerer, error) {
 			}
 			g.clients[name] = m
 		}
+		newModelGate(g, o.timeout)
 		a.model = g
 	} else if o.model != "" {
 		return nil, &usageError{"--model needs --model-url"}

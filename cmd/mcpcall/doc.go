@@ -77,13 +77,18 @@
 // ::1): a run with a token and a plain http URL to any other host is
 // refused; --log-level asks for log notifications; --max-rounds (default
 // 10) bounds the rounds of one call; --capabilities declares given client
-// capabilities instead of those the flags can answer; -timeout bounds each
-// HTTP exchange; -v prints every HTTP exchange on stderr, the token
-// redacted.
+// capabilities instead of those the flags can answer; -timeout bounds the
+// server's silence in each HTTP exchange (each byte of a stream starts
+// the wait again) and a --model-url completion's; -v prints every HTTP
+// exchange on stderr, the token redacted.
 //
 // # What it sends
 //
-// Every request carries MCP-Protocol-Version, Mcp-Method, Accept and
+// mcpcall is built on the module's client package. Every command but
+// discover first connects with one server/discover, at 2026-07-28 only
+// (a server that does not list that revision is refused); discover sends
+// that request alone and shows the answer whatever it lists. Every
+// request carries MCP-Protocol-Version, Mcp-Method, Accept and
 // Content-Type headers, and params._meta with the protocol version, the
 // client capabilities this run can answer (elicitation when stdin is a
 // terminal or --elicit-answers is given, sampling with --sampling-answers

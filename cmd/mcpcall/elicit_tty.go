@@ -187,7 +187,7 @@ func (a *answerer) askUser(key string, p elicitParams) (json.RawMessage, error) 
 		if err != nil {
 			return nil, eof()
 		}
-		return mustJSON(map[string]string{"action": act}), nil
+		return actionJSON(act), nil
 	}
 	fields, err := formFields(p.RequestedSchema)
 	if err != nil {
@@ -203,23 +203,19 @@ func (a *answerer) askUser(key string, p elicitParams) (json.RawMessage, error) 
 		return nil, eof()
 	}
 	if act != "accept" {
-		return mustJSON(map[string]string{"action": act}), nil
+		return actionJSON(act), nil
 	}
-	var content []member
+	content := map[string]json.RawMessage{}
 	for _, f := range fields {
 		v, err := a.askField(f)
 		if err != nil {
 			return nil, eof()
 		}
 		if v != nil {
-			content = append(content, member{f.name, v})
+			content[f.name] = v
 		}
 	}
-	c, err := objectOf(content)
-	if err != nil {
-		return nil, err
-	}
-	return objectOf([]member{{"action", mustJSON("accept")}, {"content", c}})
+	return json.Marshal(map[string]any{"action": "accept", "content": content})
 }
 
 func (a *answerer) askAction(prompt string) (string, error) {
@@ -519,4 +515,13 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// mustJSON encodes a value the CLI built itself.
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }

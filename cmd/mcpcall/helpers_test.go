@@ -315,9 +315,10 @@ func str(t *testing.T, raw json.RawMessage) string {
 }
 
 // fakeServer is a hand-written MCP endpoint for what mrtr would never
-// send. It answers tools/list with no tools, and every other request with
-// respond(id, n, body), n counting those requests from 1; respond writes
-// the whole answer.
+// send. It answers server/discover as a server of 2026-07-28 (what the
+// client's Connect asks first), tools/list with no tools, and every other
+// request with respond(id, n, body), n counting those requests from 1;
+// respond writes the whole answer.
 func fakeServer(t *testing.T, respond func(w http.ResponseWriter, id int64, n int, body []byte)) *httptest.Server {
 	t.Helper()
 	var mu sync.Mutex
@@ -329,6 +330,11 @@ func fakeServer(t *testing.T, respond func(w http.ResponseWriter, id int64, n in
 			Method string `json:"method"`
 		}
 		_ = json.Unmarshal(body, &req)
+		if req.Method == "server/discover" {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%d,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"ttlMs":0,"cacheScope":"public"}}`, req.ID)
+			return
+		}
 		if req.Method == "tools/list" {
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%d,"result":{"resultType":"complete","tools":[],"ttlMs":0,"cacheScope":"public"}}`, req.ID)

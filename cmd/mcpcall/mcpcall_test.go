@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mrtrkit/mrtrkit/client"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/transport/streamablehttp"
 )
@@ -200,7 +201,7 @@ func TestJSONRPCErrorExitCode(t *testing.T) {
 	lines := jsonLines(t, r.stdout)
 	require.Len(t, lines, 1)
 	assert.Equal(t, "error", str(t, lines[0]["type"]))
-	var e rpcError
+	var e client.RPCError
 	require.NoError(t, json.Unmarshal(lines[0]["error"], &e))
 	assert.Equal(t, -32602, e.Code)
 	assert.Contains(t, r.stderr, "tool \"no_such_tool\" is not in tools/list")
@@ -571,7 +572,7 @@ func TestTransportErrors(t *testing.T) {
 	defer redirect.Close()
 	r = runCLI(t, "-url", redirect.URL, "discover")
 	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, `HTTP 308 redirect to "/elsewhere", not followed`)
+	assert.Contains(t, r.stderr, `HTTP 308 Permanent Redirect; a redirect to "/elsewhere", not followed`)
 
 	// An unknown resultType is refused.
 	odd := fakeServer(t, func(w http.ResponseWriter, id int64, _ int, _ []byte) {
@@ -690,6 +691,8 @@ func TestParamHeaderRefreshOnMismatch(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		switch req.Method {
+		case "server/discover":
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%d,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}}}}`, req.ID)
 		case "tools/list":
 			lists++
 			schema := `{"type":"object","properties":{"region":{"type":"string"}}}`
@@ -719,10 +722,15 @@ func TestParamHeaderRefreshOnMismatch(t *testing.T) {
 
 func TestDiscoverWarnsWhenVersionNotListed(t *testing.T) {
 	// What the go-sdk v1.8.0 everything-server does in its stateful mode.
-	fake := fakeServer(t, func(w http.ResponseWriter, id int64, _ int, _ []byte) {
+	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID int64 `json:"id"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&req)
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%d,"result":{"resultType":"complete","supportedVersions":["2025-11-25"],"capabilities":{},"ttlMs":0,"cacheScope":"public"}}`, id)
-	})
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%d,"result":{"resultType":"complete","supportedVersions":["2025-11-25"],"capabilities":{},"ttlMs":0,"cacheScope":"public"}}`, req.ID)
+	}))
+	defer fake.Close()
 	r := runCLI(t, "-url", fake.URL, "discover")
 	assert.Equal(t, 0, r.code)
 	assert.Contains(t, r.stderr, "does not list 2026-07-28 among its supportedVersions (2025-11-25)")

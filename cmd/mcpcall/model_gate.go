@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 	"unicode/utf8"
+
+	"github.com/mrtrkit/mrtrkit/client"
 
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/model"
@@ -23,12 +27,13 @@ const (
 )
 
 // modelGate forwards the server's sampling requests to --model-url on
-// the user's terms: the model is one the user named (--model; a hint of
-// the server can only pick among those), maxTokens is capped
-// (--max-tokens), the number of completions per run is capped
-// (--max-model-calls), and each completion is sent only once the user
-// has agreed at the terminal, unless --model-yes said yes to all of them
-// beforehand. A server that asks for more is refused and the call stops.
+// the user's terms, through a client.SamplingPolicy: the model is one the
+// user named (--model; a hint of the server can only rank those),
+// maxTokens is capped (--max-tokens), the number of completions per run
+// is capped (--max-model-calls), and each completion is sent only once
+// the user has agreed at the terminal (the policy's Ask, the default),
+// unless --model-yes said yes to all of them beforehand (Allow). A
+// server that asks for more is refused and the call stops.
 type modelGate struct {
 	endpoint  string                 // --model-url, shown at the prompt
 	server    string                 // the MCP server's host, shown at the prompt
@@ -40,6 +45,25 @@ type modelGate struct {
 	ask       bool // ask the user before each completion
 	in        *lineReader
 	prompt    io.Writer
+	policy    *client.SamplingPolicy
+}
+
+// newModelGate builds the gate and its policy. stall bounds a model
+// call's silence (0: none).
+func newModelGate(g *modelGate, stall time.Duration) *modelGate {
+	g.policy = &client.SamplingPolicy{Server: g.server, Decision: client.Ask, Ask: g.consent, Stall: stall}
+	if !g.ask {
+		g.policy.Decision = client.Allow
+	}
+	if stall <= 0 {
+		g.policy.Stall = 100 * 365 * 24 * time.Hour
+	}
+	for _, name := range g.models {
+		// Every kind of content goes to the user's model, as the user
+		// chose it; the policy ranks the models by the server's hints.
+		g.policy.Models = append(g.policy.Models, client.Model{Name: name, Inputs: []string{"text", "image", "audio"}, Tools: true, Generate: g.generate(name)})
+	}
+	return g
 }
 
 // parseModels splits the --model list.
@@ -53,25 +77,13 @@ func parseModels(v string) []string {
 	return out
 }
 
-// pick chooses the model for r: the first of the server's hints that is
-// part of (or equal to, ignoring case) one of the user's models picks
-// that model; otherwise the user's first. The server's hints never name
-// a model the user did not list.
-func (g *modelGate) pick(r *mrtr.SamplingRequest) string {
-	if r.ModelPreferences != nil {
-		for _, h := range r.ModelPreferences.Hints {
-			hint := strings.ToLower(strings.TrimSpace(h.Name))
-			if hint == "" {
-				continue
-			}
-			for _, m := range g.models {
-				if strings.Contains(strings.ToLower(m), hint) {
-					return m
-				}
-			}
-		}
-	}
-	return g.models[0]
+// gateCtx carries the sampling request being answered to the consent
+// prompt, which the policy hands only its summary.
+type gateCtx struct{}
+
+type gateAsk struct {
+	key string
+	req *mrtr.SamplingRequest
 }
 
 // complete answers sampling request key with the model, within the
@@ -80,32 +92,49 @@ func (g *modelGate) complete(ctx context.Context, key string, r *mrtr.SamplingRe
 	if g.calls >= g.maxCalls {
 		return nil, &unansweredError{fmt.Sprintf("the server asked for another model completion (%q), but this run has already sent %d to --model-url (--max-model-calls %d); stopped", key, g.calls, g.maxCalls)}
 	}
-	name := g.pick(r)
-	req := *r
-	req.ModelPreferences = nil // the model is chosen; nothing of the server's choosing goes on
-	if req.MaxTokens <= 0 || req.MaxTokens > g.maxTokens {
-		req.MaxTokens = g.maxTokens
+	res, err := g.policy.Func()(context.WithValue(ctx, gateCtx{}, gateAsk{key, r}), r)
+	var refusal *client.SamplingRefusal
+	if errors.As(err, &refusal) {
+		return nil, &unansweredError{fmt.Sprintf("sampling request %q: %v", key, refusal)}
 	}
-	if g.ask {
-		ok, err := g.consent(key, r, name, req.MaxTokens)
-		if err != nil {
-			return nil, &unansweredError{fmt.Sprintf("stdin ended while asking whether to send sampling request %q to --model-url", key)}
-		}
-		if !ok {
-			return nil, &unansweredError{fmt.Sprintf("you did not allow sampling request %q to go to --model-url; stopped", key)}
-		}
-	}
-	g.calls++
-	return g.clients[name].CreateMessage(ctx, &req)
+	return res, err
 }
 
-// consent shows the user what the completion would send and cost, and
-// asks. "all" stops asking for the rest of the run (the caps still
-// hold).
-func (g *modelGate) consent(key string, r *mrtr.SamplingRequest, name string, maxTokens int) (bool, error) {
+// generate runs the user's model name on a request, its maxTokens capped
+// and the server's model preferences dropped (the model is chosen).
+func (g *modelGate) generate(name string) func(context.Context, *mrtr.SamplingRequest, func(int)) (*mrtr.SamplingResult, error) {
+	return func(ctx context.Context, r *mrtr.SamplingRequest, _ func(int)) (*mrtr.SamplingResult, error) {
+		req := *r
+		req.ModelPreferences = nil
+		req.MaxTokens = g.capTokens(r)
+		g.calls++
+		return g.clients[name].CreateMessage(ctx, &req)
+	}
+}
+
+func (g *modelGate) capTokens(r *mrtr.SamplingRequest) int {
+	if r.MaxTokens <= 0 || r.MaxTokens > g.maxTokens {
+		return g.maxTokens
+	}
+	return r.MaxTokens
+}
+
+// consent is the policy's Ask: it shows the user who asks, the model,
+// the tokens and the kinds and sizes of what would be sent, and asks.
+// "all" stops asking for the rest of the run (the caps still hold).
+func (g *modelGate) consent(ctx context.Context, p client.SamplingPrompt) (bool, error) {
+	if !g.ask {
+		return true, nil
+	}
+	a, _ := ctx.Value(gateCtx{}).(gateAsk)
+	r, key := a.req, a.key
+	if r == nil {
+		r = &mrtr.SamplingRequest{MaxTokens: p.MaxTokens}
+	}
+	maxTokens := g.capTokens(r)
 	w := g.prompt
-	fmt.Fprintf(w, "\n? The server %s asks for a model completion (sampling %q), on your --model-url account:\n", termLine(g.server), key)
-	fmt.Fprintf(w, "  send to:    %s, model %s", termLine(g.endpoint), termLine(name))
+	fmt.Fprintf(w, "\n? The server %s asks for a model completion (sampling %q), on your --model-url account:\n", termLine(p.Server), key)
+	fmt.Fprintf(w, "  send to:    %s, model %s", termLine(g.endpoint), termLine(p.Model))
 	if hints := hintNames(r); hints != "" {
 		fmt.Fprintf(w, " (the server's hints: %s)", hints)
 	}
@@ -134,13 +163,13 @@ func (g *modelGate) consent(key string, r *mrtr.SamplingRequest, name string, ma
 		fmt.Fprint(w, "  Send it? [y]es / [n]o, stop the call / [a]ll: yes to the rest of this run (default n): ")
 		s, err := g.in.readLine()
 		if err != nil {
-			return false, err
+			return false, &unansweredError{fmt.Sprintf("stdin ended while asking whether to send sampling request %q to --model-url", key)}
 		}
 		switch strings.ToLower(strings.TrimSpace(s)) {
 		case "y", "yes":
 			return true, nil
 		case "", "n", "no":
-			return false, nil
+			return false, &unansweredError{fmt.Sprintf("you did not allow sampling request %q to go to --model-url; stopped", key)}
 		case "a", "all":
 			g.ask = false
 			return true, nil

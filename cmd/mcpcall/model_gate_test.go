@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/mrtrkit/mrtrkit/mrtr/model"
 )
 
 // greedyServer is the review's reproduction: an MCP server whose tool
@@ -189,8 +191,31 @@ func TestModelURLAsksAtTheTerminal(t *testing.T) {
 	assert.Len(t, calls(), 6)
 }
 
+// modelFunc is a model.Model of a function.
+type modelFunc func(ctx context.Context, r *mrtr.SamplingRequest) (*mrtr.SamplingResult, error)
+
+func (f modelFunc) CreateMessage(ctx context.Context, r *mrtr.SamplingRequest) (*mrtr.SamplingResult, error) {
+	return f(ctx, r)
+}
+
 func TestModelGatePick(t *testing.T) {
-	g := &modelGate{models: []string{"gpt-4o-mini", "claude-3-5-sonnet-latest"}}
+	// The gate's policy runs the model the user listed that the server's
+	// first matching hint names, else the user's first.
+	var used string
+	g := &modelGate{models: []string{"gpt-4o-mini", "claude-3-5-sonnet-latest"}, clients: map[string]model.Model{}, maxTokens: 10, maxCalls: 100}
+	for _, name := range g.models {
+		g.clients[name] = modelFunc(func(context.Context, *mrtr.SamplingRequest) (*mrtr.SamplingResult, error) {
+			used = name
+			return &mrtr.SamplingResult{Role: mrtr.RoleAssistant, Model: name, Content: []mrtr.SamplingContent{{Type: "text", Text: "x"}}}, nil
+		})
+	}
+	newModelGate(g, 0)
+	pick := func(r *mrtr.SamplingRequest) string {
+		used = ""
+		_, err := g.complete(context.Background(), "k", r)
+		require.NoError(t, err)
+		return used
+	}
 	req := func(hints ...string) *mrtr.SamplingRequest {
 		r := &mrtr.SamplingRequest{}
 		if hints != nil {
@@ -201,9 +226,9 @@ func TestModelGatePick(t *testing.T) {
 		}
 		return r
 	}
-	assert.Equal(t, "gpt-4o-mini", g.pick(req()))
-	assert.Equal(t, "gpt-4o-mini", g.pick(req("o1-pro")))
-	assert.Equal(t, "claude-3-5-sonnet-latest", g.pick(req("o1-pro", "Sonnet")))
-	assert.Equal(t, "gpt-4o-mini", g.pick(req("", "4o")))
+	assert.Equal(t, "gpt-4o-mini", pick(req()))
+	assert.Equal(t, "gpt-4o-mini", pick(req("o1-pro")))
+	assert.Equal(t, "claude-3-5-sonnet-latest", pick(req("o1-pro", "Sonnet")))
+	assert.Equal(t, "gpt-4o-mini", pick(req("", "4o")))
 	assert.Equal(t, []string{"a", "b"}, parseModels(" a, ,b,"))
 }

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-
 	"strings"
 
+	"github.com/mrtrkit/mrtrkit/client"
 	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
@@ -29,6 +29,15 @@ func (p *printer) line(v any) {
 		return
 	}
 	p.w.Write(append(b, '\n'))
+}
+
+// encodeJSON encodes v for output: no HTML escaping, no newline.
+func encodeJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), err
 }
 
 // pretty indents JSON for reading.
@@ -229,7 +238,6 @@ func (p *printer) answered(key string, req inputRequest, a answer) {
 // roundEnd closes the report of a round.
 func (p *printer) roundEnd(r *roundRecord) {
 	if p.json {
-		r.seal()
 		p.line(r)
 		return
 	}
@@ -239,23 +247,25 @@ func (p *printer) roundEnd(r *roundRecord) {
 }
 
 // roundLimit reports the round that was not answered.
-func (p *printer) roundLimit(cmd command, round int, keys []string, values []json.RawMessage) {
+func (p *printer) roundLimit(cmd command, r *client.Round) {
+	keys := make([]string, len(r.Requests))
+	asks := map[string]json.RawMessage{}
+	for i, q := range r.Requests {
+		keys[i] = q.Key
+		asks[q.Key] = q.Raw
+	}
 	if p.json {
-		asks := make([]member, len(keys))
-		for i := range keys {
-			asks[i] = member{keys[i], values[i]}
-		}
-		obj, _ := objectOf(asks)
+		obj, _ := encodeJSON(asks)
 		p.line(struct {
 			Type          string          `json:"type"`
 			Round         int             `json:"round"`
 			Method        string          `json:"method"`
 			Target        string          `json:"target,omitempty"`
 			InputRequests json.RawMessage `json:"inputRequests"`
-		}{"round_limit", round, cmd.method, cmd.target, obj})
+		}{"round_limit", r.N, cmd.method, cmd.target, obj})
 		return
 	}
-	fmt.Fprintf(p.w, "── round %d: the server needs input again: %s; not answered (round limit) ──\n", round, termLine(strings.Join(keys, ", ")))
+	fmt.Fprintf(p.w, "── round %d: the server needs input again: %s; not answered (round limit) ──\n", r.N, termLine(strings.Join(keys, ", ")))
 }
 
 // failure reports a failure that is not a JSON-RPC error (-json only; the
@@ -271,19 +281,18 @@ func (p *printer) failure(kind, msg string) {
 
 // rpcError reports a JSON-RPC error (-json only; the message goes to
 // stderr in both modes).
-func (p *printer) rpcError(cmd command, resp *response, rounds int) {
+func (p *printer) rpcError(cmd command, status int, e *client.RPCError, rounds int) {
 	if !p.json {
 		return
 	}
-	v := struct {
-		Type       string    `json:"type"`
-		Method     string    `json:"method"`
-		Target     string    `json:"target,omitempty"`
-		Rounds     int       `json:"rounds"`
-		HTTPStatus int       `json:"httpStatus"`
-		Error      *rpcError `json:"error"`
-	}{"error", cmd.method, cmd.target, rounds, resp.HTTPStatus, resp.Error}
-	p.line(v)
+	p.line(struct {
+		Type       string           `json:"type"`
+		Method     string           `json:"method"`
+		Target     string           `json:"target,omitempty"`
+		Rounds     int              `json:"rounds"`
+		HTTPStatus int              `json:"httpStatus"`
+		Error      *client.RPCError `json:"error"`
+	}{"error", cmd.method, cmd.target, rounds, status, e})
 }
 
 // final prints a complete result. page numbers the pages of a list (0

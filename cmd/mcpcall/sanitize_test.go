@@ -306,10 +306,13 @@ func TestHostileServerTextIsEscaped(t *testing.T) {
 	assert.Contains(t, url1, "progress: 1 done\\x1b[8m")
 	assert.Contains(t, url1, "log [done\\x1b[8m")
 	assert.Contains(t, outputs["tools call evil_error"], "JSON-RPC error -32602: done\\x1b[8m hidden text")
-	assert.Contains(t, outputs["tools call evil_http"], "HTTP 401 Unauthorized (text/plain; x=\\u202e)\n  WWW-Authenticate: Bearer realm=\"x\\u009b31m \\u202eRTL\"\n  done\\x1b[8m hidden")
+	assert.Contains(t, outputs["tools call evil_http"], "HTTP 401 Unauthorized (text/plain; x=\\u202e); WWW-Authenticate: Bearer realm=\"x\\u009b31m \\u202eRTL\": done\\x1b[8m hidden")
 	assert.Contains(t, outputs["-v tools call evil_http"], "< Www-Authenticate: Bearer realm=\"x\\u009b31m \\u202eRTL\"")
 	assert.Contains(t, outputs["-v tools list"], `"description":"Reads a file.\u001b[2K`)
-	assert.Contains(t, out("tools call evil_stream"), "the server sent a done\\x1b[8m hidden")
+	// A request on the response stream of a 2026-07-28 server is not
+	// the protocol's: the client ignores it (posting nothing back, which
+	// the server above would fail on) and reads on to the response.
+	assert.NotContains(t, out("tools call evil_stream"), "error")
 	assert.Contains(t, out("tools call evil_sampling"), "  system: done\\x1b[8m hidden")
 	assert.Contains(t, outputs["tools call evil_form (terminal)"], `does not match the pattern ^\x1b]52;c;eA==\x07$`)
 }

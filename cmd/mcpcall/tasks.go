@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/mrtrkit/mrtrkit/client"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -17,56 +19,43 @@ import (
 
 // taskView is a CreateTaskResult or a DetailedTask.
 type taskView struct {
-	TaskID         string          `json:"taskId"`
-	Status         string          `json:"status"`
-	StatusMessage  string          `json:"statusMessage"`
-	PollIntervalMs int64           `json:"pollIntervalMs"`
-	InputRequests  json.RawMessage `json:"inputRequests"`
-	Result         json.RawMessage `json:"result"`
-	Error          *rpcError       `json:"error"`
+	TaskID         string           `json:"taskId"`
+	Status         string           `json:"status"`
+	StatusMessage  string           `json:"statusMessage"`
+	PollIntervalMs int64            `json:"pollIntervalMs"`
+	InputRequests  json.RawMessage  `json:"inputRequests"`
+	Result         json.RawMessage  `json:"result"`
+	Error          *client.RPCError `json:"error"`
 }
 
-// withTasksExtension adds the Tasks extension to a clientCapabilities
-// object.
-func withTasksExtension(caps json.RawMessage) (json.RawMessage, error) {
-	m := map[string]json.RawMessage{}
-	if len(caps) > 0 {
-		if err := json.Unmarshal(caps, &m); err != nil {
-			return nil, err
-		}
+// taskRequest sends one tasks/* request for id, with more params. It
+// goes through client.CallTarget, a raw method call with Mcp-Name: id,
+// until the client has a task API of its own.
+func (s *session) taskRequest(ctx context.Context, method, id string, more map[string]any) (*taskView, json.RawMessage, error) {
+	params := map[string]any{"taskId": id}
+	for k, v := range more {
+		params[k] = v
 	}
-	ext := map[string]json.RawMessage{}
-	if raw, ok := m["extensions"]; ok {
-		if err := json.Unmarshal(raw, &ext); err != nil {
-			return nil, fmt.Errorf("--capabilities: extensions is not an object")
-		}
-	}
-	ext[mrtr.TasksExtension] = json.RawMessage(`{}`)
-	m["extensions"] = mustJSON(ext)
-	return json.Marshal(m)
-}
-
-// taskRequest sends one tasks/* request for id.
-func (s *session) taskRequest(ctx context.Context, method, id string, more ...member) (*taskView, json.RawMessage, error) {
-	resp, err := s.client.call(ctx, method, id, append([]member{{"taskId", mustJSON(id)}}, more...), nil)
+	res, err := s.c.CallTarget(ctx, method, id, params)
 	if err != nil {
+		var rpc *client.RPCError
+		if errors.As(err, &rpc) {
+			return nil, nil, fmt.Errorf("%s %s: %d %s", method, id, rpc.Code, termLine(rpc.Message))
+		}
 		return nil, nil, err
 	}
-	if resp.Error != nil {
-		return nil, nil, fmt.Errorf("%s %s: %d %s", method, id, resp.Error.Code, termLine(resp.Error.Message))
-	}
 	var v taskView
-	if err := json.Unmarshal(resp.Result, &v); err != nil {
+	if err := json.Unmarshal(res, &v); err != nil {
 		return nil, nil, transportErr("%s: the result is not a JSON object: %v", method, err)
 	}
-	return &v, resp.Result, nil
+	return &v, res, nil
 }
 
 // taskCommand runs tasks get, tasks cancel and tasks wait.
 func (s *session) taskCommand(ctx context.Context, cmd command) int {
 	switch cmd.method {
 	case mrtr.MethodTasksCancel:
-		if _, _, err := s.taskRequest(ctx, mrtr.MethodTasksCancel, cmd.target); err != nil {
+		if _, _, err := s.taskRequest(ctx, mrtr.MethodTasksCancel, cmd.target, nil); err != nil {
 			return s.fail(err)
 		}
 		fmt.Fprintf(s.env.stderr, "mcpcall: asked task %s to cancel\n", termLine(cmd.target))
@@ -75,7 +64,7 @@ func (s *session) taskCommand(ctx context.Context, cmd command) int {
 		if cmd.wait {
 			return s.followTask(ctx, command{method: "tools/call", target: cmd.target}, cmd.target, 0)
 		}
-		_, raw, err := s.taskRequest(ctx, mrtr.MethodTasksGet, cmd.target)
+		_, raw, err := s.taskRequest(ctx, mrtr.MethodTasksGet, cmd.target, nil)
 		if err != nil {
 			return s.fail(err)
 		}
@@ -92,12 +81,12 @@ func (s *session) followTask(ctx context.Context, cmd command, id string, rounds
 	answered := map[string]bool{}
 	poll := time.Second
 	for {
-		v, _, err := s.taskRequest(ctx, mrtr.MethodTasksGet, id)
+		v, _, err := s.taskRequest(ctx, mrtr.MethodTasksGet, id, nil)
 		if err != nil {
 			if ctx.Err() != nil {
 				return s.cancelTask(id, ctx.Err())
 			}
-			return s.fail(err)
+			return s.failed(cmd, err)
 		}
 		if v.PollIntervalMs > 0 {
 			poll = min(time.Duration(v.PollIntervalMs)*time.Millisecond, 10*time.Second)
@@ -132,40 +121,16 @@ func (s *session) followTask(ctx context.Context, cmd command, id string, rounds
 				fmt.Fprintf(s.env.stderr, "mcpcall: task %s still asks for input after %d rounds; cancelling it (--max-rounds %d)\n", termLine(id), rounds-1, s.opts.maxRounds)
 				return s.cancelTask(id, nil)
 			}
-			rec := &roundRecord{Type: "round", Round: rounds, Method: cmd.method, Target: cmd.target}
-			s.out.roundStart(rec, len(names))
-			var answers []member
-			for i, key := range names {
-				if answered[key] {
-					continue
+			r, err := s.answerTask(ctx, cmd, rounds, names, values, answered)
+			if err != nil {
+				if ctx.Err() != nil {
+					return s.cancelTask(id, ctx.Err())
 				}
-				var req inputRequest
-				if err := json.Unmarshal(values[i], &req); err != nil || req.Method == "" {
-					return s.fail(transportErr("tasks/get: inputRequests[%q] is not a {method, params} request", key))
-				}
-				rec.asked(key, values[i])
-				s.out.asked(key, req)
-				a, err := s.answers.answer(ctx, key, req)
-				if err != nil {
-					s.out.roundEnd(rec)
-					if ctx.Err() != nil {
-						return s.cancelTask(id, ctx.Err())
-					}
-					return s.fail(err)
-				}
-				rec.answered(key, a)
-				s.out.answered(key, req, a)
-				answers = append(answers, member{key, a.value})
-				answered[key] = true
+				return s.fail(err)
 			}
-			s.out.roundEnd(rec)
-			if len(answers) > 0 {
-				obj, err := objectOf(answers)
-				if err != nil {
-					return s.fail(err)
-				}
-				if _, _, err := s.taskRequest(ctx, mrtr.MethodTasksUpdate, id, member{"inputResponses", obj}); err != nil {
-					return s.fail(err)
+			if len(r) > 0 {
+				if _, _, err := s.taskRequest(ctx, mrtr.MethodTasksUpdate, id, map[string]any{"inputResponses": r}); err != nil {
+					return s.failed(cmd, err)
 				}
 				continue
 			}
@@ -182,7 +147,7 @@ func (s *session) followTask(ctx context.Context, cmd command, id string, rounds
 func (s *session) cancelTask(id string, why error) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if _, _, err := s.taskRequest(ctx, mrtr.MethodTasksCancel, id); err != nil {
+	if _, _, err := s.taskRequest(ctx, mrtr.MethodTasksCancel, id, nil); err != nil {
 		fmt.Fprintf(s.env.stderr, "mcpcall: cancelling task %s failed: %v\n", termLine(id), err)
 	} else {
 		fmt.Fprintf(s.env.stderr, "mcpcall: asked task %s to cancel\n", termLine(id))
@@ -191,4 +156,38 @@ func (s *session) cancelTask(id string, why error) int {
 		fmt.Fprintf(s.env.stderr, "mcpcall: %v\n", why)
 	}
 	return exitUsage
+}
+
+// answerTask answers the questions of a task not answered yet, printing
+// them as a round, and returns the answers by key.
+func (s *session) answerTask(ctx context.Context, cmd command, n int, names []string, values []json.RawMessage, answered map[string]bool) (map[string]json.RawMessage, error) {
+	r := &client.Round{N: n}
+	for i, key := range names {
+		if answered[key] {
+			continue
+		}
+		var q inputRequest
+		if err := json.Unmarshal(values[i], &q); err != nil || q.Method == "" {
+			return nil, transportErr("tasks/get: inputRequests[%q] is not a {method, params} request", key)
+		}
+		r.Requests = append(r.Requests, client.InputRequest{Key: key, Method: q.Method, Params: q.Params, Raw: values[i]})
+	}
+	var rounds int
+	w := s.roundWatch(cmd, &rounds)
+	w.Asked(r)
+	out := map[string]json.RawMessage{}
+	for i, q := range r.Requests {
+		a, err := s.answers.answer(ctx, q.Key, inputRequest{Method: q.Method, Params: q.Params})
+		if err != nil {
+			w.Done(r, err)
+			return nil, err
+		}
+		s.sources[q.Key] = a.source
+		r.Answers = append(r.Answers, a.value)
+		w.Answered(r, i)
+		out[q.Key] = a.value
+		answered[q.Key] = true
+	}
+	w.Done(r, nil)
+	return out, nil
 }

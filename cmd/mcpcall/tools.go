@@ -9,17 +9,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mrtrkit/mrtrkit/client"
 	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
-
-// toolInfo is what mcpcall keeps of a tool from tools/list.
-type toolInfo struct {
-	Name        string          `json:"name"`
-	InputSchema json.RawMessage `json:"inputSchema"`
-
-	decls    []headerDecl
-	problems []string
-}
 
 // headerDecl is one x-mcp-header declaration: the argument at Path goes
 // into the header Mcp-Param-{Name}.
@@ -52,83 +44,37 @@ func headerDecls(schema json.RawMessage) ([]headerDecl, []string) {
 	return decls, problems
 }
 
-// findTool returns the tool's definition from tools/list, listing the
-// tools once per run (again when refresh is set). It returns nil, with a
-// warning, when the tool cannot be found.
-func (s *session) findTool(ctx context.Context, name string, refresh bool) *toolInfo {
-	if s.tools != nil && !refresh {
-		return s.tools[name]
-	}
-	s.tools = map[string]*toolInfo{}
-	var cursor *string
-	for page := 1; page <= maxPages; page++ {
-		var params []member
-		if cursor != nil {
-			params = []member{{"cursor", mustJSON(*cursor)}}
-		}
-		resp, err := s.client.call(ctx, wire.MethodToolsList, "", params, nil)
-		if err != nil || resp.Error != nil {
-			why := ""
-			if err != nil {
-				why = err.Error()
-			} else {
-				why = fmt.Sprintf("JSON-RPC error %d: %s", resp.Error.Code, resp.Error.Message)
-			}
-			fmt.Fprintf(s.env.stderr, "mcpcall: warning: tools/list failed, so no Mcp-Param-* headers are sent: %s\n", termText(why))
-			return nil
-		}
-		var r struct {
-			Tools      []*toolInfo `json:"tools"`
-			NextCursor *string     `json:"nextCursor"`
-		}
-		if err := json.Unmarshal(resp.Result, &r); err != nil {
-			fmt.Fprintf(s.env.stderr, "mcpcall: warning: tools/list result does not decode, so no Mcp-Param-* headers are sent: %v\n", err)
-			return nil
-		}
-		for _, t := range r.Tools {
-			if t == nil {
-				continue
-			}
-			t.decls, t.problems = headerDecls(t.InputSchema)
-			s.tools[t.Name] = t
-		}
-		if t, ok := s.tools[name]; ok {
-			for _, p := range t.problems {
-				fmt.Fprintf(s.env.stderr, "mcpcall: warning: tool %q: %s (a conforming client would not offer this tool)\n", name, termLine(p))
-			}
-			return t
-		}
-		if r.NextCursor == nil || (cursor != nil && *cursor == *r.NextCursor) {
-			break
-		}
-		cursor = r.NextCursor
-	}
-	fmt.Fprintf(s.env.stderr, "mcpcall: warning: tool %q is not in tools/list; calling it without Mcp-Param-* headers\n", name)
-	return nil
-}
-
-// paramHeaders renders the Mcp-Param-* headers the tool's declarations
-// ask for, from the arguments: strings as they are, integers in decimal,
-// booleans as true or false. Absent and null arguments get no header.
-func (s *session) paramHeaders(t *toolInfo) map[string]string {
-	if t == nil || len(t.decls) == 0 {
+// findTool lists the tools (client.ListTools, which also teaches the
+// client the tool's x-mcp-header declarations for the call) and returns
+// the tool's definition. It returns nil, with a warning, when the tool
+// cannot be found; it warns about arguments that do not fit their
+// declared header type, which the server is likely to refuse.
+func (s *session) findTool(ctx context.Context, name string) *client.Tool {
+	tools, err := s.c.ListTools(ctx)
+	if err != nil {
+		fmt.Fprintf(s.env.stderr, "mcpcall: warning: tools/list failed, so no Mcp-Param-* headers are sent: %s\n", termText(err.Error()))
 		return nil
 	}
-	out := map[string]string{}
-	for _, d := range t.decls {
-		raw, ok := lookupArg(s.args, d.Path)
-		if !ok {
+	for i := range tools {
+		t := &tools[i]
+		if t.Name != name {
 			continue
 		}
-		v, ok := headerValue(d.Type, raw)
-		if !ok {
-			fmt.Fprintf(s.env.stderr, "mcpcall: warning: argument %s is %s but x-mcp-header %q declares %s; Mcp-Param-%s not sent\n",
-				termLine(strings.Join(d.Path, ".")), jsonKind(raw), d.Name, d.Type, termLine(d.Name))
-			continue
+		decls, _ := headerDecls(t.InputSchema)
+		for _, d := range decls {
+			raw, ok := lookupArg(s.args, d.Path)
+			if !ok {
+				continue
+			}
+			if _, ok := headerValue(d.Type, raw); !ok {
+				fmt.Fprintf(s.env.stderr, "mcpcall: warning: argument %s is %s but x-mcp-header %q declares %s; the server is likely to refuse Mcp-Param-%s\n",
+					termLine(strings.Join(d.Path, ".")), jsonKind(raw), d.Name, d.Type, termLine(d.Name))
+			}
 		}
-		out[d.Name] = v
+		return t
 	}
-	return out
+	fmt.Fprintf(s.env.stderr, "mcpcall: warning: tool %q is not in tools/list (or its x-mcp-header declarations are invalid, and a conforming client does not offer it); calling it without Mcp-Param-* headers\n", name)
+	return nil
 }
 
 // lookupArg returns the argument at path; null counts as absent. A name

@@ -152,7 +152,7 @@ func serverEnv() []string {
 
 // machineBusy returns the CPU time all processes of the machine have spent
 // running, from the "cpu" line of /proc/stat (user, nice, system, irq and
-// softirq), as internal/loadbench reads it.
+// softirq), as internal/cmd/loadbench reads it.
 func machineBusy(b *testing.B) time.Duration {
 	b.Helper()
 	raw, err := os.ReadFile("/proc/stat")

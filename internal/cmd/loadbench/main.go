@@ -2,7 +2,7 @@
 // spends per request over loopback HTTP, next to a bare net/http JSON-RPC
 // handler, and compares the two against the framework's budget.
 //
-//	go run ./internal/loadbench [-n requests] [-c concurrency] [-duration d] [-runs r]
+//	go run ./internal/cmd/loadbench [-n requests] [-c concurrency] [-duration d] [-runs r]
 //
 // Every scenario runs in a server process of its own (this program,
 // started again with -serve) on an ephemeral 127.0.0.1 port. The load
@@ -34,6 +34,9 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mrtrkit/mrtrkit/client"
+	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
 type options struct {
@@ -348,30 +351,20 @@ func (a *armed) phase(ctx context.Context, m *measurement, n int, limit time.Dur
 	return nil
 }
 
-// prepare builds the scenario's request. For a retry round it first makes
-// the first-round call and takes the requestState from its answer. It
-// sends the request once and checks the answer.
-func prepare(ctx context.Context, client *http.Client, url string, sc scenario) (target, error) {
-	t := target{url: url, header: callHeader(sc.tool), want: []byte(sc.want)}
+// prepare builds the scenario's request. For a retry round it first
+// calls the tool as an ordinary client does (firstRound) and takes the
+// requestState of its first round. It then sends the measured request
+// once, as the load phases will, and checks the answer.
+func prepare(ctx context.Context, hc *http.Client, url string, sc scenario) (target, error) {
+	t := target{url: url, header: callHeader(sc.tool), want: []byte(sc.want), body: callBody(sc.tool, sc.caps, "", "")}
 	if sc.retry {
-		status, body, err := post(ctx, client, t.url, t.header, callBody(sc.tool, sc.caps, "", ""))
+		state, err := firstRound(ctx, hc, url, sc.tool)
 		if err != nil {
-			return t, err
+			return t, fmt.Errorf("first round: %w", err)
 		}
-		var first struct {
-			Result struct {
-				ResultType   string `json:"resultType"`
-				RequestState string `json:"requestState"`
-			} `json:"result"`
-		}
-		if status != http.StatusOK || json.Unmarshal(body, &first) != nil || first.Result.RequestState == "" {
-			return t, fmt.Errorf("first round: status %d: %.300s", status, body)
-		}
-		t.body = callBody(sc.tool, sc.caps, first.Result.RequestState, nameAnswer)
-	} else {
-		t.body = callBody(sc.tool, sc.caps, "", "")
+		t.body = callBody(sc.tool, sc.caps, state, nameAnswer)
 	}
-	status, body, err := post(ctx, client, t.url, t.header, t.body)
+	status, body, err := post(ctx, hc, t.url, t.header, t.body)
 	if err != nil {
 		return t, err
 	}
@@ -381,6 +374,39 @@ func prepare(ctx context.Context, client *http.Client, url string, sc scenario) 
 	return t, nil
 }
 
+// firstRound calls tool through the client package, answering its first
+// question with the name nameAnswer gives, and returns the requestState
+// of that first round: the state the measured retry carries. The
+// client answers one round at most; a tool that asks again (survey)
+// stops there.
+func firstRound(ctx context.Context, hc *http.Client, url, tool string) (string, error) {
+	c, err := client.Connect(ctx, client.HTTP(url, client.WithHTTPClient(hc)),
+		client.WithClientInfo("loadbench", "1.0.0"), client.WithMaxRounds(1),
+		client.OnElicitation(func(context.Context, *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
+			return &mrtr.ElicitResult{Action: mrtr.Accepted, Content: map[string]any{"name": "Ada"}}, nil
+		}))
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	var state json.RawMessage
+	_, err = c.Run(ctx, "tools/call", map[string]any{"name": tool, "arguments": map[string]string{"text": "hello"}},
+		&client.RoundWatch{Asked: func(r *client.Round) {
+			if r.N == 1 {
+				state = r.RequestState
+			}
+		}})
+	if err != nil && !errors.Is(err, client.ErrTooManyRounds) {
+		return "", err
+	}
+	var s string
+	if json.Unmarshal(state, &s) != nil || s == "" {
+		return "", fmt.Errorf("the tool's first round carries no requestState (%s)", state)
+	}
+	return s, nil
+}
+
+// post sends one pre-encoded request, as the load phases do.
 func post(ctx context.Context, client *http.Client, url string, header http.Header, body []byte) (int, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(string(body)))
 	if err != nil {

@@ -2,11 +2,12 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 )
 
 // recordWriter is a ResponseWriter that keeps the status and, when asked,
@@ -42,31 +43,26 @@ func serveOnce(h http.Handler, hdr http.Header, body []byte) (int, []byte) {
 }
 
 // benchRequest returns the handler and the measured request body of a
-// scenario, checked once, as prepare does over HTTP.
+// scenario, prepared and checked as the load generator does (prepare),
+// over loopback HTTP.
 func benchRequest(tb testing.TB, sc scenario) (http.Handler, http.Header, []byte) {
 	tb.Helper()
 	h, err := newHandler(sc.name)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	hdr := callHeader(sc.tool)
-	body := callBody(sc.tool, sc.caps, "", "")
-	if sc.retry {
-		status, out := serveOnce(h, hdr, body)
-		var first struct {
-			Result struct {
-				RequestState string `json:"requestState"`
-			} `json:"result"`
-		}
-		if status != http.StatusOK || json.Unmarshal(out, &first) != nil || first.Result.RequestState == "" {
-			tb.Fatalf("first round: status %d: %s", status, out)
-		}
-		body = callBody(sc.tool, sc.caps, first.Result.RequestState, nameAnswer)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	t, err := prepare(ctx, srv.Client(), srv.URL+"/mcp", sc)
+	if err != nil {
+		tb.Fatal(err)
 	}
-	if status, out := serveOnce(h, hdr, body); status != http.StatusOK || !bytes.Contains(out, []byte(sc.want)) {
-		tb.Fatalf("probe: status %d, want %s: %s", status, sc.want, out)
+	if status, out := serveOnce(h, t.header, t.body); status != http.StatusOK || !bytes.Contains(out, t.want) {
+		tb.Fatalf("in process: status %d, want %s: %s", status, sc.want, out)
 	}
-	return h, hdr, body
+	return h, t.header, t.body
 }
 
 // TestScenarios checks that every scenario's request gets the answer the

@@ -382,7 +382,7 @@ func callOptions(opts []CallOption) *callOpts {
 	}
 	co := &callOpts{}
 	for _, o := range opts {
-		o(co)
+		o.applyCall(co)
 	}
 	return co
 }

@@ -139,6 +139,7 @@ type Client struct {
 	server string
 	caps   json.RawMessage // the client capabilities as sent at 2026-07-28
 	caps25 json.RawMessage // and in initialize
+	capsT  json.RawMessage // caps with the Tasks extension declared (AsTask, tasks/*)
 
 	nextID atomic.Int64
 
@@ -198,6 +199,7 @@ func Connect(ctx context.Context, t Transport, opts ...Option) (*Client, error) 
 		o.apply(&c.cfg)
 	}
 	c.caps, c.caps25 = c.capabilities()
+	c.capsT = withTasksExtension(c.caps)
 	cn, err := t.dial(ctx, c)
 	if err != nil {
 		return nil, &Error{Server: c.server, Method: "connect", Err: err}
@@ -462,6 +464,7 @@ type callOpts struct {
 	onProgress    func(Progress)
 	meta          []member
 	onNote        func(*message) // every notification of the call (Listen)
+	task          bool           // declare the Tasks extension (AsTask)
 }
 
 // CallOption configures one call (CallTool, GetPrompt, ReadResource,
@@ -501,9 +504,13 @@ func WithMeta(key string, value any) CallOption {
 func (c *Client) meta(version string, legacy bool, co *callOpts) []byte {
 	var m []member
 	if !legacy {
+		caps := c.caps
+		if co != nil && co.task {
+			caps = c.capsT
+		}
 		m = append(m,
 			member{wire.MetaProtocolVersion, mustJSON(version)},
-			member{wire.MetaClientCapabilities, c.caps},
+			member{wire.MetaClientCapabilities, caps},
 			member{wire.MetaClientInfo, mustJSON(c.cfg.info)})
 		if c.cfg.logLevel != "" {
 			m = append(m, member{wire.MetaLogLevel, mustJSON(c.cfg.logLevel)})

@@ -64,6 +64,10 @@ const maxTaskPollInterval = 24 * time.Hour
 // resultTask is the resultType of a CreateTaskResult.
 const resultTask = "task"
 
+// notifyTasks is the notification of a task's new state (Listen with
+// TaskIDs).
+const notifyTasks = "notifications/tasks"
+
 // AsTask declares the Tasks extension on the call. CallTool then runs
 // the call as a task when the server makes it one (a tool the server
 // always answers at once is answered at once), polls it at the server's

@@ -506,3 +506,51 @@ func TestTaskWithExplicitCapabilities(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "deleted c.txt", res.Text())
 }
+
+// Listen with TaskIDs declares the extension and delivers
+// notifications/tasks with the task's new state.
+func TestTaskListen(t *testing.T) {
+	url, rec := taskServer(t, true)
+	c := connectTasks(t, url)
+	task, err := c.CreateTask(ctxT(t), "hang", nil)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(ctxT(t))
+	defer cancel()
+	got := make(chan client.Notification, 8)
+	done := make(chan error, 1)
+	go func() {
+		done <- c.Listen(ctx, client.ListenFilter{TaskIDs: []string{task.ID}}, func(n client.Notification) { got <- n })
+	}()
+	var ack client.Notification
+	select {
+	case ack = <-got:
+	case err := <-done:
+		t.Fatalf("Listen ended: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no acknowledgement")
+	}
+	require.Equal(t, "notifications/subscriptions/acknowledged", ack.Method)
+	assert.Contains(t, string(ack.Params), task.ID, "the server honours the task")
+	listens := rec.of("subscriptions/listen")
+	require.Len(t, listens, 1)
+	assert.True(t, listens[0].declared)
+
+	require.NoError(t, c.CancelTask(ctxT(t), task.ID))
+	for {
+		select {
+		case n := <-got:
+			require.Equal(t, "notifications/tasks", n.Method)
+			var st struct{ TaskID, Status string }
+			require.NoError(t, json.Unmarshal(n.Params, &st))
+			require.Equal(t, task.ID, st.TaskID)
+			if st.Status != mrtr.TaskCancelled {
+				continue
+			}
+			cancel()
+			require.ErrorIs(t, <-done, context.Canceled)
+			return
+		case <-time.After(10 * time.Second):
+			t.Fatal("no notifications/tasks saying cancelled")
+		}
+	}
+}

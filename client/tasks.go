@@ -217,6 +217,9 @@ func (c *Client) getTask(ctx context.Context, id, tool string, round int) (*Task
 // (OnSampling, OnElicitation, OnRoots) and sends the answers with
 // tasks/update. It does nothing for a task that asks nothing.
 func (c *Client) AnswerTask(ctx context.Context, t *Task) error {
+	if t == nil {
+		return nil
+	}
 	keys := make([]string, 0, len(t.InputRequests))
 	for k := range t.InputRequests {
 		keys = append(keys, k)
@@ -272,6 +275,9 @@ func (c *Client) CancelTask(ctx context.Context, id string) error {
 // ErrUnknownTask. When ctx ends AwaitTask returns its error; the task
 // goes on (CancelTask stops it).
 func (c *Client) AwaitTask(ctx context.Context, t *Task) (*ToolResult, error) {
+	if t == nil {
+		return nil, &Error{Server: c.server, Method: mrtr.MethodTasksGet, Err: errors.New("no task")}
+	}
 	return c.await(ctx, t, Exchange{})
 }
 

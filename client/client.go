@@ -49,8 +49,12 @@ type Notification struct {
 	Params json.RawMessage
 }
 
-// Option configures a Client.
-type Option func(*config)
+// Option configures a Client (Connect).
+type Option interface{ apply(*config) }
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
 
 type config struct {
 	info      Implementation
@@ -68,41 +72,41 @@ type config struct {
 // WithClientInfo sets the clientInfo the client sends (default
 // "mrtrkit-client" "dev").
 func WithClientInfo(name, version string) Option {
-	return func(c *config) { c.info = Implementation{Name: name, Version: version} }
+	return optionFunc(func(c *config) { c.info = Implementation{Name: name, Version: version} })
 }
 
 // WithProtocolVersion pins the revision: LatestVersion speaks only
 // 2026-07-28 (no initialize), a 2025 revision speaks only the initialize
 // era. By default the client probes with server/discover and falls back to
 // initialize.
-func WithProtocolVersion(v string) Option { return func(c *config) { c.version = v } }
+func WithProtocolVersion(v string) Option { return optionFunc(func(c *config) { c.version = v }) }
 
 // WithCapabilities sets the client capabilities the client declares. By
 // default it declares what its functions answer: sampling with
 // OnSampling, elicitation (form and url) with OnElicitation, roots with
 // OnRoots.
 func WithCapabilities(caps mrtr.ClientCapabilities) Option {
-	return func(c *config) { c.caps = &caps }
+	return optionFunc(func(c *config) { c.caps = &caps })
 }
 
 // WithMaxRounds bounds the input-required rounds one call answers
 // (default DefaultMaxRounds).
-func WithMaxRounds(n int) Option { return func(c *config) { c.maxRounds = n } }
+func WithMaxRounds(n int) Option { return optionFunc(func(c *config) { c.maxRounds = n }) }
 
 // WithLogLevel asks the server for log notifications at level and above
 // (the io.modelcontextprotocol/logLevel of every request; logging/setLevel
 // in a 2025-11-25 session).
-func WithLogLevel(level string) Option { return func(c *config) { c.logLevel = level } }
+func WithLogLevel(level string) Option { return optionFunc(func(c *config) { c.logLevel = level }) }
 
 // OnSampling answers the server's sampling/createMessage requests, in both
 // eras. f is the mrtr.SamplingFunc that mrtrtest.OnSampling takes too.
-func OnSampling(f mrtr.SamplingFunc) Option { return func(c *config) { c.sampling = f } }
+func OnSampling(f mrtr.SamplingFunc) Option { return optionFunc(func(c *config) { c.sampling = f }) }
 
 // OnElicitation answers the server's elicitation/create requests.
-func OnElicitation(f mrtr.ElicitFunc) Option { return func(c *config) { c.elicit = f } }
+func OnElicitation(f mrtr.ElicitFunc) Option { return optionFunc(func(c *config) { c.elicit = f }) }
 
 // OnRoots answers the server's roots/list requests.
-func OnRoots(f mrtr.RootsFunc) Option { return func(c *config) { c.roots = f } }
+func OnRoots(f mrtr.RootsFunc) Option { return optionFunc(func(c *config) { c.roots = f }) }
 
 // WithRoots answers roots/list with roots.
 func WithRoots(roots ...mrtr.Root) Option {
@@ -116,7 +120,7 @@ func WithRoots(roots ...mrtr.Root) Option {
 // the initialize era and sends initialize (default DefaultProbeTimeout).
 // A late answer to the probe is dropped. Over HTTP the probe is always
 // answered or refused, so no bound applies.
-func WithProbeTimeout(d time.Duration) Option { return func(c *config) { c.probe = d } }
+func WithProbeTimeout(d time.Duration) Option { return optionFunc(func(c *config) { c.probe = d }) }
 
 // DefaultProbeTimeout is the default WithProbeTimeout.
 const DefaultProbeTimeout = 10 * time.Second
@@ -125,7 +129,7 @@ const DefaultProbeTimeout = 10 * time.Second
 // the client: those of a 2025-11-25 session's GET stream, for example.
 // Notifications of a call go to that call's progress function, those of
 // a listen stream to Listen's function.
-func OnNotification(f func(Notification)) Option { return func(c *config) { c.onNote = f } }
+func OnNotification(f func(Notification)) Option { return optionFunc(func(c *config) { c.onNote = f }) }
 
 // Client is a connection to one MCP server. It is safe for concurrent
 // use.
@@ -135,6 +139,7 @@ type Client struct {
 	server string
 	caps   json.RawMessage // the client capabilities as sent at 2026-07-28
 	caps25 json.RawMessage // and in initialize
+	capsT  json.RawMessage // caps with the Tasks extension declared (AsTask, tasks/*)
 
 	nextID atomic.Int64
 
@@ -191,9 +196,10 @@ type outbound struct {
 func Connect(ctx context.Context, t Transport, opts ...Option) (*Client, error) {
 	c := &Client{cfg: config{info: Implementation{Name: "mrtrkit-client", Version: "dev"}, maxRounds: DefaultMaxRounds}, server: t.String(), tools: map[string][]paramHeader{}}
 	for _, o := range opts {
-		o(&c.cfg)
+		o.apply(&c.cfg)
 	}
 	c.caps, c.caps25 = c.capabilities()
+	c.capsT = withTasksExtension(c.caps)
 	cn, err := t.dial(ctx, c)
 	if err != nil {
 		return nil, &Error{Server: c.server, Method: "connect", Err: err}
@@ -458,10 +464,16 @@ type callOpts struct {
 	onProgress    func(Progress)
 	meta          []member
 	onNote        func(*message) // every notification of the call (Listen)
+	task          bool           // declare the Tasks extension (AsTask)
 }
 
-// CallOption configures one call.
-type CallOption func(*callOpts)
+// CallOption configures one call (CallTool, GetPrompt, ReadResource,
+// Call).
+type CallOption interface{ applyCall(*callOpts) }
+
+type callOptionFunc func(*callOpts)
+
+func (f callOptionFunc) applyCall(o *callOpts) { f(o) }
 
 // Progress is one notifications/progress of a call.
 type Progress struct {
@@ -477,24 +489,28 @@ type Progress struct {
 // under token (a string or an integer; 0 is a token like any other), and
 // passes each to fn.
 func WithProgress(token any, fn func(Progress)) CallOption {
-	return func(o *callOpts) {
+	return callOptionFunc(func(o *callOpts) {
 		o.progressToken = mustJSON(token)
 		o.onProgress = fn
-	}
+	})
 }
 
 // WithMeta adds a member to the call's _meta.
 func WithMeta(key string, value any) CallOption {
-	return func(o *callOpts) { o.meta = append(o.meta, member{key, mustJSON(value)}) }
+	return callOptionFunc(func(o *callOpts) { o.meta = append(o.meta, member{key, mustJSON(value)}) })
 }
 
 // meta renders params._meta of a request.
 func (c *Client) meta(version string, legacy bool, co *callOpts) []byte {
 	var m []member
 	if !legacy {
+		caps := c.caps
+		if co != nil && co.task {
+			caps = c.capsT
+		}
 		m = append(m,
 			member{wire.MetaProtocolVersion, mustJSON(version)},
-			member{wire.MetaClientCapabilities, c.caps},
+			member{wire.MetaClientCapabilities, caps},
 			member{wire.MetaClientInfo, mustJSON(c.cfg.info)})
 		if c.cfg.logLevel != "" {
 			m = append(m, member{wire.MetaLogLevel, mustJSON(c.cfg.logLevel)})

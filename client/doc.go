@@ -19,6 +19,23 @@
 // mrtr.RootsFunc, which the test kit mrtr/mrtrtest takes too, so a
 // handler written once answers in tests and in real calls.
 //
+// A server with the Tasks extension (SEP-2663) may run a tool call as a
+// task. CallTool with AsTask declares the extension on the call and, when
+// the server creates a task, follows it to its end: it polls with
+// tasks/get no sooner than the server's pollIntervalMs, answers the
+// task's questions with the same OnSampling, OnElicitation and OnRoots
+// functions (tasks/update), and returns the tool's result; a task that
+// fails or is cancelled is an *Error wrapping ErrTaskFailed or
+// ErrTaskCancelled and naming the task. A caller that wants to keep the
+// task past the call uses CreateTask and then AwaitTask, or GetTask,
+// AnswerTask and CancelTask, by the task's id. SupportsTasks says whether
+// the server declares the extension; without it the task methods fail
+// with ErrTasksUnsupported before sending anything.
+//
+// Options follow one idiom: Option (Connect), CallOption (one call),
+// HTTPOption (HTTP) and StdioOption (Command) are interfaces made by the
+// With... and On... functions.
+//
 // A SamplingPolicy is the host's side of sampling: it denies, asks or
 // allows per server, picks a model by what the request's content needs
 // (the server's hints and priorities only rank the eligible models), names
@@ -32,7 +49,8 @@
 // Tokens never go over plain http to a host that is not loopback.
 //
 // Errors returned by a Client's calls are *Error values that name the
-// server, the method, the round and what the server said.
+// server, the method, the task (if any), the round and what the server
+// said.
 //
 // The package imports mrtr for its vocabulary only; it never runs an
 // mrtr.Server.

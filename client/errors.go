@@ -58,8 +58,12 @@ type Error struct {
 	// Name is the tool or prompt name, or the resource URI, when the
 	// method has one.
 	Name string
+	// TaskID is the task the failure concerns, for the methods of the
+	// Tasks extension and a call that runs as a task ("" otherwise).
+	TaskID string
 	// Round is the input-required round the call was in: 0 for the first
-	// request, n after the client answered n rounds.
+	// request, n after the client answered n rounds (of the task, for a
+	// failure that concerns one).
 	Round int
 	// HTTPStatus is the HTTP status of the failed exchange (0 when there
 	// was none, as over stdio).
@@ -68,8 +72,8 @@ type Error struct {
 	Err error
 }
 
-// Error renders the server, the method and its target, the round, the
-// HTTP status and the cause in one line.
+// Error renders the server, the method and its target, the task, the
+// round, the HTTP status and the cause in one line.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("mcp client: ")
@@ -78,6 +82,9 @@ func (e *Error) Error() string {
 	b.WriteString(e.Method)
 	if e.Name != "" {
 		fmt.Fprintf(&b, " %q", clip(e.Name, 80))
+	}
+	if e.TaskID != "" {
+		fmt.Fprintf(&b, " task %q", clip(e.TaskID, 80))
 	}
 	if e.Round > 0 {
 		fmt.Fprintf(&b, " (round %d)", e.Round+1)

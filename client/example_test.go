@@ -3,9 +3,11 @@ package client_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http/httptest"
 	"os/exec"
+	"time"
 
 	"github.com/mrtrkit/mrtrkit/client"
 	"github.com/mrtrkit/mrtrkit/discover"
@@ -156,4 +158,92 @@ func ExampleNewOAuth() {
 	})
 	_, err := client.Connect(context.Background(), client.HTTP("https://mcp.example.com/mcp", client.WithAuthorizer(auth)))
 	_ = err
+}
+
+// janitor is a server with the Tasks extension whose tool delete runs as
+// a task when the request declares the extension, and asks the user to
+// confirm inside the task.
+func janitor() *mrtr.Server {
+	srv, _ := mrtr.NewServer(discover.Description{Server: discover.Implementation{Name: "janitor", Version: "1.0.0"}},
+		mrtr.WithTasks(mrtr.TaskPollInterval(20*time.Millisecond)))
+	_ = srv.AddTool(mrtr.Tool{Name: "delete"}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		var a struct{ File string }
+		_ = json.Unmarshal(req.Arguments, &a)
+		ans, err := mrtr.Elicit(ctx, req, "sure", &mrtr.ElicitRequest{Message: "Delete " + a.File + "?", RequestedSchema: &mrtr.ElicitSchema{
+			Type: "object", Properties: map[string]json.RawMessage{"sure": json.RawMessage(`{"type":"boolean"}`)}}})
+		if err != nil {
+			return nil, err
+		}
+		if sure, _ := ans.Content["sure"].(bool); !ans.Accepted() || !sure {
+			return mrtr.TextResult("kept " + a.File), nil
+		}
+		return mrtr.TextResult("deleted " + a.File), nil
+	}), mrtr.TaskSupport(mrtr.TaskOptional))
+	return srv
+}
+
+// confirm answers every elicitation with sure: true.
+func confirm(ctx context.Context, r *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
+	return &mrtr.ElicitResult{Action: mrtr.Accepted, Content: map[string]any{"sure": true}}, nil
+}
+
+// CallTool with AsTask runs the call as a task and follows it to its
+// result: it polls at the server's interval and answers the question the
+// task asks with the OnElicitation function.
+func ExampleAsTask() {
+	h, _ := streamablehttp.New(janitor())
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, client.HTTP(ts.URL+"/mcp"), client.OnElicitation(confirm))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+
+	res, err := c.CallTool(ctx, "delete", map[string]any{"file": "notes.txt"}, client.AsTask())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Text(), res.Rounds)
+	// Output: deleted notes.txt 1
+}
+
+// CreateTask hands back the task itself, whose id outlives the call:
+// AwaitTask follows it to its result, CancelTask stops it.
+func ExampleClient_CreateTask() {
+	h, _ := streamablehttp.New(janitor())
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, client.HTTP(ts.URL+"/mcp"), client.OnElicitation(confirm))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+
+	task, err := c.CreateTask(ctx, "delete", map[string]any{"file": "a.txt"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(task.Status, task.PollInterval)
+	res, err := c.AwaitTask(ctx, task)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Text())
+
+	task, _ = c.CreateTask(ctx, "delete", map[string]any{"file": "b.txt"})
+	_ = c.CancelTask(ctx, task.ID)
+	_, err = c.AwaitTask(ctx, task)
+	fmt.Println(errors.Is(err, client.ErrTaskCancelled))
+	// Output:
+	// working 20ms
+	// deleted a.txt
+	// true
 }

@@ -40,11 +40,17 @@ type Authorizer interface {
 const maxAuthorizations = 3
 
 // HTTPOption configures the HTTP transport.
-type HTTPOption func(*httpTransport)
+type HTTPOption interface{ applyHTTP(*httpTransport) }
+
+type httpOptionFunc func(*httpTransport)
+
+func (f httpOptionFunc) applyHTTP(t *httpTransport) { f(t) }
 
 // WithHTTPClient sends the requests with hc (default: a client that does
 // not follow redirects).
-func WithHTTPClient(hc *http.Client) HTTPOption { return func(t *httpTransport) { t.hc = hc } }
+func WithHTTPClient(hc *http.Client) HTTPOption {
+	return httpOptionFunc(func(t *httpTransport) { t.hc = hc })
+}
 
 // WithBearerToken sends Authorization: Bearer token on every request. The
 // token is never sent over plain http to a host that is not loopback.
@@ -53,11 +59,13 @@ func WithBearerToken(token string) HTTPOption {
 }
 
 // WithAuthorizer gets tokens from a and lets it answer challenges.
-func WithAuthorizer(a Authorizer) HTTPOption { return func(t *httpTransport) { t.auth = a } }
+func WithAuthorizer(a Authorizer) HTTPOption {
+	return httpOptionFunc(func(t *httpTransport) { t.auth = a })
+}
 
 // WithHeader adds a header to every request.
 func WithHeader(name, value string) HTTPOption {
-	return func(t *httpTransport) { t.extra = append(t.extra, [2]string{name, value}) }
+	return httpOptionFunc(func(t *httpTransport) { t.extra = append(t.extra, [2]string{name, value}) })
 }
 
 type staticToken string
@@ -78,7 +86,7 @@ type httpTransport struct {
 func HTTP(url string, opts ...HTTPOption) Transport {
 	t := &httpTransport{url: url}
 	for _, o := range opts {
-		o(t)
+		o.applyHTTP(t)
 	}
 	return t
 }

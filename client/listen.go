@@ -17,6 +17,11 @@ type ListenFilter struct {
 	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`    // notifications/prompts/list_changed
 	ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`  // notifications/resources/list_changed
 	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"` // notifications/resources/updated of these URIs
+	// TaskIDs asks for notifications/tasks, each carrying the new state
+	// of one of these tasks (the Tasks extension, declared on the listen
+	// request when TaskIDs is set). They are a hint: the server delivers
+	// them at most once, so keep polling with GetTask or AwaitTask.
+	TaskIDs []string `json:"taskIds,omitempty"`
 }
 
 // Listen opens a subscriptions/listen stream and passes each of its
@@ -40,12 +45,13 @@ func (c *Client) Listen(ctx context.Context, filter ListenFilter, fn func(Notifi
 			switch {
 			case m.Method == "notifications/subscriptions/acknowledged":
 				acked.Store(true)
-			case strings.HasSuffix(m.Method, "/list_changed"), m.Method == "notifications/resources/updated":
+			case strings.HasSuffix(m.Method, "/list_changed"), m.Method == "notifications/resources/updated",
+				m.Method == notifyTasks && len(filter.TaskIDs) > 0:
 			default:
 				return // request-scoped notifications never travel here
 			}
 			fn(Notification{Method: m.Method, Params: m.Params})
-		}}
+		}, task: len(filter.TaskIDs) > 0}
 		_, err := c.call(ctx, wire.MethodSubscriptionsListen, "", []member{{"notifications", mustJSON(filter)}}, nil, co, 0)
 		switch {
 		case err == nil:

@@ -227,8 +227,25 @@ func (c *Client) ListResourceTemplates(ctx context.Context) ([]ResourceTemplate,
 // x-mcp-header declarations, as the last ListTools saw them; when the
 // server refuses the headers (-32020) the client lists the tools again
 // and retries once.
+//
+// With AsTask the call runs as a task when the server makes it one, and
+// CallTool follows the task to its end (see AsTask).
 func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...CallOption) (*ToolResult, error) {
 	co := callOptions(opts)
+	if co != nil && co.task {
+		return c.callAsTask(ctx, name, args, co)
+	}
+	var ex Exchange
+	res, err := c.toolsCall(ctx, name, args, co, &ex)
+	if err != nil {
+		return nil, err
+	}
+	return c.toolResult(name, res, ex)
+}
+
+// toolsCall sends tools/call of name with args and answers its rounds;
+// it returns the final result, raw.
+func (c *Client) toolsCall(ctx context.Context, name string, args any, co *callOpts, ex *Exchange) (json.RawMessage, error) {
 	params := []member{{"name", mustJSON(name)}}
 	var rawArgs json.RawMessage
 	if args != nil {
@@ -239,14 +256,13 @@ func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...Ca
 		rawArgs = b
 		params = append(params, member{"arguments", b})
 	}
-	var out ToolResult
 	for attempt := 0; ; attempt++ {
 		hdrs, err := c.paramHeaders(name, rawArgs)
 		if err != nil {
 			return nil, &Error{Server: c.server, Method: wire.MethodToolsCall, Name: name, Err: err}
 		}
-		out.Exchange = Exchange{}
-		res, err := c.run(ctx, wire.MethodToolsCall, name, params, hdrs, co, &out.Exchange)
+		*ex = Exchange{}
+		res, err := c.run(ctx, wire.MethodToolsCall, name, params, hdrs, co, ex)
 		if err != nil {
 			if attempt == 0 && CodeOf(err) == CodeHeaderMismatch && !c.Legacy() {
 				if _, lerr := c.ListTools(ctx); lerr == nil {
@@ -255,12 +271,19 @@ func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...Ca
 			}
 			return nil, err
 		}
-		if err := json.Unmarshal(res, &out); err != nil {
-			return nil, &Error{Server: c.server, Method: wire.MethodToolsCall, Name: name, Err: fmt.Errorf("the result does not decode: %w", err)}
-		}
-		out.Raw = res
-		return &out, nil
+		return res, nil
 	}
+}
+
+// toolResult decodes a complete tools/call result.
+func (c *Client) toolResult(name string, res json.RawMessage, ex Exchange) (*ToolResult, error) {
+	var out ToolResult
+	if err := json.Unmarshal(res, &out); err != nil {
+		return nil, &Error{Server: c.server, Method: wire.MethodToolsCall, Name: name, Err: fmt.Errorf("the result does not decode: %w", err)}
+	}
+	out.Raw = res
+	out.Exchange = ex
+	return &out, nil
 }
 
 // paramHeaders returns the Mcp-Param-* headers of a call of tool name.
@@ -382,7 +405,7 @@ func callOptions(opts []CallOption) *callOpts {
 	}
 	co := &callOpts{}
 	for _, o := range opts {
-		o(co)
+		o.applyCall(co)
 	}
 	return co
 }

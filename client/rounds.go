@@ -50,6 +50,12 @@ func (c *Client) run(ctx context.Context, method, name string, params []member, 
 		switch rr.ResultType {
 		case "", wire.ResultComplete:
 			return res, nil
+		case resultTask:
+			if co != nil && co.task {
+				// The server runs the call as a task (CreateTaskResult).
+				return res, nil
+			}
+			return nil, &Error{Server: c.server, Method: method, Name: name, Round: round, Err: errors.New("the server answered with a task, but the request did not declare the Tasks extension")}
 		case wire.ResultInputRequired:
 		default:
 			return nil, &Error{Server: c.server, Method: method, Name: name, Round: round, Err: fmt.Errorf("unknown resultType %q", clip(rr.ResultType, 40))}

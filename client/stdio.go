@@ -21,25 +21,31 @@ const maxLine = 16 << 20
 const stderrTail = 2048
 
 // StdioOption configures the stdio transport.
-type StdioOption func(*stdioTransport)
+type StdioOption interface{ applyStdio(*stdioTransport) }
+
+type stdioOptionFunc func(*stdioTransport)
+
+func (f stdioOptionFunc) applyStdio(t *stdioTransport) { f(t) }
 
 // WithShutdownTimeout sets how long Close waits for the server to exit
 // after its stdin closes, before SIGTERM, and again before SIGKILL
 // (default 2s).
 func WithShutdownTimeout(d time.Duration) StdioOption {
-	return func(t *stdioTransport) { t.grace = d }
+	return stdioOptionFunc(func(t *stdioTransport) { t.grace = d })
 }
 
 // WithStderr copies the server's stderr to w as well (it is always kept,
 // its tail quoted when the server fails).
-func WithStderr(w io.Writer) StdioOption { return func(t *stdioTransport) { t.stderr = w } }
+func WithStderr(w io.Writer) StdioOption {
+	return stdioOptionFunc(func(t *stdioTransport) { t.stderr = w })
+}
 
 // WithSecretEnv names environment variables of the client that must not
 // reach the server, in addition to those the transport always leaves out
 // (names containing TOKEN, SECRET, PASSWORD, CREDENTIAL, API_KEY or
 // APIKEY, and AUTHORIZATION).
 func WithSecretEnv(names ...string) StdioOption {
-	return func(t *stdioTransport) { t.secrets = append(t.secrets, names...) }
+	return stdioOptionFunc(func(t *stdioTransport) { t.secrets = append(t.secrets, names...) })
 }
 
 type stdioTransport struct {
@@ -58,7 +64,7 @@ type stdioTransport struct {
 func Command(cmd *exec.Cmd, opts ...StdioOption) Transport {
 	t := &stdioTransport{cmd: cmd, grace: 2 * time.Second}
 	for _, o := range opts {
-		o(t)
+		o.applyStdio(t)
 	}
 	return t
 }

@@ -19,7 +19,7 @@ import (
 // fixtureProcess runs the mrtrkit conformance fixture (conformance/server)
 // as its own process, so that the CPU this process spends is the
 // client's alone.
-func fixtureProcess(b *testing.B) string {
+func fixtureProcess(b testing.TB) string {
 	dir := b.TempDir()
 	bin := filepath.Join(dir, "server")
 	out, err := exec.Command("go", "build", "-o", bin, "github.com/mrtrkit/mrtrkit/conformance/server").CombinedOutput()

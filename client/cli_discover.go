@@ -14,11 +14,7 @@ import (
 // to it. opts are the Client's options (clientInfo, capabilities, log
 // level).
 func Discover(ctx context.Context, t Transport, opts ...Option) (json.RawMessage, error) {
-	c := &Client{cfg: config{info: Implementation{Name: "mrtrkit-client", Version: "dev"}, maxRounds: DefaultMaxRounds}, server: t.String(), tools: map[string][]paramHeader{}}
-	for _, o := range opts {
-		o(&c.cfg)
-	}
-	c.caps, c.caps25 = c.capabilities()
+	c := newClient(t, opts)
 	c.version = LatestVersion
 	cn, err := t.dial(ctx, c)
 	if err != nil {

@@ -194,12 +194,7 @@ type outbound struct {
 // server/discover first, initialize when the server does not speak
 // 2026-07-28 (unless WithProtocolVersion pins one).
 func Connect(ctx context.Context, t Transport, opts ...Option) (*Client, error) {
-	c := &Client{cfg: config{info: Implementation{Name: "mrtrkit-client", Version: "dev"}, maxRounds: DefaultMaxRounds}, server: t.String(), tools: map[string][]paramHeader{}}
-	for _, o := range opts {
-		o.apply(&c.cfg)
-	}
-	c.caps, c.caps25 = c.capabilities()
-	c.capsT = withTasksExtension(c.caps)
+	c := newClient(t, opts)
 	cn, err := t.dial(ctx, c)
 	if err != nil {
 		return nil, &Error{Server: c.server, Method: "connect", Err: err}
@@ -210,6 +205,17 @@ func Connect(ctx context.Context, t Transport, opts ...Option) (*Client, error) 
 		return nil, err
 	}
 	return c, nil
+}
+
+// newClient is a Client of t with opts applied, not yet connected.
+func newClient(t Transport, opts []Option) *Client {
+	c := &Client{cfg: config{info: Implementation{Name: "mrtrkit-client", Version: "dev"}, maxRounds: DefaultMaxRounds}, server: t.String(), tools: map[string][]paramHeader{}}
+	for _, o := range opts {
+		o.apply(&c.cfg)
+	}
+	c.caps, c.caps25 = c.capabilities()
+	c.capsT = withTasksExtension(c.caps)
+	return c
 }
 
 // capabilities renders what the client declares, at 2026-07-28 and in

@@ -188,38 +188,44 @@ func (h *hardener) modern(method, name string) http.Header {
 	return h.headers(suite.ProtocolVersion, method, name)
 }
 
-// send sends body with hd through the raw layer and h.client.
-func (h *hardener) send(ctx context.Context, hd http.Header, body []byte) (*client.RawResponse, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.cfg.url, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header = hd
-	return client.RawDo(h.client, req)
-}
-
-// post sends body with hd and returns the status, the answer as bytes
-// (at most limit of them, and whether there was more) and how long it
-// took.
-func (h *hardener) post(ctx context.Context, hd http.Header, body []byte, limit int64, label string) (ev suite.Evidence, answer []byte, more bool) {
+// exchange POSTs body with hd through the raw layer and hands the answer
+// to read; the evidence holds the status, the content type, what read
+// adds and how long it all took.
+func (h *hardener) exchange(ctx context.Context, hd http.Header, body []byte, label string, read func(*client.RawResponse, *suite.Evidence)) (ev suite.Evidence) {
 	start := time.Now()
 	ev.Probe = label
 	defer func() { ev.ElapsedMS = time.Since(start).Milliseconds() }()
-	resp, err := h.send(ctx, hd, body)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.cfg.url, bytes.NewReader(body))
+	if err != nil {
+		ev.TransportError = err.Error()
+		return ev
+	}
+	req.Header = hd
+	resp, err := client.RawDo(h.client, req)
 	if err != nil {
 		ev.TransportError = clip(err.Error(), 200)
-		return ev, nil, false
+		return ev
 	}
 	defer resp.Close()
 	ev.HTTPStatus, ev.ContentType = resp.StatusCode, resp.ContentType
-	answer, err = io.ReadAll(io.LimitReader(resp.Body, limit+1))
-	if int64(len(answer)) > limit {
-		answer, more = answer[:limit], true
-	}
-	if err != nil && !more {
-		ev.TransportError = clip(err.Error(), 200)
-	}
-	ev.Body = clip(string(answer), 200)
+	read(resp, &ev)
+	return ev
+}
+
+// post sends body with hd and returns the evidence and the answer as
+// bytes: at most limit of them, and whether there was more.
+func (h *hardener) post(ctx context.Context, hd http.Header, body []byte, limit int64, label string) (ev suite.Evidence, answer []byte, more bool) {
+	ev = h.exchange(ctx, hd, body, label, func(resp *client.RawResponse, ev *suite.Evidence) {
+		var err error
+		answer, err = io.ReadAll(io.LimitReader(resp.Body, limit+1))
+		if int64(len(answer)) > limit {
+			answer, more = answer[:limit], true
+		}
+		if err != nil && !more {
+			ev.TransportError = clip(err.Error(), 200)
+		}
+		ev.Body = clip(string(answer), 200)
+	})
 	return ev, answer, more
 }
 
@@ -333,27 +339,20 @@ func (h *hardener) echoHeader(ctx context.Context) suite.Result {
 func (h *hardener) quickList(ctx context.Context, label string) (suite.Evidence, bool) {
 	ctx, cancel := context.WithTimeout(ctx, h.cfg.quick)
 	defer cancel()
-	start := time.Now()
-	ev := suite.Evidence{Probe: label}
-	id := h.id()
-	resp, err := h.send(ctx, h.modern("tools/list", ""), client.RawRequestBody(id, "tools/list", params()))
-	if err != nil {
-		ev.TransportError, ev.ElapsedMS = clip(err.Error(), 200), time.Since(start).Milliseconds()
-		return ev, false
-	}
-	defer resp.Close()
-	ev.HTTPStatus, ev.ContentType = resp.StatusCode, resp.ContentType
-	m, err := resp.Await(id, nil)
-	ev.ElapsedMS = time.Since(start).Milliseconds()
-	switch {
-	case err != nil:
-		ev.TransportError = clip(err.Error(), 200)
-	case m == nil:
-		ev.Body = clip(string(resp.Seen()), 200)
-	default:
-		ev.Error = m.Error
-	}
-	return ev, err == nil && m != nil && resp.StatusCode == http.StatusOK
+	id, answered := h.id(), false
+	ev := h.exchange(ctx, h.modern("tools/list", ""), client.RawRequestBody(id, "tools/list", params()), label, func(resp *client.RawResponse, ev *suite.Evidence) {
+		m, err := resp.Await(id, nil)
+		switch {
+		case err != nil:
+			ev.TransportError = clip(err.Error(), 200)
+		case m == nil:
+			ev.Body = clip(string(resp.Seen()), 200)
+		default:
+			ev.Error = m.Error
+			answered = resp.StatusCode == http.StatusOK
+		}
+	})
+	return ev, answered
 }
 
 // rawConn is one connection to the endpoint, spoken to by hand.

@@ -5,18 +5,19 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/mrtrkit/mrtrkit/client"
 	"github.com/mrtrkit/mrtrkit/conformance/suite"
 )
 
@@ -157,84 +158,74 @@ func verdict(s suite.Status, reason string, ev ...suite.Evidence) suite.Result {
 
 func (h *hardener) id() int64 { return h.nextID.Add(1) }
 
-// meta is the _meta of every request the hardening scenarios send.
-const hardeningMeta = `{"io.modelcontextprotocol/protocolVersion":"` + suite.ProtocolVersion +
-	`","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"mrtrcheck","version":"1"}}`
+// hardeningMeta is the _meta of every request the hardening scenarios
+// send.
+var hardeningMeta = client.RawMeta(suite.ProtocolVersion, json.RawMessage(`{}`), client.Implementation{Name: "mrtrcheck", Version: "1"})
 
-// body renders a request of method whose params are extra members (a
-// JSON fragment, may be empty) and the _meta.
-func (h *hardener) body(method string, extra string) []byte {
-	var b bytes.Buffer
-	b.WriteString(`{"jsonrpc":"2.0","id":`)
-	b.WriteString(strconv.FormatInt(h.id(), 10))
-	b.WriteString(`,"method":`)
-	writeJSONString(&b, method)
-	b.WriteString(`,"params":{`)
-	if extra != "" {
-		b.WriteString(extra)
-		b.WriteByte(',')
-	}
-	b.WriteString(`"_meta":` + hardeningMeta + `}}`)
-	return b.Bytes()
+// params renders the params of a request: members, then the _meta.
+func params(members ...client.RawMember) json.RawMessage {
+	return client.RawObject(append(members[:len(members):len(members)], client.RawMember{Name: "_meta", Value: hardeningMeta})...)
 }
 
-// writeJSONString writes s, which holds no character needing an escape
-// but the quote and the backslash, as a JSON string.
-func writeJSONString(b *bytes.Buffer, s string) {
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		if s[i] == '"' || s[i] == '\\' {
-			b.WriteByte('\\')
-		}
-		b.WriteByte(s[i])
-	}
-	b.WriteByte('"')
+// body renders a request of method, with a fresh id, whose params are
+// members and the _meta.
+func (h *hardener) body(method string, members ...client.RawMember) []byte {
+	return client.RawRequestBody(h.id(), method, params(members...))
 }
 
-// headers returns the headers of a POST for method naming name.
-func (h *hardener) headers(method, name string) http.Header {
-	hd := http.Header{}
-	hd.Set("Content-Type", "application/json")
-	hd.Set("Accept", "application/json, text/event-stream")
-	hd.Set("MCP-Protocol-Version", suite.ProtocolVersion)
-	hd.Set("Mcp-Method", method)
-	if name != "" {
-		hd.Set("Mcp-Name", name)
-	}
+// headers returns the headers of a request as a client of version sends
+// them (Mcp-Method and Mcp-Name when given), with the bearer token.
+func (h *hardener) headers(version, method, name string) http.Header {
+	hd := client.RawHeader(version, method, name)
 	if h.cfg.token != "" {
 		hd.Set("Authorization", "Bearer "+h.cfg.token)
 	}
 	return hd
 }
 
-// post sends body with hd and returns the status, the answer (at most
-// limit bytes of it, and whether there was more) and how long it took.
-func (h *hardener) post(ctx context.Context, hd http.Header, body []byte, limit int64, label string) (ev suite.Evidence, answer []byte, more bool) {
+// modern returns the headers of a 2026-07-28 POST for method naming name.
+func (h *hardener) modern(method, name string) http.Header {
+	return h.headers(suite.ProtocolVersion, method, name)
+}
+
+// exchange POSTs body with hd through the raw layer and hands the answer
+// to read; the evidence holds the status, the content type, what read
+// adds and how long it all took.
+func (h *hardener) exchange(ctx context.Context, hd http.Header, body []byte, label string, read func(*client.RawResponse, *suite.Evidence)) (ev suite.Evidence) {
 	start := time.Now()
 	ev.Probe = label
 	defer func() { ev.ElapsedMS = time.Since(start).Milliseconds() }()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.cfg.url, bytes.NewReader(body))
 	if err != nil {
 		ev.TransportError = err.Error()
-		return ev, nil, false
+		return ev
 	}
 	req.Header = hd
-	resp, err := h.client.Do(req)
+	resp, err := client.RawDo(h.client, req)
 	if err != nil {
 		ev.TransportError = clip(err.Error(), 200)
-		return ev, nil, false
+		return ev
 	}
-	defer resp.Body.Close()
-	ev.HTTPStatus = resp.StatusCode
-	ev.ContentType = resp.Header.Get("Content-Type")
-	answer, err = io.ReadAll(io.LimitReader(resp.Body, limit+1))
-	if int64(len(answer)) > limit {
-		answer, more = answer[:limit], true
-	}
-	if err != nil && !more {
-		ev.TransportError = clip(err.Error(), 200)
-	}
-	ev.Body = clip(string(answer), 200)
+	defer resp.Close()
+	ev.HTTPStatus, ev.ContentType = resp.StatusCode, resp.ContentType
+	read(resp, &ev)
+	return ev
+}
+
+// post sends body with hd and returns the evidence and the answer as
+// bytes: at most limit of them, and whether there was more.
+func (h *hardener) post(ctx context.Context, hd http.Header, body []byte, limit int64, label string) (ev suite.Evidence, answer []byte, more bool) {
+	ev = h.exchange(ctx, hd, body, label, func(resp *client.RawResponse, ev *suite.Evidence) {
+		var err error
+		answer, err = io.ReadAll(io.LimitReader(resp.Body, limit+1))
+		if int64(len(answer)) > limit {
+			answer, more = answer[:limit], true
+		}
+		if err != nil && !more {
+			ev.TransportError = clip(err.Error(), 200)
+		}
+		ev.Body = clip(string(answer), 200)
+	})
 	return ev, answer, more
 }
 
@@ -310,21 +301,24 @@ func (h *hardener) echoPost(ctx context.Context, hd http.Header, body []byte, la
 func (h *hardener) echoMethod(ctx context.Context) suite.Result {
 	v := echoValue(echoSize)
 	return judgeEcho(v, []echoProbe{
-		h.echoPost(ctx, h.headers("tools/list", ""), h.body(v, ""), "POST with a 1 MiB method name, Mcp-Method tools/list"),
-		h.echoPost(ctx, h.headers(v[:echoHeaderSmall], ""), h.body(v, ""), "POST with a 1 MiB method name, Mcp-Method its first 32 KiB"),
+		h.echoPost(ctx, h.modern("tools/list", ""), h.body(v), "POST with a 1 MiB method name, Mcp-Method tools/list"),
+		h.echoPost(ctx, h.modern(v[:echoHeaderSmall], ""), h.body(v), "POST with a 1 MiB method name, Mcp-Method its first 32 KiB"),
 	})
 }
 
 func (h *hardener) echoTool(ctx context.Context) suite.Result {
 	v := echoValue(echoSize)
-	var extra bytes.Buffer
-	extra.WriteString(`"name":`)
-	writeJSONString(&extra, v)
-	extra.WriteString(`,"arguments":{}`)
+	call := func() []byte { return h.body("tools/call", toolCall(v)...) }
 	return judgeEcho(v, []echoProbe{
-		h.echoPost(ctx, h.headers("tools/call", "x"), h.body("tools/call", extra.String()), "tools/call of a 1 MiB tool name, Mcp-Name x"),
-		h.echoPost(ctx, h.headers("tools/call", v[:echoHeaderSmall]), h.body("tools/call", extra.String()), "tools/call of a 1 MiB tool name, Mcp-Name its first 32 KiB"),
+		h.echoPost(ctx, h.modern("tools/call", "x"), call(), "tools/call of a 1 MiB tool name, Mcp-Name x"),
+		h.echoPost(ctx, h.modern("tools/call", v[:echoHeaderSmall]), call(), "tools/call of a 1 MiB tool name, Mcp-Name its first 32 KiB"),
 	})
+}
+
+// toolCall returns the params members of a tools/call of name without
+// arguments.
+func toolCall(name string) []client.RawMember {
+	return []client.RawMember{{Name: "name", Value: client.RawString(name)}, {Name: "arguments", Value: json.RawMessage(`{}`)}}
 }
 
 func (h *hardener) echoHeader(ctx context.Context) suite.Result {
@@ -333,21 +327,32 @@ func (h *hardener) echoHeader(ctx context.Context) suite.Result {
 	for _, size := range []int{echoSize, echoHeaderSmall} {
 		label := fmt.Sprintf("tools/list with a %d KiB ", size>>10)
 		probes = append(probes,
-			h.echoPost(ctx, h.headers(v[:size], ""), h.body("tools/list", ""), label+"Mcp-Method"),
-			h.echoPost(ctx, h.headers("tools/call", v[:size]), h.body("tools/call", `"name":"x","arguments":{}`), label+"Mcp-Name"),
+			h.echoPost(ctx, h.modern(v[:size], ""), h.body("tools/list"), label+"Mcp-Method"),
+			h.echoPost(ctx, h.modern("tools/call", v[:size]), h.body("tools/call", toolCall("x")...), label+"Mcp-Name"),
 		)
 	}
 	return judgeEcho(v, probes)
 }
 
-// quickList sends tools/list and reports whether a JSON-RPC answer came
+// quickList sends tools/list and reports whether the response to it came
 // within the quick bound.
 func (h *hardener) quickList(ctx context.Context, label string) (suite.Evidence, bool) {
 	ctx, cancel := context.WithTimeout(ctx, h.cfg.quick)
 	defer cancel()
-	ev, answer, _ := h.post(ctx, h.headers("tools/list", ""), h.body("tools/list", ""), 1<<20, label)
-	ok := ev.TransportError == "" && ev.HTTPStatus == http.StatusOK && bytes.Contains(answer, []byte(`"jsonrpc"`))
-	return ev, ok
+	id, answered := h.id(), false
+	ev := h.exchange(ctx, h.modern("tools/list", ""), client.RawRequestBody(id, "tools/list", params()), label, func(resp *client.RawResponse, ev *suite.Evidence) {
+		m, err := resp.Await(id, nil)
+		switch {
+		case err != nil:
+			ev.TransportError = clip(err.Error(), 200)
+		case m == nil:
+			ev.Body = clip(string(resp.Seen()), 200)
+		default:
+			ev.Error = m.Error
+			answered = resp.StatusCode == http.StatusOK
+		}
+	})
+	return ev, answered
 }
 
 // rawConn is one connection to the endpoint, spoken to by hand.
@@ -412,7 +417,7 @@ func (h *hardener) listenCap(ctx context.Context) suite.Result {
 	if !ok {
 		return verdict(suite.NotRun, "the server does not answer tools/list quickly to begin with", evs...)
 	}
-	filter := `"notifications":{"toolsListChanged":true}`
+	filter := client.RawMember{Name: "notifications", Value: json.RawMessage(`{"toolsListChanged":true}`)}
 	// How long to wait for a stream's headers: a server may hold them
 	// until the first event, and then holds them for every stream, so
 	// after the first silent one the wait is short.
@@ -430,7 +435,7 @@ func (h *hardener) listenCap(ctx context.Context) suite.Result {
 		body := h.body("subscriptions/listen", filter)
 		start := time.Now()
 		_ = c.SetWriteDeadline(time.Now().Add(h.cfg.timeout))
-		_, werr := c.Write(append(h.head(h.headers("subscriptions/listen", ""), len(body)), body...))
+		_, werr := c.Write(append(h.head(h.modern("subscriptions/listen", ""), len(body)), body...))
 		resp, err := c.readStatus(wait)
 		probe := fmt.Sprintf("listen stream %d", i)
 		switch {
@@ -510,7 +515,7 @@ func (h *hardener) slowBody(ctx context.Context) suite.Result {
 	if !ok {
 		return verdict(suite.NotRun, "the server does not answer tools/list quickly to begin with", evs...)
 	}
-	body := h.body("tools/list", "")
+	body := h.body("tools/list")
 	bound := 2 * h.cfg.bodyWait
 	start := time.Now()
 	var (
@@ -529,7 +534,7 @@ func (h *hardener) slowBody(ctx context.Context) suite.Result {
 		conns = append(conns, c)
 		// Headers announcing the whole body, and half of it.
 		_ = c.SetWriteDeadline(time.Now().Add(h.cfg.timeout))
-		if _, err := c.Write(append(h.head(h.headers("tools/list", ""), len(body)), body[:len(body)/2]...)); err != nil {
+		if _, err := c.Write(append(h.head(h.modern("tools/list", ""), len(body)), body[:len(body)/2]...)); err != nil {
 			continue
 		}
 		opened++
@@ -577,7 +582,7 @@ func (h *hardener) slowBody(ctx context.Context) suite.Result {
 
 func (h *hardener) unreadResponse(ctx context.Context) suite.Result {
 	var evs []suite.Evidence
-	ev, answer, _ := h.post(ctx, h.headers("tools/list", ""), h.body("tools/list", ""), 1<<20, "tools/list, to size the answer")
+	ev, answer, _ := h.post(ctx, h.modern("tools/list", ""), h.body("tools/list"), 1<<20, "tools/list, to size the answer")
 	evs = append(evs, ev)
 	if ev.HTTPStatus != http.StatusOK || len(answer) == 0 {
 		return verdict(suite.NotRun, "the server does not answer tools/list", evs...)
@@ -605,8 +610,8 @@ func (h *hardener) unreadResponse(ctx context.Context) suite.Result {
 			batch.Reset()
 			k := 0
 			for ; k < 64 && int(sent.Load())+k < n; k++ {
-				body := h.body("tools/list", "")
-				batch.Write(h.head(h.headers("tools/list", ""), len(body)))
+				body := h.body("tools/list")
+				batch.Write(h.head(h.modern("tools/list", ""), len(body)))
 				batch.Write(body)
 			}
 			if _, err := c.Write(batch.Bytes()); err != nil {

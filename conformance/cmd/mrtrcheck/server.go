@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mrtrkit/mrtrkit/client"
 	"github.com/mrtrkit/mrtrkit/conformance/suite"
 )
 
@@ -48,12 +49,14 @@ func serverScenarios() []hardeningScenario {
 // legacyCaps are the client capabilities the server.* sessions declare.
 const legacyCaps = `{"elicitation":{"form":{}},"sampling":{},"roots":{}}`
 
-// legacyClient is a 2025-11-25 session of the server.* scenarios.
-type legacyClient struct {
-	h      *hardener
-	client *http.Client // no overall timeout: streams
-	sid    string
-	caps   json.RawMessage // the server's capabilities, from initialize
+// legacySession is a 2025-11-25 session of the server.* scenarios that
+// judge each exchange (the HTTP status of an initialize or a stream, each
+// message of a call), spoken through the raw layer.
+type legacySession struct {
+	h    *hardener
+	hc   *http.Client // no overall timeout: streams
+	sid  string
+	caps json.RawMessage // the server's capabilities, from initialize
 }
 
 // httpClient returns a client whose connections leave from source ("" for
@@ -67,155 +70,133 @@ func (h *hardener) httpClient(source string) *http.Client {
 	return &http.Client{Transport: tr}
 }
 
-// legacyRequest builds a request of the session.
-func (c *legacyClient) request(ctx context.Context, method, body string) (*http.Request, error) {
-	var r io.Reader
-	if body != "" {
-		r = strings.NewReader(body)
+// open sends a request of the session with method (POST with body, GET
+// for the session stream, DELETE) and returns the answer, which the
+// caller reads; end ends it.
+func (s *legacySession) open(ctx context.Context, method string, body []byte) (resp *client.RawResponse, end func(), err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.h.cfg.url, r)
+	req, err := http.NewRequestWithContext(ctx, method, s.h.cfg.url, rd)
 	if err != nil {
-		return nil, err
+		cancel()
+		return nil, nil, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
+	version := ""
+	if s.sid != "" {
+		version = suite.LegacyVersion
+	}
+	req.Header = s.h.headers(version, "", "")
+	if s.sid != "" {
+		req.Header.Set("Mcp-Session-Id", s.sid)
+	}
 	if method == http.MethodGet {
 		req.Header.Set("Accept", "text/event-stream")
 	}
-	if c.sid != "" {
-		req.Header.Set("Mcp-Session-Id", c.sid)
-		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	resp, err = client.RawDo(s.hc, req)
+	if err != nil {
+		cancel()
+		return nil, nil, err
 	}
-	if c.h.cfg.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.h.cfg.token)
-	}
-	return req, nil
-}
-
-// legacyInit opens a session; ev tells what happened. ok is false when the
-// server did not open one.
-func (h *hardener) legacyInit(ctx context.Context, client *http.Client, label string) (c *legacyClient, ev suite.Evidence, ok bool) {
-	c = &legacyClient{h: h, client: client}
-	ev.Probe = label
-	body := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":` + legacyCaps + `,"clientInfo":{"name":"mrtrcheck","version":"1"}}}`
-	msgs, ev2 := c.exchange(ctx, body, h.cfg.timeout)
-	ev.HTTPStatus, ev.TransportError, ev.Body = ev2.HTTPStatus, ev2.TransportError, ev2.Body
-	if ev.HTTPStatus != http.StatusOK || len(msgs) != 1 || c.sid == "" {
-		return c, ev, false
-	}
-	var r struct {
-		Result struct {
-			Capabilities json.RawMessage `json:"capabilities"`
-		} `json:"result"`
-	}
-	if json.Unmarshal(msgs[0], &r) != nil || len(r.Result.Capabilities) == 0 {
-		return c, ev, false
-	}
-	c.caps = r.Result.Capabilities
-	c.exchange(ctx, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, h.cfg.timeout)
-	return c, ev, true
+	return resp, func() { cancel(); _ = resp.Close() }, nil
 }
 
 // exchange posts body and reads every message of the answer.
-func (c *legacyClient) exchange(ctx context.Context, body string, within time.Duration) ([]json.RawMessage, suite.Evidence) {
+func (s *legacySession) exchange(ctx context.Context, body []byte) ([]*client.RawMessage, suite.Evidence) {
 	var ev suite.Evidence
-	ctx, cancel := context.WithTimeout(ctx, within)
+	ctx, cancel := context.WithTimeout(ctx, s.h.cfg.timeout)
 	defer cancel()
-	req, err := c.request(ctx, http.MethodPost, body)
-	if err != nil {
-		ev.TransportError = err.Error()
-		return nil, ev
-	}
-	resp, err := c.client.Do(req)
+	resp, end, err := s.open(ctx, http.MethodPost, body)
 	if err != nil {
 		ev.TransportError = clip(err.Error(), 200)
 		return nil, ev
 	}
-	defer resp.Body.Close()
+	defer end()
 	ev.HTTPStatus = resp.StatusCode
-	if c.sid == "" {
-		c.sid = resp.Header.Get("Mcp-Session-Id")
+	if s.sid == "" {
+		s.sid = resp.Header.Get("Mcp-Session-Id")
 	}
-	var out []json.RawMessage
-	for m := range messagesOf(resp) {
+	var out []*client.RawMessage
+	for {
+		m, err := resp.Next()
+		if err != nil {
+			break
+		}
 		out = append(out, m)
 	}
 	if len(out) > 0 {
-		ev.Body = clip(string(out[len(out)-1]), 200)
+		ev.Body = clip(string(out[len(out)-1].Raw), 200)
 	}
 	return out, ev
 }
 
-// messagesOf yields the JSON-RPC messages of a response: a JSON body, or
-// the data of each event of a stream.
-func messagesOf(resp *http.Response) func(func(json.RawMessage) bool) {
-	return func(yield func(json.RawMessage) bool) {
-		if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-			b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-			if len(bytes.TrimSpace(b)) > 0 {
-				yield(json.RawMessage(b))
-			}
-			return
-		}
-		sc := bufio.NewScanner(resp.Body)
-		sc.Buffer(make([]byte, 64<<10), 8<<20)
-		for sc.Scan() {
-			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-				if !yield(json.RawMessage(data)) {
-					return
-				}
-			}
-		}
+// legacyInit opens a session; ev tells what happened. ok is false when the
+// server did not open one.
+func (h *hardener) legacyInit(ctx context.Context, hc *http.Client, label string) (s *legacySession, ev suite.Evidence, ok bool) {
+	s = &legacySession{h: h, hc: hc}
+	msgs, ev := s.exchange(ctx, client.RawRequestBody(h.id(), "initialize", client.RawObject(
+		client.RawMember{Name: "protocolVersion", Value: client.RawString(suite.LegacyVersion)},
+		client.RawMember{Name: "capabilities", Value: json.RawMessage(legacyCaps)},
+		client.RawMember{Name: "clientInfo", Value: json.RawMessage(`{"name":"mrtrcheck","version":"1"}`)},
+	)))
+	ev.Probe = label
+	if ev.HTTPStatus != http.StatusOK || len(msgs) != 1 || s.sid == "" {
+		return s, ev, false
 	}
-}
-
-// open posts body (or GETs the session stream when body is "") and
-// returns the response, whose messages the caller reads; cancel ends it.
-func (c *legacyClient) open(ctx context.Context, body string) (*http.Response, context.CancelFunc, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	method := http.MethodPost
-	if body == "" {
-		method = http.MethodGet
+	var r struct {
+		Capabilities json.RawMessage `json:"capabilities"`
 	}
-	req, err := c.request(ctx, method, body)
-	if err != nil {
-		cancel()
-		return nil, nil, err
+	if json.Unmarshal(msgs[0].Result, &r) != nil || len(r.Capabilities) == 0 {
+		return s, ev, false
 	}
-	resp, err := c.client.Do(req)
-	if err != nil {
-		cancel()
-		return nil, nil, err
-	}
-	return resp, func() { cancel(); resp.Body.Close() }, nil
+	s.caps = r.Capabilities
+	s.exchange(ctx, client.RawRequestBody(0, "notifications/initialized", nil))
+	return s, ev, true
 }
 
 // close deletes the session, best effort.
-func (c *legacyClient) close() {
-	ctx, cancel := context.WithTimeout(context.Background(), c.h.cfg.timeout)
+func (s *legacySession) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), s.h.cfg.timeout)
 	defer cancel()
-	if req, err := c.request(ctx, http.MethodDelete, ""); err == nil {
-		if resp, err := c.client.Do(req); err == nil {
-			resp.Body.Close()
-		}
+	if _, end, err := s.open(ctx, http.MethodDelete, nil); err == nil {
+		end()
 	}
 }
 
-// rpcError returns the error message of a JSON-RPC answer, "" when it is
-// a result.
-func rpcError(m json.RawMessage) (string, bool) {
-	var r struct {
-		Error *struct {
-			Message string `json:"message"`
-		} `json:"error"`
+// connectLegacy opens a session of 2025-11-25 with package client, for a
+// scenario in which the client behaves as any client does.
+func (h *hardener) connectLegacy(ctx context.Context, hc *http.Client) (*client.Client, error) {
+	var opts []client.HTTPOption
+	opts = append(opts, client.WithHTTPClient(hc))
+	if h.cfg.token != "" {
+		opts = append(opts, client.WithBearerToken(h.cfg.token))
 	}
-	if json.Unmarshal(m, &r) != nil {
-		return "", false
+	ctx, cancel := context.WithTimeout(ctx, h.cfg.timeout)
+	defer cancel()
+	return client.Connect(ctx, client.HTTP(h.cfg.url, opts...),
+		client.WithProtocolVersion(suite.LegacyVersion), client.WithClientInfo("mrtrcheck", "1"))
+}
+
+// called returns ev with what a call of package client returned: a
+// result, or the HTTP status and the JSON-RPC error or the failure.
+func called(ev suite.Evidence, err error) suite.Evidence {
+	if err == nil {
+		ev.Received = "a result"
+		return ev
 	}
-	if r.Error == nil {
-		return "", true
+	var ce *client.Error
+	if errors.As(err, &ce) {
+		ev.HTTPStatus = ce.HTTPStatus
 	}
-	return r.Error.Message, true
+	var re *client.RPCError
+	if errors.As(err, &re) {
+		ev.Error = re
+	} else {
+		ev.TransportError = clip(err.Error(), 200)
+	}
+	return ev
 }
 
 // Bounds of server.legacy-subscriptions.
@@ -226,47 +207,45 @@ const (
 )
 
 func (h *hardener) legacySubscriptions(ctx context.Context) suite.Result {
-	c, ev, ok := h.legacyInit(ctx, h.httpClient(""), "initialize (2025-11-25)")
-	if !ok {
+	hc := h.httpClient("")
+	defer hc.CloseIdleConnections()
+	c, err := h.connectLegacy(ctx, hc)
+	ev := called(suite.Evidence{Probe: "initialize (2025-11-25)"}, err)
+	if err != nil {
 		return verdict(suite.NotRun, "the endpoint does not open 2025-11-25 sessions", ev)
 	}
-	defer c.close()
+	defer c.Close()
 	var caps struct {
 		Resources *struct {
 			Subscribe bool `json:"subscribe"`
 		} `json:"resources"`
 	}
-	if json.Unmarshal(c.caps, &caps) != nil || caps.Resources == nil || !caps.Resources.Subscribe {
+	if json.Unmarshal(c.ServerCapabilities(), &caps) != nil || caps.Resources == nil || !caps.Resources.Subscribe {
 		return verdict(suite.NotRun, "the server does not advertise resources.subscribe", ev)
 	}
-	sub := func(id int, uri string) (json.RawMessage, suite.Evidence) {
-		p, _ := json.Marshal(map[string]any{"uri": uri})
-		msgs, ev := c.exchange(ctx, `{"jsonrpc":"2.0","id":`+strconv.Itoa(id)+`,"method":"resources/subscribe","params":`+string(p)+`}`, h.cfg.timeout)
-		if len(msgs) == 0 {
-			return nil, ev
-		}
-		return msgs[len(msgs)-1], ev
+	// sub reports whether the server took a subscription to uri.
+	sub := func(label, uri string) (bool, suite.Evidence) {
+		ctx, cancel := context.WithTimeout(ctx, h.cfg.timeout)
+		defer cancel()
+		_, err := c.Call(ctx, "resources/subscribe", map[string]string{"uri": uri})
+		return err == nil, called(suite.Evidence{Probe: label}, err)
 	}
 	uri := func(n, size int) string {
 		u := "mrtrcheck://bounds/" + strconv.Itoa(n) + "/"
 		return u + strings.Repeat("a", size-len(u))
 	}
-	m, hev := sub(1, uri(0, subsHugeURI))
-	hev.Probe = "resources/subscribe with a 1 MiB URI"
-	if msg, ok := rpcError(m); ok && msg == "" && hev.HTTPStatus == http.StatusOK {
+	took, hev := sub("resources/subscribe with a 1 MiB URI", uri(0, subsHugeURI))
+	if took {
 		return verdict(suite.Fail, "a 1 MiB URI was subscribed to", ev, hev)
 	}
 	total := 0
 	for i := 1; ; i++ {
-		m, sev := sub(i+1, uri(i, subsURI))
-		msg, ok := rpcError(m)
-		if !ok || msg != "" || sev.HTTPStatus != http.StatusOK {
-			sev.Probe = fmt.Sprintf("resources/subscribe of URI %d (%d bytes each)", i, subsURI)
+		took, sev := sub(fmt.Sprintf("resources/subscribe of URI %d (%d bytes each)", i, subsURI), uri(i, subsURI))
+		if !took {
 			return verdict(suite.Pass, fmt.Sprintf("the 1 MiB URI was refused, and %d URIs of %d bytes (%d bytes together) were taken before one was refused", i-1, subsURI, total), ev, hev, sev)
 		}
 		total += subsURI
 		if total > subsMaxTotal {
-			sev.Probe = fmt.Sprintf("resources/subscribe of URI %d (%d bytes each)", i, subsURI)
 			return verdict(suite.Fail, fmt.Sprintf("%d bytes of subscribed URIs were taken by one session without a refusal", total), ev, hev, sev)
 		}
 	}
@@ -301,11 +280,11 @@ func (h *hardener) peerFairness(ctx context.Context) suite.Result {
 	first := h.httpClient("")
 	defer first.CloseIdleConnections()
 	var evs []suite.Evidence
-	var sessions []*legacyClient
-	var cancels []context.CancelFunc
+	var sessions []*legacySession
+	var ends []func()
 	defer func() {
-		for _, c := range cancels {
-			c()
+		for _, end := range ends {
+			end()
 		}
 		for _, s := range sessions {
 			s.close()
@@ -323,12 +302,12 @@ func (h *hardener) peerFairness(ctx context.Context) suite.Result {
 			break
 		}
 		sessions = append(sessions, c)
-		resp, cancel, err := c.open(ctx, "")
+		resp, end, err := c.open(ctx, http.MethodGet, nil)
 		if err != nil {
 			return verdict(suite.Fail, "GET the session stream: "+err.Error(), evs...)
 		}
-		cancels = append(cancels, cancel)
-		if ok, why := streamStays(resp, 200*time.Millisecond); !ok {
+		ends = append(ends, end)
+		if ok, why := streamStays(resp.Response, 200*time.Millisecond); !ok {
 			capped = fmt.Sprintf("stream %d: %s", i+1, why)
 			evs = append(evs, suite.Evidence{Probe: fmt.Sprintf("GET the session stream %d from the first peer", i+1), HTTPStatus: resp.StatusCode})
 		}
@@ -344,12 +323,12 @@ func (h *hardener) peerFairness(ctx context.Context) suite.Result {
 		return verdict(suite.Fail, "the first peer at its limit ("+capped+"); the second peer's initialize was refused", evs...)
 	}
 	defer c.close()
-	resp, cancel, err := c.open(ctx, "")
+	resp, end, err := c.open(ctx, http.MethodGet, nil)
 	if err != nil {
 		return verdict(suite.Fail, "GET the second peer's stream: "+err.Error(), evs...)
 	}
-	defer cancel()
-	stays, why := streamStays(resp, time.Second)
+	defer end()
+	stays, why := streamStays(resp.Response, time.Second)
 	evs = append(evs, suite.Evidence{Probe: "GET the session stream from the second peer", HTTPStatus: resp.StatusCode})
 	if !stays {
 		return verdict(suite.Fail, "the first peer at its limit ("+capped+"); the second peer's stream: "+why, evs...)
@@ -521,9 +500,9 @@ func (h *hardener) busSpoofing(ctx context.Context) suite.Result {
 		}
 	}()
 
-	client := h.httpClient("")
-	defer client.CloseIdleConnections()
-	c, ev, ok := h.legacyInit(ctx, client, "initialize (2025-11-25)")
+	hc := h.httpClient("")
+	defer hc.CloseIdleConnections()
+	c, ev, ok := h.legacyInit(ctx, hc, "initialize (2025-11-25)")
 	if !ok {
 		return verdict(suite.NotRun, "the endpoint does not open 2025-11-25 sessions", ev)
 	}
@@ -532,7 +511,7 @@ func (h *hardener) busSpoofing(ctx context.Context) suite.Result {
 
 	// A cancellation of a request no replica runs is published with the
 	// session's digest, as anyone subscribed sees it.
-	c.exchange(ctx, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"mrtrcheck-probe"}}`, h.cfg.timeout)
+	c.exchange(ctx, client.RawRequestBody(0, "notifications/cancelled", client.RawObject(client.RawMember{Name: "requestId", Value: client.RawString("mrtrcheck-probe")})))
 	var digest, channel string
 	sealed := true
 	deadline := time.After(h.cfg.timeout)
@@ -555,29 +534,31 @@ func (h *hardener) busSpoofing(ctx context.Context) suite.Result {
 	if len(tools) == 0 {
 		tools = suite.DefaultLegacyTools()
 	}
-	for i, t := range tools {
+	for _, t := range tools {
 		args := t.Args
 		if len(args) == 0 {
 			args = json.RawMessage(`{}`)
 		}
-		name, _ := json.Marshal(t.Name)
-		callID := "mrtrcheck-call-" + strconv.Itoa(i)
-		resp, cancel, err := c.open(ctx, `{"jsonrpc":"2.0","id":"`+callID+`","method":"tools/call","params":{"name":`+string(name)+`,"arguments":`+string(args)+`}}`)
+		callID := h.id()
+		resp, end, err := c.open(ctx, http.MethodPost, client.RawRequestBody(callID, "tools/call", client.RawObject(
+			client.RawMember{Name: "name", Value: client.RawString(t.Name)},
+			client.RawMember{Name: "arguments", Value: args},
+		)))
 		if err != nil {
 			continue
 		}
-		msgs := make(chan json.RawMessage, 16)
+		msgs := make(chan *client.RawMessage, 16)
 		go func() {
 			defer close(msgs)
-			for m := range messagesOf(resp) {
+			for {
+				m, err := resp.Next()
+				if err != nil {
+					return
+				}
 				msgs <- m
 			}
 		}()
-		var ask struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		got := false
+		var ask *client.RawMessage
 	read:
 		for {
 			select {
@@ -585,26 +566,26 @@ func (h *hardener) busSpoofing(ctx context.Context) suite.Result {
 				if !open {
 					break read
 				}
-				if json.Unmarshal(m, &ask) == nil && ask.Method != "" && len(ask.ID) > 0 {
-					got = true
+				if m.IsRequest() {
+					ask = m
 					break read
 				}
 			case <-time.After(h.cfg.timeout):
 				break read
 			}
 		}
-		if !got {
-			cancel()
+		if ask == nil {
+			end()
 			continue
 		}
-		defer cancel()
+		defer end()
 		g := legID.FindStringSubmatch(string(ask.ID))
 		if g == nil {
 			return verdict(suite.NotRun, "the server's request id "+clip(string(ask.ID), 60)+" names no replica: the deployment passes no answers between replicas", evs...)
 		}
 		forged := [][2]string{
 			{"mrtrkit/legacy/replica/" + g[1], `{"r":"mrtrcheck","k":"ans","s":"` + digest + `","id":` + strconv.Quote(string(ask.ID)) + `,"res":` + forgedAnswer(ask.Method) + `}`},
-			{channel, `{"r":"mrtrcheck","k":"cancel","s":"` + digest + `","id":` + strconv.Quote(strconv.Quote(callID)) + `}`},
+			{channel, `{"r":"mrtrcheck","k":"cancel","s":"` + digest + `","id":"` + strconv.FormatInt(callID, 10) + `"}`},
 			{channel, `{"r":"mrtrcheck","k":"del","s":"` + digest + `"}`},
 		}
 		for _, f := range forged {
@@ -618,10 +599,10 @@ func (h *hardener) busSpoofing(ctx context.Context) suite.Result {
 			if !open {
 				return verdict(suite.Fail, "after the forged messages, the call's stream ended", evs...)
 			}
-			return verdict(suite.Fail, "after the forged messages, the call went on: "+clip(string(m), 200), evs...)
+			return verdict(suite.Fail, "after the forged messages, the call went on: "+clip(string(m.Raw), 200), evs...)
 		case <-time.After(1500 * time.Millisecond):
 		}
-		msgs2, pev := c.exchange(ctx, `{"jsonrpc":"2.0","id":"mrtrcheck-ping","method":"ping"}`, h.cfg.timeout)
+		msgs2, pev := c.exchange(ctx, client.RawRequestBody(h.id(), "ping", nil))
 		pev.Probe = "ping on the session after the forged deletion"
 		evs = append(evs, pev)
 		if pev.HTTPStatus != http.StatusOK || len(msgs2) == 0 {

@@ -3,14 +3,20 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/conformance/suite"
 	"github.com/mrtrkit/mrtrkit/discover"
@@ -227,4 +233,67 @@ func TestServerBusSpoofing(t *testing.T) {
 	if res := statusOf(t, rep, "server.bus-spoofing"); res.Status != suite.NotRun {
 		t.Errorf("without -redis: %s: %s", res.Status, res.Reason)
 	}
+}
+
+// unsealedBus is respBus claiming to authenticate its messages when it
+// does not: the Engine then trusts whatever is published on the Redis,
+// as a deployment with an unauthenticated bus would.
+type unsealedBus struct{ *respBus }
+
+func (unsealedBus) Authenticated() bool { return true }
+
+// Against a deployment that acts on what anyone publishes on its Redis,
+// server.bus-spoofing fails: the forged answer, cancellation or deletion
+// reaches the call or the session.
+func TestServerBusSpoofingFailsOnAnUnsealedBus(t *testing.T) {
+	addr := startRedis(t)
+	url := legacyDeployment(t, unsealedBus{&respBus{addr: addr}})
+	code, rep, out := runServerCLI(t, url, `^server\.bus-spoofing$`, "-redis", addr)
+	res := statusOf(t, rep, "server.bus-spoofing")
+	require.Equal(t, suite.Fail, res.Status, out)
+	assert.Contains(t, res.Reason, "after the forged messages")
+	assert.Equal(t, exitFail, code)
+}
+
+// subscriber is a 2025-11-25 server that takes every subscription, of
+// any size, and counts them.
+func subscriber(t *testing.T) (url string, taken *atomic.Int64) {
+	taken = new(atomic.Int64)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.ID) == 0 {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		result := `{}`
+		switch req.Method {
+		case "initialize":
+			w.Header().Set("Mcp-Session-Id", "s1")
+			result = `{"protocolVersion":"2025-11-25","capabilities":{"resources":{"subscribe":true}},"serverInfo":{"name":"subscriber","version":"1"}}`
+		case "resources/subscribe":
+			taken.Add(1)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":`+result+`}`)
+	})
+	return serve(t, h, nil), taken
+}
+
+// A server without a bound on the subscribed URIs fails
+// server.legacy-subscriptions at its first, 1 MiB, subscription.
+func TestServerLegacySubscriptionsFailsUnbounded(t *testing.T) {
+	url, taken := subscriber(t)
+	code, rep, out := runServerCLI(t, url, `^server\.legacy-subscriptions$`)
+	res := statusOf(t, rep, "server.legacy-subscriptions")
+	require.Equal(t, suite.Fail, res.Status, out)
+	assert.Equal(t, "a 1 MiB URI was subscribed to", res.Reason)
+	assert.Equal(t, exitFail, code)
+	assert.Equal(t, int64(1), taken.Load())
 }

@@ -369,34 +369,18 @@ func (c *Client) Complete(ctx context.Context, ref CompletionRef, arg, value str
 }
 
 // Call sends one request for method with params (a value that encodes as
-// a JSON object, or nil) and returns the raw result, answering no rounds.
-// It is the way to a method this package has no function for.
+// a JSON object, its members sent in their order and verbatim, or nil)
+// and returns the raw result, answering no rounds. It is the way to a
+// method this package has no function for. The request carries Mcp-Name
+// for the methods that name a target: the name of tools/call and
+// prompts/get, the uri of resources/read, the taskId of tasks/get,
+// tasks/update and tasks/cancel.
 func (c *Client) Call(ctx context.Context, method string, params any, opts ...CallOption) (json.RawMessage, error) {
-	var p []member
-	if params != nil {
-		var m map[string]json.RawMessage
-		b, err := encodeJSON(params)
-		if err == nil {
-			err = json.Unmarshal(b, &m)
-		}
-		if err != nil {
-			return nil, &Error{Server: c.server, Method: method, Err: fmt.Errorf("params are not a JSON object: %w", err)}
-		}
-		for k, v := range m {
-			if k != "_meta" {
-				p = append(p, member{k, v})
-			}
-		}
+	p, err := orderedParams(params)
+	if err != nil {
+		return nil, &Error{Server: c.server, Method: method, Err: fmt.Errorf("params are not a JSON object: %w", err)}
 	}
-	// Mcp-Name follows the target of the methods that have one.
-	name := ""
-	for _, m := range p {
-		if (m.name == "name" && (method == wire.MethodToolsCall || method == wire.MethodPromptsGet)) ||
-			(m.name == "uri" && method == wire.MethodResourcesRead) {
-			_ = json.Unmarshal(m.value, &name)
-		}
-	}
-	return c.call(ctx, method, name, p, nil, callOptions(opts), 0)
+	return c.call(ctx, method, targetOf(method, p), p, nil, callOptions(opts), 0)
 }
 
 func callOptions(opts []CallOption) *callOpts {

@@ -278,3 +278,40 @@ func TestTokenToLoopbackWhateverTheCase(t *testing.T) {
 	defer c.Close()
 	assert.Equal(t, "Bearer secret", rs.calls("server/discover")[0].Header.Get("Authorization"))
 }
+
+// With WithProgress the call's progress goes to the progress function
+// and its other notifications (a log message, progress under another
+// token) to OnNotification; none is lost.
+func TestProgressKeepsTheOtherNotifications(t *testing.T) {
+	rs := modernRaw(t, func(w http.ResponseWriter, s *seen) bool {
+		if s.RPC.Method != "tools/call" {
+			return false
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"p\",\"progress\":1,\"total\":2}}\n\n")
+		fmt.Fprint(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"halfway\"}}\n\n")
+		fmt.Fprint(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"other\",\"progress\":5}}\n\n")
+		fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"resultType\":\"complete\",\"content\":[]}}\n\n", s.RPC.ID)
+		return true
+	})
+	var mu sync.Mutex
+	var notes []string
+	c, err := client.Connect(ctxT(t), client.HTTP(rs.url), client.OnNotification(func(n client.Notification) {
+		mu.Lock()
+		notes = append(notes, n.Method+" "+string(n.Params))
+		mu.Unlock()
+	}))
+	require.NoError(t, err)
+	defer c.Close()
+	var progress []client.Progress
+	_, err = c.CallTool(ctxT(t), "x", nil, client.WithProgress("p", func(p client.Progress) { progress = append(progress, p) }))
+	require.NoError(t, err)
+	require.Len(t, progress, 1)
+	assert.Equal(t, 1.0, progress[0].Progress)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{
+		`notifications/message {"level":"info","data":"halfway"}`,
+		`notifications/progress {"progressToken":"other","progress":5}`,
+	}, notes)
+}

@@ -181,39 +181,27 @@ func (c *Client) ListTools(ctx context.Context) ([]Tool, error) {
 
 // ListPrompts lists the server's prompts, every page.
 func (c *Client) ListPrompts(ctx context.Context) ([]Prompt, error) {
-	var out []Prompt
-	err := c.list(ctx, wire.MethodPromptsList, "prompts", func(raw json.RawMessage) error {
-		var page []Prompt
-		if err := json.Unmarshal(raw, &page); err != nil {
-			return fmt.Errorf("the prompts do not decode: %w", err)
-		}
-		out = append(out, page...)
-		return nil
-	})
-	return out, err
+	return listAll[Prompt](ctx, c, wire.MethodPromptsList, "prompts")
 }
 
 // ListResources lists the server's resources, every page.
 func (c *Client) ListResources(ctx context.Context) ([]Resource, error) {
-	var out []Resource
-	err := c.list(ctx, wire.MethodResourcesList, "resources", func(raw json.RawMessage) error {
-		var page []Resource
-		if err := json.Unmarshal(raw, &page); err != nil {
-			return fmt.Errorf("the resources do not decode: %w", err)
-		}
-		out = append(out, page...)
-		return nil
-	})
-	return out, err
+	return listAll[Resource](ctx, c, wire.MethodResourcesList, "resources")
 }
 
 // ListResourceTemplates lists the server's resource templates, every page.
 func (c *Client) ListResourceTemplates(ctx context.Context) ([]ResourceTemplate, error) {
-	var out []ResourceTemplate
-	err := c.list(ctx, wire.MethodTemplatesList, "resourceTemplates", func(raw json.RawMessage) error {
-		var page []ResourceTemplate
+	return listAll[ResourceTemplate](ctx, c, wire.MethodTemplatesList, "resourceTemplates")
+}
+
+// listAll follows the pages of a list method and decodes the items
+// member of each.
+func listAll[T any](ctx context.Context, c *Client, method, items string) ([]T, error) {
+	var out []T
+	err := c.list(ctx, method, items, func(raw json.RawMessage) error {
+		var page []T
 		if err := json.Unmarshal(raw, &page); err != nil {
-			return fmt.Errorf("the templates do not decode: %w", err)
+			return fmt.Errorf("the %s do not decode: %w", items, err)
 		}
 		out = append(out, page...)
 		return nil

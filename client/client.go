@@ -125,10 +125,11 @@ func WithProbeTimeout(d time.Duration) Option { return optionFunc(func(c *config
 // DefaultProbeTimeout is the default WithProbeTimeout.
 const DefaultProbeTimeout = 10 * time.Second
 
-// OnNotification receives the notifications that belong to no call of
-// the client: those of a 2025-11-25 session's GET stream, for example.
-// Notifications of a call go to that call's progress function, those of
-// a listen stream to Listen's function.
+// OnNotification receives the server's notifications that no other
+// function takes: those of a call (log messages, say; its progress too,
+// but for the progress WithProgress passes to its own function), and
+// those of a 2025-11-25 session's GET stream. Those of a listen stream
+// go to Listen's function.
 func OnNotification(f func(Notification)) Option { return optionFunc(func(c *config) { c.onNote = f }) }
 
 // Client is a connection to one MCP server. It is safe for concurrent
@@ -471,10 +472,20 @@ type callOpts struct {
 	meta          []member
 	onNote        func(*message) // every notification of the call (Listen)
 	task          bool           // declare the Tasks extension (AsTask)
+	watch         *RoundWatch    // WithRoundWatch
+}
+
+// roundWatch returns the call's RoundWatch, an empty one when it has
+// none.
+func (co *callOpts) roundWatch() *RoundWatch {
+	if co == nil || co.watch == nil {
+		return &RoundWatch{}
+	}
+	return co.watch
 }
 
 // CallOption configures one call (CallTool, GetPrompt, ReadResource,
-// Call).
+// Call, CreateTask, AwaitTask).
 type CallOption interface{ applyCall(*callOpts) }
 
 type callOptionFunc func(*callOpts)
@@ -493,7 +504,8 @@ type Progress struct {
 
 // WithProgress asks the server for progress notifications of the call,
 // under token (a string or an integer; 0 is a token like any other), and
-// passes each to fn.
+// passes each to fn. The call's other notifications go to
+// OnNotification.
 func WithProgress(token any, fn func(Progress)) CallOption {
 	return callOptionFunc(func(o *callOpts) {
 		o.progressToken = mustJSON(token)
@@ -562,7 +574,7 @@ func (c *Client) call(ctx context.Context, method, name string, params []member,
 		case co != nil && co.onNote != nil:
 			out.onNote = co.onNote
 		case co != nil && co.onProgress != nil:
-			out.onNote = progressFilter(co)
+			out.onNote = c.progressFilter(co)
 		}
 		m, status, err := c.conn.send(ctx, out)
 		if err != nil {
@@ -608,24 +620,26 @@ func (c *Client) pickVersion(data json.RawMessage) string {
 }
 
 // progressFilter passes the call's progress notifications to its
-// function.
-func progressFilter(co *callOpts) func(*message) {
+// function, and its other notifications (log messages, say) to
+// OnNotification, where they go without WithProgress.
+func (c *Client) progressFilter(co *callOpts) func(*message) {
 	return func(m *message) {
-		if m.Method != "notifications/progress" {
-			return
+		if m.Method == "notifications/progress" {
+			var p struct {
+				Token json.RawMessage `json:"progressToken"`
+				Progress
+			}
+			if json.Unmarshal(m.Params, &p) == nil && string(p.Token) == string(co.progressToken) {
+				co.onProgress(p.Progress)
+				return
+			}
 		}
-		var p struct {
-			Token json.RawMessage `json:"progressToken"`
-			Progress
-		}
-		if json.Unmarshal(m.Params, &p) != nil || string(p.Token) != string(co.progressToken) {
-			return
-		}
-		co.onProgress(p.Progress)
+		c.notifyUser(m)
 	}
 }
 
-// notify passes a notification that belongs to no call to OnNotification.
+// notifyUser passes a notification that no other function takes to
+// OnNotification.
 func (c *Client) notifyUser(m *message) {
 	if c.cfg.onNote != nil {
 		c.cfg.onNote(Notification{Method: m.Method, Params: m.Params})

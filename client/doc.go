@@ -17,7 +17,11 @@
 // real requests on its streams; the same functions answer them. The
 // function types are mrtr.SamplingFunc, mrtr.ElicitFunc and
 // mrtr.RootsFunc, which the test kit mrtr/mrtrtest takes too, so a
-// handler written once answers in tests and in real calls.
+// handler written once answers in tests and in real calls. InputKey tells
+// a function the key of the request it answers. One loop answers the
+// rounds of CallTool, GetPrompt and ReadResource and the questions of a
+// task; WithRoundWatch shows it round by round to a program that prints
+// a call as it goes (the result's Exchange sums it up afterwards).
 //
 // A server with the Tasks extension (SEP-2663) may run a tool call as a
 // task. CallTool with AsTask declares the extension on the call and, when

@@ -181,39 +181,27 @@ func (c *Client) ListTools(ctx context.Context) ([]Tool, error) {
 
 // ListPrompts lists the server's prompts, every page.
 func (c *Client) ListPrompts(ctx context.Context) ([]Prompt, error) {
-	var out []Prompt
-	err := c.list(ctx, wire.MethodPromptsList, "prompts", func(raw json.RawMessage) error {
-		var page []Prompt
-		if err := json.Unmarshal(raw, &page); err != nil {
-			return fmt.Errorf("the prompts do not decode: %w", err)
-		}
-		out = append(out, page...)
-		return nil
-	})
-	return out, err
+	return listAll[Prompt](ctx, c, wire.MethodPromptsList, "prompts")
 }
 
 // ListResources lists the server's resources, every page.
 func (c *Client) ListResources(ctx context.Context) ([]Resource, error) {
-	var out []Resource
-	err := c.list(ctx, wire.MethodResourcesList, "resources", func(raw json.RawMessage) error {
-		var page []Resource
-		if err := json.Unmarshal(raw, &page); err != nil {
-			return fmt.Errorf("the resources do not decode: %w", err)
-		}
-		out = append(out, page...)
-		return nil
-	})
-	return out, err
+	return listAll[Resource](ctx, c, wire.MethodResourcesList, "resources")
 }
 
 // ListResourceTemplates lists the server's resource templates, every page.
 func (c *Client) ListResourceTemplates(ctx context.Context) ([]ResourceTemplate, error) {
-	var out []ResourceTemplate
-	err := c.list(ctx, wire.MethodTemplatesList, "resourceTemplates", func(raw json.RawMessage) error {
-		var page []ResourceTemplate
+	return listAll[ResourceTemplate](ctx, c, wire.MethodTemplatesList, "resourceTemplates")
+}
+
+// listAll follows the pages of a list method and decodes the items
+// member of each.
+func listAll[T any](ctx context.Context, c *Client, method, items string) ([]T, error) {
+	var out []T
+	err := c.list(ctx, method, items, func(raw json.RawMessage) error {
+		var page []T
 		if err := json.Unmarshal(raw, &page); err != nil {
-			return fmt.Errorf("the templates do not decode: %w", err)
+			return fmt.Errorf("the %s do not decode: %w", items, err)
 		}
 		out = append(out, page...)
 		return nil
@@ -369,34 +357,18 @@ func (c *Client) Complete(ctx context.Context, ref CompletionRef, arg, value str
 }
 
 // Call sends one request for method with params (a value that encodes as
-// a JSON object, or nil) and returns the raw result, answering no rounds.
-// It is the way to a method this package has no function for.
+// a JSON object, its members sent in their order and verbatim, or nil)
+// and returns the raw result, answering no rounds. It is the way to a
+// method this package has no function for. The request carries Mcp-Name
+// for the methods that name a target: the name of tools/call and
+// prompts/get, the uri of resources/read, the taskId of tasks/get,
+// tasks/update and tasks/cancel.
 func (c *Client) Call(ctx context.Context, method string, params any, opts ...CallOption) (json.RawMessage, error) {
-	var p []member
-	if params != nil {
-		var m map[string]json.RawMessage
-		b, err := encodeJSON(params)
-		if err == nil {
-			err = json.Unmarshal(b, &m)
-		}
-		if err != nil {
-			return nil, &Error{Server: c.server, Method: method, Err: fmt.Errorf("params are not a JSON object: %w", err)}
-		}
-		for k, v := range m {
-			if k != "_meta" {
-				p = append(p, member{k, v})
-			}
-		}
+	p, err := orderedParams(params)
+	if err != nil {
+		return nil, &Error{Server: c.server, Method: method, Err: fmt.Errorf("params are not a JSON object: %w", err)}
 	}
-	// Mcp-Name follows the target of the methods that have one.
-	name := ""
-	for _, m := range p {
-		if (m.name == "name" && (method == wire.MethodToolsCall || method == wire.MethodPromptsGet)) ||
-			(m.name == "uri" && method == wire.MethodResourcesRead) {
-			_ = json.Unmarshal(m.value, &name)
-		}
-	}
-	return c.call(ctx, method, name, p, nil, callOptions(opts), 0)
+	return c.call(ctx, method, targetOf(method, p), p, nil, callOptions(opts), 0)
 }
 
 func callOptions(opts []CallOption) *callOpts {

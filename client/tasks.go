@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 	"time"
 
 	"github.com/mrtrkit/mrtrkit/internal/wire"
@@ -117,7 +116,8 @@ type Task struct {
 	// Raw is the server's description as it sent it.
 	Raw json.RawMessage
 
-	tool string // the tool, when this client created the task
+	tool string   // the tool, when this client created the task
+	ex   Exchange // the rounds of the call before the server created the task
 }
 
 // Done reports whether the task has ended: completed, failed or
@@ -158,16 +158,16 @@ func (c *Client) SupportsTasks() bool {
 // CancelTask.
 func (c *Client) CreateTask(ctx context.Context, name string, args any, opts ...CallOption) (*Task, error) {
 	co := callOptions(append(append([]CallOption(nil), opts...), AsTask()))
-	var ex Exchange
-	return c.createTask(ctx, name, args, co, &ex)
+	return c.createTask(ctx, name, args, co)
 }
 
-// createTask is CreateTask with the call's options and its exchange.
-func (c *Client) createTask(ctx context.Context, name string, args any, co *callOpts, ex *Exchange) (*Task, error) {
+// createTask is CreateTask with the call's options.
+func (c *Client) createTask(ctx context.Context, name string, args any, co *callOpts) (*Task, error) {
 	if !c.SupportsTasks() {
 		return nil, &Error{Server: c.server, Method: wire.MethodToolsCall, Name: name, Err: ErrTasksUnsupported}
 	}
-	res, err := c.toolsCall(ctx, name, args, co, ex)
+	var ex Exchange
+	res, err := c.toolsCall(ctx, name, args, co, &ex)
 	if err != nil {
 		return nil, err
 	}
@@ -176,28 +176,29 @@ func (c *Client) createTask(ctx context.Context, name string, args any, co *call
 	}
 	_ = json.Unmarshal(res, &head)
 	if head.ResultType != resultTask {
-		r, err := c.toolResult(name, res, *ex)
+		r, err := c.toolResult(name, res, ex)
 		if err != nil {
 			return nil, err
 		}
-		return &Task{Status: mrtr.TaskCompleted, Result: r, Raw: res}, nil
+		return &Task{Status: mrtr.TaskCompleted, Result: r, Raw: res, ex: ex}, nil
 	}
 	t, err := decodeTask(res)
 	if err != nil {
 		return nil, &Error{Server: c.server, Method: wire.MethodToolsCall, Name: name, Err: fmt.Errorf("the created task does not decode: %w", err)}
 	}
-	t.tool = name
+	t.tool, t.ex = name, ex
 	return t, nil
 }
 
 // GetTask asks the server for the task id's state (tasks/get).
 func (c *Client) GetTask(ctx context.Context, id string) (*Task, error) {
-	return c.getTask(ctx, id, "", 0)
+	return c.getTask(ctx, id, "", 0, nil)
 }
 
-// getTask is GetTask for a task of tool in its round.
-func (c *Client) getTask(ctx context.Context, id, tool string, round int) (*Task, error) {
-	res, err := c.taskCall(ctx, mrtr.MethodTasksGet, id, tool, round, nil)
+// getTask is GetTask for a task of tool in its round, with the call's
+// options.
+func (c *Client) getTask(ctx context.Context, id, tool string, round int, co *callOpts) (*Task, error) {
+	res, err := c.taskCall(ctx, mrtr.MethodTasksGet, id, tool, round, nil, co)
 	if err != nil {
 		return nil, err
 	}
@@ -217,42 +218,31 @@ func (c *Client) getTask(ctx context.Context, id, tool string, round int) (*Task
 // (OnSampling, OnElicitation, OnRoots) and sends the answers with
 // tasks/update. It does nothing for a task that asks nothing.
 func (c *Client) AnswerTask(ctx context.Context, t *Task) error {
-	if t == nil {
+	if t == nil || t.Status != mrtr.TaskInputRequired {
 		return nil
 	}
-	keys := make([]string, 0, len(t.InputRequests))
-	for k := range t.InputRequests {
-		keys = append(keys, k)
+	r, err := newRound(1, t.InputRequests, nil)
+	if err != nil {
+		return &Error{Server: c.server, Method: mrtr.MethodTasksUpdate, Name: t.tool, TaskID: t.ID, Err: err}
 	}
-	sort.Strings(keys)
-	return c.answerTask(ctx, t, keys, 0)
+	return c.answerTask(ctx, t, r, 0, nil)
 }
 
-// answerTask answers the questions keys of t, in its round.
-func (c *Client) answerTask(ctx context.Context, t *Task, keys []string, round int) error {
-	if t.Status != mrtr.TaskInputRequired || len(keys) == 0 {
+// answerTask answers the questions of round r of t (the round-th of the
+// task; past the round limit it is not answered) and sends the answers
+// with tasks/update.
+func (c *Client) answerTask(ctx context.Context, t *Task, r *Round, round int, co *callOpts) error {
+	if len(r.Requests) == 0 {
 		return nil
 	}
 	fail := func(err error) error {
 		return &Error{Server: c.server, Method: mrtr.MethodTasksUpdate, Name: t.tool, TaskID: t.ID, Round: round, Err: err}
 	}
-	answers := make([]member, 0, len(keys))
-	for _, k := range keys {
-		var q embedded
-		if err := json.Unmarshal(t.InputRequests[k], &q); err != nil {
-			return fail(fmt.Errorf("input request %q does not decode: %w", clip(k, 40), err))
-		}
-		a, err := c.answer(ctx, q.Method, q.Params)
-		if err != nil {
-			return fail(fmt.Errorf("answering input request %q (%s): %w", clip(k, 40), clip(q.Method, 40), err))
-		}
-		b, err := encodeJSON(a)
-		if err != nil {
-			return fail(fmt.Errorf("the answer to %q does not encode: %w", clip(k, 40), err))
-		}
-		answers = append(answers, member{k, b})
+	answers, err := c.answerRound(ctx, r, co.roundWatch(), r.N > c.cfg.maxRounds, fail)
+	if err != nil {
+		return err
 	}
-	_, err := c.taskCall(ctx, mrtr.MethodTasksUpdate, t.ID, t.tool, round, []member{{"inputResponses", objectOf(answers)}})
+	_, err = c.taskCall(ctx, mrtr.MethodTasksUpdate, t.ID, t.tool, round, []member{{"inputResponses", objectOf(answers)}}, co)
 	return err
 }
 
@@ -261,30 +251,35 @@ func (c *Client) answerTask(ctx context.Context, t *Task, keys []string, round i
 // stops, and a task that has already ended stays as it ended. GetTask
 // tells which.
 func (c *Client) CancelTask(ctx context.Context, id string) error {
-	_, err := c.taskCall(ctx, mrtr.MethodTasksCancel, id, "", 0, nil)
+	_, err := c.taskCall(ctx, mrtr.MethodTasksCancel, id, "", 0, nil, nil)
 	return err
 }
 
 // AwaitTask follows t (from CreateTask or GetTask) to its end: it polls
 // the task with tasks/get, never sooner than the interval the server
 // last asked for, and answers its questions as AnswerTask does, up to
-// the client's round limit (WithMaxRounds). It returns the tool's
-// result, whose Exchange counts the task's rounds. A task that fails or
+// the client's round limit (WithMaxRounds), which counts the rounds of
+// the call that created the task too. It returns the tool's result,
+// whose Exchange counts those rounds and the task's. opts apply to each
+// tasks/get and tasks/update it sends (WithMeta), and WithRoundWatch
+// shows it the task's questions as rounds. A task that fails or
 // is cancelled is an *Error wrapping ErrTaskFailed (and the server's
 // *RPCError) or ErrTaskCancelled; an id the server no longer knows,
 // ErrUnknownTask. When ctx ends AwaitTask returns its error; the task
 // goes on (CancelTask stops it).
-func (c *Client) AwaitTask(ctx context.Context, t *Task) (*ToolResult, error) {
+func (c *Client) AwaitTask(ctx context.Context, t *Task, opts ...CallOption) (*ToolResult, error) {
 	if t == nil {
 		return nil, &Error{Server: c.server, Method: mrtr.MethodTasksGet, Err: errors.New("no task")}
 	}
-	return c.await(ctx, t, Exchange{})
+	return c.await(ctx, t, callOptions(opts))
 }
 
-// await is AwaitTask, counting on from the rounds of ex.
-func (c *Client) await(ctx context.Context, t *Task, ex Exchange) (*ToolResult, error) {
+// await is AwaitTask with the call's options.
+func (c *Client) await(ctx context.Context, t *Task, co *callOpts) (*ToolResult, error) {
 	answered := map[string]bool{}
-	rounds := 0
+	ex := t.ex
+	ex.Asked = append([][]string(nil), ex.Asked...)
+	rounds := ex.Rounds
 	for {
 		fail := func(err error) (*ToolResult, error) {
 			return nil, &Error{Server: c.server, Method: mrtr.MethodTasksGet, Name: t.tool, TaskID: t.ID, Round: rounds, Err: err}
@@ -295,8 +290,7 @@ func (c *Client) await(ctx context.Context, t *Task, ex Exchange) (*ToolResult, 
 				return fail(errors.New("the task completed without a result"))
 			}
 			out := *t.Result
-			out.Exchange.Rounds += ex.Rounds
-			out.Exchange.Asked = append(append([][]string(nil), ex.Asked...), out.Exchange.Asked...)
+			out.Exchange = ex
 			return &out, nil
 		case mrtr.TaskFailed:
 			if t.Error != nil {
@@ -312,25 +306,18 @@ func (c *Client) await(ctx context.Context, t *Task, ex Exchange) (*ToolResult, 
 			}
 			return fail(ErrTaskCancelled)
 		case mrtr.TaskInputRequired:
-			var keys []string
-			for k := range t.InputRequests {
-				if !answered[k] {
-					keys = append(keys, k)
-				}
+			r, err := newRound(ex.Rounds+1, t.InputRequests, answered)
+			if err != nil {
+				return fail(err)
 			}
-			if len(keys) > 0 {
-				if rounds >= c.cfg.maxRounds {
-					return fail(fmt.Errorf("%w (%d)", ErrTooManyRounds, c.cfg.maxRounds))
-				}
-				sort.Strings(keys)
+			if len(r.Requests) > 0 {
 				rounds++
-				ex.Rounds++
-				ex.Asked = append(ex.Asked, keys)
-				if err := c.answerTask(ctx, t, keys, rounds); err != nil {
+				if err := c.answerTask(ctx, t, r, rounds, co); err != nil {
 					return nil, err
 				}
-				for _, k := range keys {
-					answered[k] = true
+				ex.add(r)
+				for _, q := range r.Requests {
+					answered[q.Key] = true
 				}
 			}
 		}
@@ -344,10 +331,11 @@ func (c *Client) await(ctx context.Context, t *Task, ex Exchange) (*ToolResult, 
 			return fail(ctx.Err())
 		case <-wait.C:
 		}
-		next, err := c.getTask(ctx, t.ID, t.tool, rounds)
+		next, err := c.getTask(ctx, t.ID, t.tool, rounds, co)
 		if err != nil {
 			return nil, err
 		}
+		next.ex = t.ex
 		t = next
 	}
 }
@@ -362,15 +350,14 @@ func pollInterval(t *Task) time.Duration {
 
 // callAsTask is CallTool with AsTask.
 func (c *Client) callAsTask(ctx context.Context, name string, args any, co *callOpts) (*ToolResult, error) {
-	var ex Exchange
-	t, err := c.createTask(ctx, name, args, co, &ex)
+	t, err := c.createTask(ctx, name, args, co)
 	if err != nil {
 		return nil, err
 	}
 	if t.ID == "" {
 		return t.Result, nil
 	}
-	res, err := c.await(ctx, t, ex)
+	res, err := c.await(ctx, t, co)
 	if err != nil && !errors.Is(err, ErrTaskFailed) && !errors.Is(err, ErrTaskCancelled) && !errors.Is(err, ErrUnknownTask) {
 		// Nobody else holds the task: stop it rather than leave it
 		// running for nobody.
@@ -382,8 +369,9 @@ func (c *Client) callAsTask(ctx context.Context, name string, args any, co *call
 }
 
 // taskCall sends one tasks/* request for the task id (of tool, in its
-// round), declaring the extension, with Mcp-Name naming the task.
-func (c *Client) taskCall(ctx context.Context, method, id, tool string, round int, more []member) (json.RawMessage, error) {
+// round, with the call's options co), declaring the extension, with
+// Mcp-Name naming the task.
+func (c *Client) taskCall(ctx context.Context, method, id, tool string, round int, more []member, co *callOpts) (json.RawMessage, error) {
 	fail := func(err error) error {
 		return &Error{Server: c.server, Method: method, Name: tool, TaskID: id, Round: round, Err: err}
 	}
@@ -393,7 +381,12 @@ func (c *Client) taskCall(ctx context.Context, method, id, tool string, round in
 	if !c.SupportsTasks() {
 		return nil, fail(ErrTasksUnsupported)
 	}
-	res, err := c.call(ctx, method, id, append([]member{{"taskId", mustJSON(id)}}, more...), nil, &callOpts{task: true}, round)
+	tco := callOpts{task: true}
+	if co != nil {
+		tco = *co
+		tco.task = true
+	}
+	res, err := c.call(ctx, method, id, append([]member{{"taskId", mustJSON(id)}}, more...), nil, &tco, round)
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {

@@ -554,3 +554,39 @@ func TestTaskListen(t *testing.T) {
 		}
 	}
 }
+
+// The questions of a task are rounds of the call: the RoundWatch sees
+// them, numbered after the rounds before the task, and the answer
+// functions learn their keys.
+func TestTaskRoundsAreWatched(t *testing.T) {
+	url, _ := taskServer(t, true)
+	var keys []string
+	c := connectTasks(t, url, client.OnElicitation(func(ctx context.Context, r *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
+		keys = append(keys, client.InputKey(ctx))
+		return confirmYes(ctx, r)
+	}))
+	var asked []string
+	w := client.WithRoundWatch(&client.RoundWatch{
+		Asked: func(r *client.Round) {
+			for _, q := range r.Requests {
+				asked = append(asked, fmt.Sprintf("%d:%s:%s", r.N, q.Key, q.Method))
+			}
+		},
+		Done: func(r *client.Round, err error) { assert.NoError(t, err) },
+	})
+	res, err := c.CallTool(ctxT(t), "confirm", map[string]any{"label": "a.txt"}, client.AsTask(), w)
+	require.NoError(t, err)
+	assert.Equal(t, "deleted a.txt", res.Text())
+	assert.Equal(t, []string{"1:r1/confirm:elicitation/create"}, asked)
+	assert.Equal(t, []string{"r1/confirm"}, keys)
+
+	// CreateTask and AwaitTask: the same, the watch given to AwaitTask.
+	asked, keys = nil, nil
+	task, err := c.CreateTask(ctxT(t), "confirm", map[string]any{"label": "b.txt"})
+	require.NoError(t, err)
+	res, err = c.AwaitTask(ctxT(t), task, w)
+	require.NoError(t, err)
+	assert.Equal(t, "deleted b.txt", res.Text())
+	assert.Equal(t, []string{"1:r1/confirm:elicitation/create"}, asked)
+	assert.Equal(t, []string{"r1/confirm"}, keys)
+}

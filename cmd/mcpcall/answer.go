@@ -34,9 +34,9 @@ type inputRequest struct {
 }
 
 // capabilities are the client capabilities the run declares: --capabilities
-// when given (raw), else those the answerer can serve; with tasks, the
-// Tasks extension too.
-func (s *session) capabilities(raw string, tasks bool) (mrtr.ClientCapabilities, error) {
+// when given (raw), else those the answerer can serve. The client adds
+// the Tasks extension to the requests that need it (--task, tasks).
+func (s *session) capabilities(raw string) (mrtr.ClientCapabilities, error) {
 	var caps mrtr.ClientCapabilities
 	if raw != "" {
 		obj, err := parseJSONObject([]byte(raw), "--capabilities")
@@ -58,12 +58,6 @@ func (s *session) capabilities(raw string, tasks bool) (mrtr.ClientCapabilities,
 			caps.Sampling = &mrtr.SamplingCapability{}
 		}
 	}
-	if tasks {
-		if caps.Extensions == nil {
-			caps.Extensions = map[string]mrtr.Object{}
-		}
-		caps.Extensions[mrtr.TasksExtension] = mrtr.Object{}
-	}
 	return caps, nil
 }
 
@@ -71,7 +65,7 @@ func (s *session) capabilities(raw string, tasks bool) (mrtr.ClientCapabilities,
 // question reaches it (what the run declares is WithCapabilities'
 // business), so that one it cannot answer fails with its own message.
 func (s *session) answerOptions() []client.Option {
-	caps, _ := s.capabilities("", false)
+	caps, _ := s.capabilities("")
 	return []client.Option{
 		client.WithCapabilities(caps),
 		client.OnElicitation(func(ctx context.Context, req *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {

@@ -423,8 +423,8 @@ func setup(o *options, cmd command, e *env) (*session, error) {
 		s.copts = append(s.copts, client.WithLogLevel(o.logLevel))
 	}
 	s.copts = append(s.copts, s.answerOptions()...)
-	if o.capabilities != "" || o.task || strings.HasPrefix(cmd.method, "tasks/") {
-		caps, err := s.capabilities(o.capabilities, o.task || strings.HasPrefix(cmd.method, "tasks/"))
+	if o.capabilities != "" {
+		caps, err := s.capabilities(o.capabilities)
 		if err != nil {
 			return nil, err
 		}

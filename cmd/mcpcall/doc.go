@@ -64,6 +64,18 @@
 //	mcpcall tools call test_input_required_result_multiple_inputs \
 //		--elicit-answers elicit.json --sampling-answers answers.json --root . --root file:///srv/data
 //
+// With --task, tools call declares the Tasks extension (SEP-2663): a
+// call the server runs as a task is followed to its end through the
+// client package's task API, polled no faster than the server's
+// pollIntervalMs, its questions answered and printed as rounds, and
+// cancelled when mcpcall is interrupted or the round limit is reached; a
+// question mcpcall cannot answer leaves the task running, its id on
+// stderr. tasks get ID shows a task, tasks wait ID follows it as --task
+// does, tasks cancel ID cancels it:
+//
+//	mcpcall --task tools call slow_compute --args '{"seconds":30}'
+//	mcpcall tasks wait Fm3u1Qf0Ryi6nbrvV2cXbg --elicit-answers elicit.json
+//
 // Machine-readable output, one JSON object per line: each round
 // ({"type":"round","round":N,"inputRequests":…,"inputResponses":…,"answeredBy":…,"requestState":…}),
 // then the result ({"type":"result","rounds":N,"result":…}) or the error

@@ -116,73 +116,79 @@ func (s *session) list(ctx context.Context, cmd command) int {
 	}
 }
 
-// callRounds runs tools/call, prompts/get or resources/read with
-// client.Run, which answers the input_required rounds with the
-// answerer; the rounds are printed as they go.
+// callRounds runs tools/call, prompts/get or resources/read with the
+// client's CallTool, GetPrompt or ReadResource, which answer the
+// input_required rounds with the answerer; the rounds are printed as
+// they go, and the result as the server sent it.
 func (s *session) callRounds(ctx context.Context, cmd command) int {
-	params := json.RawMessage(`{"uri":` + string(mustJSON(cmd.target)) + `}`)
-	if cmd.method != wire.MethodResourcesRead {
-		params = json.RawMessage(`{"name":` + string(mustJSON(cmd.target)) + `}`)
+	opts := []client.CallOption{client.WithRoundWatch(s.roundWatch(cmd)), client.WithMeta(wire.MetaProgressToken, "mcpcall")}
+	var raw json.RawMessage
+	var ex client.Exchange
+	var err error
+	switch cmd.method {
+	case wire.MethodToolsCall:
+		// The listing teaches the client the tool's x-mcp-header
+		// declarations (it lists again, once, when the server refuses
+		// the headers) and lets mcpcall warn about the arguments.
+		s.findTool(ctx, cmd.target)
+		var args any
 		if s.args != nil {
-			params = json.RawMessage(`{"name":` + string(mustJSON(cmd.target)) + `,"arguments":` + string(s.args) + `}`)
+			args = s.args
+		}
+		if s.opts.task {
+			return s.callTask(ctx, cmd, args, opts)
+		}
+		var r *client.ToolResult
+		if r, err = s.c.CallTool(ctx, cmd.target, args, opts...); err == nil {
+			raw, ex = r.Raw, r.Exchange
+		}
+	case wire.MethodPromptsGet:
+		var args map[string]string // checked to be strings (checkPromptArgs)
+		if s.args != nil {
+			if err := json.Unmarshal(s.args, &args); err != nil {
+				return s.fail(err)
+			}
+		}
+		var r *client.PromptResult
+		if r, err = s.c.GetPrompt(ctx, cmd.target, args, opts...); err == nil {
+			raw, ex = r.Raw, r.Exchange
+		}
+	default:
+		var r *client.ResourceResult
+		if r, err = s.c.ReadResource(ctx, cmd.target, opts...); err == nil {
+			raw, ex = r.Raw, r.Exchange
 		}
 	}
-	var tool *client.Tool
-	if cmd.method == wire.MethodToolsCall {
-		tool = s.findTool(ctx, cmd.target)
+	if err != nil {
+		return s.callFailed(cmd, err)
 	}
-	rounds := 0
-	watch := s.roundWatch(cmd, &rounds)
-	for refreshed := false; ; refreshed = true {
-		rounds = 0
-		res, err := s.c.Run(ctx, cmd.method, params, watch, client.WithMeta(wire.MetaProgressToken, "mcpcall"))
-		var rpc *client.RPCError
-		if err != nil && errors.As(err, &rpc) && rpc.Code == client.CodeHeaderMismatch && cmd.method == wire.MethodToolsCall &&
-			strings.Contains(rpc.Message, "Mcp-Param-") && !refreshed {
-			// A header mismatch on Mcp-Param-* means the tool's
-			// definition changed: list the tools again and retry once.
-			if fresh := s.findTool(ctx, cmd.target); !sameDecls(tool, fresh) {
-				fmt.Fprintf(s.env.stderr, "mcpcall: %s; the tool's x-mcp-header declarations changed, retrying\n", termLine(rpc.Message))
-				tool = fresh
-				continue
-			}
-		}
-		if errors.Is(err, client.ErrTooManyRounds) {
-			fmt.Fprintf(s.env.stderr, "mcpcall: the server still asks for input after %d rounds; stopped (--max-rounds %d)\n", s.opts.maxRounds, s.opts.maxRounds)
-			return exitUsage
-		}
-		if err != nil {
-			return s.failed(cmd, err)
-		}
-		var h resultHead
-		if err := json.Unmarshal(res, &h); err != nil {
-			return s.fail(transportErr("%s: the result is not a JSON object: %v", cmd.method, err))
-		}
-		switch h.ResultType {
-		case "", wire.ResultComplete:
-			s.out.final(cmd, res, rounds, 0)
-			if cmd.method == wire.MethodToolsCall && h.IsError {
-				fmt.Fprintln(s.env.stderr, "mcpcall: the tool reported an error (result with isError: true)")
-				return exitRPCError
-			}
-			return exitOK
-		case "task":
-			if !s.opts.task { // not declared: a server may not answer so
-				break
-			}
-			var v taskView
-			if err := json.Unmarshal(res, &v); err != nil || v.TaskID == "" {
-				return s.fail(transportErr("%s: a task result without taskId", cmd.method))
-			}
-			return s.followTask(ctx, cmd, v.TaskID, rounds)
-		}
-		return s.fail(transportErr("%s: unrecognised resultType %q", cmd.method, h.ResultType))
-	}
+	return s.result(cmd, raw, ex.Rounds)
 }
 
-// roundWatch prints the rounds of a call as the client answers them and
-// counts them in *rounds.
-func (s *session) roundWatch(cmd command, rounds *int) *client.RoundWatch {
+// callFailed reports the error of a call.
+func (s *session) callFailed(cmd command, err error) int {
+	if errors.Is(err, client.ErrTooManyRounds) {
+		fmt.Fprintf(s.env.stderr, "mcpcall: the server still asks for input after %d rounds; stopped (--max-rounds %d)\n", s.opts.maxRounds, s.opts.maxRounds)
+		return exitUsage
+	}
+	return s.failed(cmd, err)
+}
+
+// result prints the complete result of a call after its rounds.
+func (s *session) result(cmd command, raw json.RawMessage, rounds int) int {
+	s.out.final(cmd, raw, rounds, 0)
+	var h resultHead
+	_ = json.Unmarshal(raw, &h)
+	if cmd.method == wire.MethodToolsCall && h.IsError {
+		fmt.Fprintln(s.env.stderr, "mcpcall: the tool reported an error (result with isError: true)")
+		return exitRPCError
+	}
+	return exitOK
+}
+
+// roundWatch prints the rounds of a call (and a task's questions) as
+// the client answers them.
+func (s *session) roundWatch(cmd command) *client.RoundWatch {
 	record := func(r *client.Round) *roundRecord {
 		return &roundRecord{Type: "round", Round: r.N, Method: cmd.method, Target: cmd.target, RequestState: r.RequestState}
 	}
@@ -193,7 +199,6 @@ func (s *session) roundWatch(cmd command, rounds *int) *client.RoundWatch {
 			if r.N > s.opts.maxRounds {
 				return // not answered: Done reports it
 			}
-			*rounds = r.N
 			if len(r.RequestState) > 0 && r.RequestState[0] != '"' {
 				fmt.Fprintf(s.env.stderr, "mcpcall: warning: requestState is %s, not a string; sent back as received\n", jsonKind(r.RequestState))
 			}
@@ -223,19 +228,6 @@ func (s *session) roundWatch(cmd command, rounds *int) *client.RoundWatch {
 			s.out.roundEnd(rec)
 		},
 	}
-}
-
-// sameDecls reports whether two listings of a tool declare the same
-// x-mcp-header arguments.
-func sameDecls(a, b *client.Tool) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	da, _ := headerDecls(a.InputSchema)
-	db, _ := headerDecls(b.InputSchema)
-	return slices.EqualFunc(da, db, func(x, y headerDecl) bool {
-		return x.Name == y.Name && x.Type == y.Type && slices.Equal(x.Path, y.Path)
-	})
 }
 
 // transportError is a failure below JSON-RPC found by mcpcall itself: a

@@ -60,7 +60,9 @@ func TestTaskCreatedPolledAnsweredOnTheWire(t *testing.T) {
 	assert.NotEmpty(t, rec.all("tasks/get"))
 	require.Len(t, rec.all("tasks/update"), 1)
 	for _, s := range rec.all("") {
-		assert.Contains(t, string(s.meta(t)["io.modelcontextprotocol/clientCapabilities"]), mrtr.TasksExtension, "every request declares the extension")
+		if s.Method == "tools/call" || strings.HasPrefix(s.Method, "tasks/") {
+			assert.Contains(t, string(s.meta(t)["io.modelcontextprotocol/clientCapabilities"]), mrtr.TasksExtension, "every request of the task declares the extension")
+		}
 	}
 	// Without --task the same tool runs synchronously, as a plain MRTR call.
 	r = runCLI(t, "-url", url, "tools", "call", "confirm", "--elicit-answers", answers)
@@ -94,4 +96,24 @@ func TestTaskCancelledWhenInterrupted(t *testing.T) {
 	assert.Equal(t, exitOK, r.code, r.stderr)
 	r = runCLI(t, "-url", url, "tasks", "get", "AAAAAAAAAAAAAAAAAAAAAA")
 	assert.NotEqual(t, exitOK, r.code)
+}
+
+// A task whose question mcpcall cannot answer is left running, with its
+// id; tasks wait follows it later, answering from a file, to its result.
+func TestTaskLeftForTasksWait(t *testing.T) {
+	url, rec := taskTestServer(t)
+	// It declares elicitation, so the task asks, but has no answers.
+	r := runCLI(t, "-url", url, "--task", "--capabilities", `{"elicitation":{}}`, "tools", "call", "confirm")
+	assert.Equal(t, exitUsage, r.code)
+	assert.Contains(t, r.stderr, "cannot answer")
+	assert.Empty(t, rec.all("tasks/cancel"), "the task is left for tasks wait")
+	id := regexp.MustCompile(`runs the call as task ([A-Za-z0-9_-]{22})`).FindStringSubmatch(r.stderr)
+	require.Len(t, id, 2, r.stderr)
+
+	answers := writeFile(t, "answers.json", `{"*": {"yes": true}}`)
+	r = runCLI(t, "-url", url, "tasks", "wait", id[1], "--elicit-answers", answers)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "confirmed: accept")
+	assert.Contains(t, r.stdout, "round 1")
+	require.Len(t, rec.all("tasks/update"), 1)
 }

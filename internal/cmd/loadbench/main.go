@@ -390,12 +390,12 @@ func firstRound(ctx context.Context, hc *http.Client, url, tool string) (string,
 	}
 	defer c.Close()
 	var state json.RawMessage
-	_, err = c.Run(ctx, "tools/call", map[string]any{"name": tool, "arguments": map[string]string{"text": "hello"}},
-		&client.RoundWatch{Asked: func(r *client.Round) {
+	_, err = c.CallTool(ctx, tool, map[string]string{"text": "hello"},
+		client.WithRoundWatch(&client.RoundWatch{Asked: func(r *client.Round) {
 			if r.N == 1 {
 				state = r.RequestState
 			}
-		}})
+		}}))
 	if err != nil && !errors.Is(err, client.ErrTooManyRounds) {
 		return "", err
 	}

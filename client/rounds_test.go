@@ -17,9 +17,9 @@ import (
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
-// Run answers the rounds with the client's functions, which learn each
-// request's key, and shows every round to the watch.
-func TestRunWatchesRoundsAndGivesKeys(t *testing.T) {
+// A call answers its rounds with the client's functions, which learn
+// each request's key, and shows every round to its RoundWatch.
+func TestRoundWatchAndInputKeys(t *testing.T) {
 	url := serveHTTP(t, kitServer(t))
 	var mu sync.Mutex
 	var keys []string
@@ -61,10 +61,11 @@ func TestRunWatchesRoundsAndGivesKeys(t *testing.T) {
 			done = append(done, fmt.Sprint(r.N))
 		},
 	}
-	res, err := c.Run(ctxT(t), "tools/call", map[string]any{"name": "three"}, w)
+	res, err := c.CallTool(ctxT(t), "three", nil, client.WithRoundWatch(w))
 	require.NoError(t, err)
-	assert.JSONEq(t, `"complete"`, string(mustMember(t, res, "resultType")))
-	assert.Contains(t, string(res), "Ada/gpt/file:///src")
+	assert.JSONEq(t, `"complete"`, string(mustMember(t, res.Raw, "resultType")))
+	assert.Contains(t, res.Text(), "Ada/gpt/file:///src")
+	assert.Equal(t, 3, res.Rounds)
 	assert.Equal(t, []string{"name", "model", "roots"}, keys)
 	assert.Equal(t, []string{"1:name:elicitation/create", "2:model:sampling/createMessage", "3:roots:roots/list"}, asked)
 	assert.Equal(t, []string{`name={"action":"accept","content":{"name":"Ada"}}`,
@@ -72,6 +73,12 @@ func TestRunWatchesRoundsAndGivesKeys(t *testing.T) {
 		`roots={"roots":[{"uri":"file:///src"}]}`}, answered)
 	assert.Equal(t, []string{"1", "2", "3"}, done)
 	assert.Empty(t, client.InputKey(context.Background()))
+
+	// Without a watch the functions learn the keys all the same.
+	keys = nil
+	_, err = c.CallTool(ctxT(t), "three", nil)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"name", "model", "roots"}, keys)
 }
 
 func mustMember(t *testing.T, obj json.RawMessage, name string) json.RawMessage {
@@ -82,8 +89,8 @@ func mustMember(t *testing.T, obj json.RawMessage, name string) json.RawMessage 
 }
 
 // A round that asks nothing is retried with the state alone after a
-// pause; a result of another resultType comes back verbatim.
-func TestRunLoadSheddingAndOtherResultTypes(t *testing.T) {
+// pause.
+func TestLoadSheddingRoundIsRetriedWithTheStateAlone(t *testing.T) {
 	var mu sync.Mutex
 	var at []time.Time
 	rs := modernRaw(t, func(w http.ResponseWriter, s *seen) bool {
@@ -98,19 +105,19 @@ func TestRunLoadSheddingAndOtherResultTypes(t *testing.T) {
 			writeJSON(w, 200, s.RPC.ID, `"result":{"resultType":"input_required","requestState":"busy\/1"}`)
 			return true
 		}
-		writeJSON(w, 200, s.RPC.ID, `"result":{"resultType":"task","taskId":"t-1","status":"working"}`)
+		writeJSON(w, 200, s.RPC.ID, `"result":{"resultType":"complete","content":[{"type":"text","text":"served"}]}`)
 		return true
 	})
 	c, err := client.Connect(ctxT(t), client.HTTP(rs.url))
 	require.NoError(t, err)
 	defer c.Close()
 	var rounds []int
-	res, err := c.Run(ctxT(t), "tools/call", map[string]any{"name": "x"}, &client.RoundWatch{Asked: func(r *client.Round) {
+	res, err := c.CallTool(ctxT(t), "x", nil, client.WithRoundWatch(&client.RoundWatch{Asked: func(r *client.Round) {
 		assert.Empty(t, r.Requests)
 		rounds = append(rounds, r.N)
-	}})
+	}}))
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"resultType":"task","taskId":"t-1","status":"working"}`, string(res))
+	assert.Equal(t, "served", res.Text())
 	assert.Equal(t, []int{1}, rounds)
 	calls := rs.calls("tools/call")
 	require.Len(t, calls, 2)
@@ -119,9 +126,41 @@ func TestRunLoadSheddingAndOtherResultTypes(t *testing.T) {
 	assert.NotContains(t, string(calls[1].Body), "inputResponses", "nothing was asked, nothing is answered")
 }
 
+// A result of a resultType the request did not ask for is an error
+// that names it; so is an input_required that asks nothing and carries
+// no state.
+func TestUnrecognisedResultType(t *testing.T) {
+	results := map[string]string{
+		"x": `{"resultType":"task","taskId":"t-1","status":"working"}`,
+		"y": `{"resultType":"later"}`,
+		"z": `{"resultType":"input_required"}`,
+	}
+	rs := modernRaw(t, func(w http.ResponseWriter, s *seen) bool {
+		if s.RPC.Method != "tools/call" {
+			return false
+		}
+		var p struct {
+			Name string `json:"name"`
+		}
+		_ = json.Unmarshal(s.RPC.Params, &p)
+		writeJSON(w, 200, s.RPC.ID, `"result":`+results[p.Name])
+		return true
+	})
+	c, err := client.Connect(ctxT(t), client.HTTP(rs.url))
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = c.CallTool(ctxT(t), "x", nil)
+	assert.ErrorContains(t, err, `unrecognised resultType "task": the request did not declare the Tasks extension`)
+	_, err = c.CallTool(ctxT(t), "y", nil)
+	assert.ErrorContains(t, err, `unrecognised resultType "later"`)
+	_, err = c.CallTool(ctxT(t), "z", nil)
+	assert.ErrorContains(t, err, "input_required with neither inputRequests nor requestState")
+	assert.Len(t, rs.calls("tools/call"), 3, "none is retried")
+}
+
 // Past the round limit the watch sees the round that is not answered,
-// and Run fails with ErrTooManyRounds.
-func TestRunRoundLimit(t *testing.T) {
+// and the call fails with ErrTooManyRounds.
+func TestRoundLimitIsWatched(t *testing.T) {
 	rs := modernRaw(t, func(w http.ResponseWriter, s *seen) bool {
 		if s.RPC.Method != "tools/call" {
 			return false
@@ -134,26 +173,26 @@ func TestRunRoundLimit(t *testing.T) {
 	defer c.Close()
 	var asked []int
 	var last error
-	_, err = c.Run(ctxT(t), "tools/call", map[string]any{"name": "x"}, &client.RoundWatch{
+	_, err = c.CallTool(ctxT(t), "x", nil, client.WithRoundWatch(&client.RoundWatch{
 		Asked: func(r *client.Round) { asked = append(asked, r.N) },
 		Done:  func(r *client.Round, err error) { last = err },
-	})
+	}))
 	require.ErrorIs(t, err, client.ErrTooManyRounds)
 	assert.ErrorIs(t, last, client.ErrTooManyRounds)
 	assert.Equal(t, []int{1, 2}, asked)
 	assert.Len(t, rs.calls("tools/call"), 2)
 }
 
-// Run sends the params in their order and verbatim, with Mcp-Name and
-// the Mcp-Param-* headers of the tool's declarations.
-func TestRunParamsVerbatimWithHeaders(t *testing.T) {
+// CallTool sends raw arguments verbatim, with Mcp-Name and the
+// Mcp-Param-* headers of the tool's declarations.
+func TestRawArgumentsVerbatimWithHeaders(t *testing.T) {
 	rs := modernRaw(t, nil)
 	c, err := client.Connect(ctxT(t), client.HTTP(rs.url))
 	require.NoError(t, err)
 	defer c.Close()
 	_, err = c.ListTools(ctxT(t))
 	require.NoError(t, err)
-	_, err = c.Run(ctxT(t), "tools/call", json.RawMessage(`{"name":"hdr","arguments":{"region":"Zürich","count":3,"query":"<&> 1.50"}}`), nil)
+	_, err = c.CallTool(ctxT(t), "hdr", json.RawMessage(`{"region":"Zürich","count":3,"query":"<&> 1.50"}`))
 	require.NoError(t, err)
 	call := rs.calls("tools/call")[0]
 	assert.Contains(t, string(call.Body), `"params":{"name":"hdr","arguments":{"region":"Zürich","count":3,"query":"<&> 1.50"},"_meta":`)
@@ -181,20 +220,26 @@ func TestDiscoverWhateverTheVersions(t *testing.T) {
 	require.Error(t, err)
 }
 
-// CallTarget names its target in Mcp-Name, for methods the client does
-// not know.
-func TestCallTargetSendsMcpName(t *testing.T) {
+// Call names the target of the methods that have one in Mcp-Name (a
+// task's id for tasks/*) and sends the params in their order, verbatim.
+func TestCallNamesTheTarget(t *testing.T) {
 	rs := modernRaw(t, nil)
 	c, err := client.Connect(ctxT(t), client.HTTP(rs.url))
 	require.NoError(t, err)
 	defer c.Close()
-	_, err = c.CallTarget(ctxT(t), "tasks/get", "tâsk-1", map[string]string{"taskId": "tâsk-1"})
+	_, err = c.Call(ctxT(t), "tasks/get", json.RawMessage(`{"taskId":"tâsk-1","z":1,"a":"<&>"}`))
+	require.NoError(t, err)
+	_, err = c.Call(ctxT(t), "resources/read", map[string]string{"uri": "test://r"})
+	require.NoError(t, err)
+	_, err = c.Call(ctxT(t), "ping", nil)
 	require.NoError(t, err)
 	got := rs.calls("tasks/get")
 	require.Len(t, got, 1)
 	assert.Equal(t, client.EncodeHeaderValue("tâsk-1"), got[0].Header.Get("Mcp-Name"))
 	assert.Equal(t, "tasks/get", got[0].Header.Get("Mcp-Method"))
-	assert.JSONEq(t, `"tâsk-1"`, string(mustMember(t, got[0].RPC.Params, "taskId")))
+	assert.Contains(t, string(got[0].Body), `"params":{"taskId":"tâsk-1","z":1,"a":"<&>","_meta":`)
+	assert.Equal(t, "test://r", rs.calls("resources/read")[0].Header.Get("Mcp-Name"))
+	assert.Empty(t, rs.calls("ping")[0].Header.Values("Mcp-Name"))
 }
 
 // A server of 2026-07-28 sends no requests: one on a response stream is
@@ -232,4 +277,41 @@ func TestTokenToLoopbackWhateverTheCase(t *testing.T) {
 	require.NoError(t, err)
 	defer c.Close()
 	assert.Equal(t, "Bearer secret", rs.calls("server/discover")[0].Header.Get("Authorization"))
+}
+
+// With WithProgress the call's progress goes to the progress function
+// and its other notifications (a log message, progress under another
+// token) to OnNotification; none is lost.
+func TestProgressKeepsTheOtherNotifications(t *testing.T) {
+	rs := modernRaw(t, func(w http.ResponseWriter, s *seen) bool {
+		if s.RPC.Method != "tools/call" {
+			return false
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"p\",\"progress\":1,\"total\":2}}\n\n")
+		fmt.Fprint(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"halfway\"}}\n\n")
+		fmt.Fprint(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"other\",\"progress\":5}}\n\n")
+		fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"resultType\":\"complete\",\"content\":[]}}\n\n", s.RPC.ID)
+		return true
+	})
+	var mu sync.Mutex
+	var notes []string
+	c, err := client.Connect(ctxT(t), client.HTTP(rs.url), client.OnNotification(func(n client.Notification) {
+		mu.Lock()
+		notes = append(notes, n.Method+" "+string(n.Params))
+		mu.Unlock()
+	}))
+	require.NoError(t, err)
+	defer c.Close()
+	var progress []client.Progress
+	_, err = c.CallTool(ctxT(t), "x", nil, client.WithProgress("p", func(p client.Progress) { progress = append(progress, p) }))
+	require.NoError(t, err)
+	require.Len(t, progress, 1)
+	assert.Equal(t, 1.0, progress[0].Progress)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{
+		`notifications/message {"level":"info","data":"halfway"}`,
+		`notifications/progress {"progressToken":"other","progress":5}`,
+	}, notes)
 }

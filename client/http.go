@@ -152,15 +152,8 @@ func (h *httpConn) do(ctx context.Context, build func() (*http.Request, error)) 
 			req.Header.Set(kv[0], kv[1])
 		}
 		if h.t.auth != nil {
-			tok, err := h.t.auth.Token(ctx)
-			if err != nil {
-				return nil, fmt.Errorf("getting a token: %w", err)
-			}
-			if tok != "" {
-				if err := tokenAllowed(req.URL); err != nil {
-					return nil, err
-				}
-				req.Header.Set("Authorization", "Bearer "+tok)
+			if err := setAuthorization(ctx, h.t.auth, req); err != nil {
+				return nil, err
 			}
 		}
 		resp, err := h.hc.Do(req)

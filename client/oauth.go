@@ -41,6 +41,9 @@ type OAuthConfig struct {
 	// HTTPClient fetches metadata and tokens (default: one that follows
 	// no redirects).
 	HTTPClient *http.Client
+	// DPoP, when set, binds the tokens to its key (RFC 9449): token
+	// requests and MCP requests carry its proofs.
+	DPoP *DPoP
 }
 
 // OAuth is an Authorizer that runs the MCP authorization flow: protected
@@ -58,6 +61,7 @@ type OAuth struct {
 	mu       sync.Mutex
 	endpoint *url.URL // the MCP endpoint, learnt from the first challenge
 	token    string
+	tokenTyp string     // token_type: Bearer, or DPoP for a bound token
 	refresh  *refresher // nil: no refresh token
 	granted  []string
 	issuer   string
@@ -125,24 +129,17 @@ func (o *OAuth) doRefresh(ctx context.Context, r *refresher) error {
 	if r.client.method == "client_secret_basic" {
 		req.SetBasicAuth(url.QueryEscape(r.client.id), url.QueryEscape(r.client.secret))
 	}
-	resp, err := o.hc.Do(req)
+	resp, err := o.tokenClient().Do(req)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("refreshing the token: HTTP %s", resp.Status)
+	t, err := parseTokenResponse(r.endpoint, resp.StatusCode, b)
+	if err != nil {
+		return fmt.Errorf("refreshing the token: %w", err)
 	}
-	var t struct {
-		AccessToken  string `json:"access_token"`
-		RefreshToken string `json:"refresh_token"`
-		ExpiresIn    int64  `json:"expires_in"`
-	}
-	if err := json.Unmarshal(b, &t); err != nil || t.AccessToken == "" {
-		return errors.New("the refresh response has no access_token")
-	}
-	o.token = t.AccessToken
+	o.token, o.tokenTyp = t.AccessToken, t.TokenType
 	if t.RefreshToken != "" {
 		r.token = t.RefreshToken
 	}
@@ -156,12 +153,17 @@ func (o *OAuth) doRefresh(ctx context.Context, r *refresher) error {
 // Authorize answers a 401 or a 403 insufficient_scope challenge of the
 // MCP endpoint by running the flow again.
 func (o *OAuth) Authorize(ctx context.Context, resp *http.Response) error {
+	if d := o.cfg.DPoP; d != nil {
+		if again, err := d.resourceNonce(resp); again || err != nil {
+			return err
+		}
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.attempts >= MaxAuthorizations {
 		return fmt.Errorf("gave up after %d authorizations", o.attempts)
 	}
-	ch := bearerChallenge(resp.Header.Values("WWW-Authenticate"))
+	ch := authChallenge(resp.Header.Values("WWW-Authenticate"))
 	if ch == nil {
 		ch = map[string]string{}
 	}
@@ -301,9 +303,6 @@ func (o *OAuth) discoverAS(ctx context.Context, issuer string) (*asMeta, error) 
 		if m.Issuer != issuer {
 			return nil, fmt.Errorf("authorization server metadata at %s names issuer %q, not %q: refused", u, clip(m.Issuer, 100), clip(issuer, 100))
 		}
-		if !slices.Contains(m.CodeChallengeMethodsSupported, "S256") {
-			return nil, fmt.Errorf("authorization server %s does not support PKCE S256", issuer)
-		}
 		for _, e := range []string{m.AuthorizationEndpoint, m.TokenEndpoint, m.RegistrationEndpoint} {
 			if e != "" {
 				if err := endpointAllowed(e); err != nil {
@@ -436,6 +435,9 @@ func (o *OAuth) authorize(ctx context.Context, endpoint *url.URL, hint string, s
 	if err != nil {
 		return err
 	}
+	if !slices.Contains(as.CodeChallengeMethodsSupported, "S256") {
+		return fmt.Errorf("authorization server %s does not support PKCE S256", issuer)
+	}
 	cl, err := o.client(ctx, as)
 	if err != nil {
 		return err
@@ -493,12 +495,12 @@ func (o *OAuth) authorize(ctx context.Context, endpoint *url.URL, hint string, s
 	if code == "" {
 		return errors.New("the authorization response has no code")
 	}
-	hctx := context.WithValue(ctx, oauth2.HTTPClient, o.hc)
+	hctx := context.WithValue(ctx, oauth2.HTTPClient, o.tokenClient())
 	tok, err := conf.Exchange(hctx, code, oauth2.VerifierOption(verifier), resource)
 	if err != nil {
 		return fmt.Errorf("the token request to %s: %w", as.TokenEndpoint, err)
 	}
-	o.token = tok.AccessToken
+	o.token, o.tokenTyp = tok.AccessToken, tok.Type()
 	o.refresh = nil
 	if tok.RefreshToken != "" {
 		o.refresh = &refresher{token: tok.RefreshToken, expiry: tok.Expiry, endpoint: as.TokenEndpoint, resource: pr.Resource, client: cl}

@@ -98,13 +98,3 @@ func readQuoted(s string) (string, string) {
 	}
 	return b.String(), ""
 }
-
-// bearerChallenge returns the parameters of the Bearer challenge, or nil.
-func bearerChallenge(values []string) map[string]string {
-	for _, c := range parseWWWAuthenticate(values) {
-		if c.scheme == "bearer" {
-			return c.params
-		}
-	}
-	return nil
-}

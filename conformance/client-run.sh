@@ -3,12 +3,15 @@
 # conformance/cmd/clientfixture, a small command built on package client:
 # `conformance client --requirements 2026-07-28`, then `--requirements
 # 2025-11-25`. Each leg must exit as the baseline says, and its
-# checks.json files must show every scored scenario run, with at least one
-# SUCCESS and no FAILURE or WARNING (so a vacuous pass is refused), except
-# the scenarios listed in conformance/client-baseline-<revision>.txt
-# (known gaps, one per line; an entry that now passes is stale and fails
-# the run too, so the list only shrinks). The number of scored scenarios
-# must be 32 and 18.
+# checks.json files must show every scenario run, the scored ones and the
+# ones the suite does not score (the OAuth extensions: client credentials,
+# private_key_jwt, enterprise-managed authorization, DPoP, workload
+# identity), each with at least one SUCCESS and no FAILURE or WARNING (so
+# a vacuous pass is refused), except the scenarios listed in
+# conformance/client-baseline-<revision>.txt (known gaps, one per line; an
+# entry that now passes is stale and fails the run too, so the list only
+# shrinks). The number of scored scenarios must be 32 and 18, and of all
+# scenarios 39 and 25.
 #
 # Needs Go and Node >= 20 with npx (the suite runs on Node 22, fetched by
 # npx). Results go to a temporary directory, removed on exit unless
@@ -24,9 +27,9 @@ if [ "${CONFORMANCE_KEEP:-}" = 1 ]; then echo "results in $work"; else trap 'rm 
 go build -o "$work/clientfixture" ./conformance/cmd/clientfixture
 
 status=0
-for leg in "2026-07-28 32" "2025-11-25 18"; do
+for leg in "2026-07-28 32 39" "2025-11-25 18 25"; do
 	set -- $leg
-	rev="$1" want="$2"
+	rev="$1" want="$2" wantAll="$3"
 	echo "== conformance client --requirements $rev"
 	set +e
 	(cd "$work" && npx -y -p node@22 -p "@modelcontextprotocol/conformance@$V" -c \
@@ -34,10 +37,10 @@ for leg in "2026-07-28 32" "2025-11-25 18"; do
 	set -e
 	baseline="conformance/client-baseline-$rev.txt"
 	[ -f "$baseline" ] || baseline=/dev/null
-	if ! node - "$rev" "$work/run-$rev.log" "$work/out-$rev" "$want" "$baseline" <<'JS'
+	if ! node - "$rev" "$work/run-$rev.log" "$work/out-$rev" "$want" "$baseline" "$wantAll" <<'JS'
 const fs = require('fs');
 const path = require('path');
-const [rev, logFile, dir, wantArg, baselineFile] = process.argv.slice(2);
+const [rev, logFile, dir, wantArg, baselineFile, wantAllArg] = process.argv.slice(2);
 const text = fs.readFileSync(logFile, 'utf8').replace(/\x1b\[[0-9;]*m/g, '');
 const lines = text.split('\n');
 const known = new Set(fs.readFileSync(baselineFile, 'utf8').split('\n').map((l) => l.replace(/#.*/, '').trim()).filter(Boolean));
@@ -67,8 +70,11 @@ walk(dir, '');
 const failures = [];
 const scored = [...summary.keys()].filter((s) => !notScored.has(s));
 if (scored.length !== +wantArg) failures.push(`${scored.length} scored scenarios, expected ${wantArg}`);
+// Every scenario is judged, the ones the suite does not score too.
+const all = [...summary.keys()];
+if (all.length !== +wantAllArg) failures.push(`${all.length} scenarios in all, expected ${wantAllArg}`);
 let good = 0, ok = 0;
-for (const s of scored) {
+for (const s of all) {
   const cs = checks.get(s) || [];
   const f = cs.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING');
   const succ = cs.filter((c) => c.status === 'SUCCESS').length;
@@ -79,7 +85,8 @@ for (const s of scored) {
   }
   if (pass) { good++; ok += succ; }
 }
-console.log(`${rev}: ${good}/${scored.length} scored scenarios pass with every check (${ok} SUCCESS checks); ${known.size} known gaps in the baseline`);
+console.log(`${rev}: ${good}/${all.length} scenarios (${scored.length} scored, ${all.length - scored.length} not scored) pass with every check (${ok} SUCCESS checks); ${known.size} known gaps in the baseline`);
+for (const s of all) console.log(`  ${summary.get(s) && !failures.some((f) => f.startsWith(s + ':')) ? 'pass' : 'FAIL'} ${s}${notScored.has(s) ? ' (not scored)' : ''}: ${(checks.get(s) || []).filter((c) => c.status === 'SUCCESS').length} SUCCESS`);
 for (const f of failures) console.log('FAILURE: ' + f);
 process.exit(failures.length ? 1 : 0);
 JS

@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"crypto"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"net/http"
@@ -42,6 +45,13 @@ func headless(ctx context.Context, authURL string) (string, error) {
 // authFlow runs the well-behaved OAuth client of every auth scenario:
 // connect, list the tools, call test-tool.
 func authFlow(ctx context.Context, scenario, url string) error {
+	ext, err := extensionAuthorizer(scenario)
+	if err != nil {
+		return err
+	}
+	if ext != nil {
+		return listAndCall(ctx, url, "test-tool", map[string]any{}, client.WithAuthorizer(ext))
+	}
 	cfg := client.OAuthConfig{
 		RedirectURL:       "http://localhost:3000/callback",
 		ClientName:        "mrtrkit-conformance-client",
@@ -58,9 +68,73 @@ func authFlow(ctx context.Context, scenario, url string) error {
 			cfg.ClientID, cfg.ClientSecret, cfg.ClientIssuer = c.ClientID, c.ClientSecret, c.Issuer
 		}
 	}
-	err := listAndCall(ctx, url, "test-tool", map[string]any{}, client.WithAuthorizer(client.NewOAuth(cfg)))
+	err = listAndCall(ctx, url, "test-tool", map[string]any{}, client.WithAuthorizer(client.NewOAuth(cfg)))
 	if err != nil && errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	return err
+}
+
+// extensionContext is MCP_CONFORMANCE_CONTEXT of the OAuth extension
+// scenarios.
+type extensionContext struct {
+	ClientID         string `json:"client_id"`
+	ClientSecret     string `json:"client_secret"`
+	PrivateKeyPEM    string `json:"private_key_pem"`
+	IDPClientID      string `json:"idp_client_id"`
+	IDPIDToken       string `json:"idp_id_token"`
+	IDPTokenEndpoint string `json:"idp_token_endpoint"`
+	ValidJWT         string `json:"valid_jwt"`
+}
+
+// extensionAuthorizer returns the authorizer of an OAuth extension
+// scenario, or nil for the other scenarios.
+func extensionAuthorizer(scenario string) (client.Authorizer, error) {
+	var c extensionContext
+	if raw := os.Getenv("MCP_CONFORMANCE_CONTEXT"); raw != "" {
+		if err := json.Unmarshal([]byte(raw), &c); err != nil {
+			return nil, fmt.Errorf("MCP_CONFORMANCE_CONTEXT: %w", err)
+		}
+	}
+	switch scenario {
+	case "auth/client-credentials-basic":
+		return client.NewClientCredentials(client.GrantConfig{ClientID: c.ClientID, ClientSecret: c.ClientSecret}), nil
+	case "auth/client-credentials-jwt":
+		block, _ := pem.Decode([]byte(c.PrivateKeyPEM))
+		if block == nil {
+			return nil, errors.New("private_key_pem is not PEM")
+		}
+		k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("private_key_pem: %w", err)
+		}
+		signer, ok := k.(crypto.Signer)
+		if !ok {
+			return nil, fmt.Errorf("private_key_pem holds a %T", k)
+		}
+		return client.NewClientCredentials(client.GrantConfig{ClientID: c.ClientID, ClientKey: &client.ClientKey{Key: signer}}), nil
+	case "auth/enterprise-managed-authorization":
+		idjag := client.IDJAG(client.IDJAGConfig{
+			TokenURL: c.IDPTokenEndpoint,
+			ClientID: c.IDPClientID,
+			IDToken:  func(context.Context) (string, error) { return c.IDPIDToken, nil },
+		})
+		return client.NewJWTBearer(idjag, client.GrantConfig{ClientID: c.ClientID, ClientSecret: c.ClientSecret}), nil
+	case "auth/wif-jwt-bearer":
+		workload := func(context.Context, client.AssertionRequest) (string, error) { return c.ValidJWT, nil }
+		return client.NewJWTBearer(workload, client.GrantConfig{ClientID: c.ClientID}), nil
+	case "auth/dpop", "auth/dpop-nonce":
+		d, err := client.GenerateDPoP()
+		if err != nil {
+			return nil, err
+		}
+		return client.NewOAuth(client.OAuthConfig{
+			RedirectURL:       "http://localhost:3000/callback",
+			ClientName:        "mrtrkit-conformance-client",
+			ClientMetadataURL: cimdURL,
+			Browser:           headless,
+			DPoP:              d,
+		}), nil
+	}
+	return nil, nil
 }

@@ -556,23 +556,27 @@ func TestSameIDDifferentSecret(t *testing.T) {
 	requireReason(t, err, ReasonIntegrity)
 }
 
-func TestAlgorithmMismatch(t *testing.T) {
+// algorithmsApart returns an AEAD and an HMAC codec over one ring, both
+// with opts, and a token of each, having checked that neither codec opens
+// the other's token.
+func algorithmsApart(t *testing.T, opts ...Option) (aead, mac *RingCodec, at, ht string) {
+	t.Helper()
 	ring := testRing(t, "k1")
-	aead, err := NewAEAD(ring)
+	aead, err := NewAEAD(ring, opts...)
 	require.NoError(t, err)
-	mac, err := NewHMAC(ring)
+	mac, err = NewHMAC(ring, opts...)
 	require.NoError(t, err)
-	in := sampleClaims(t)
-
-	at, err := aead.Seal(in)
-	require.NoError(t, err)
-	ht, err := mac.Seal(in)
-	require.NoError(t, err)
-
+	_, at = sealSample(t, aead)
+	_, ht = sealSample(t, mac)
 	_, err = aead.Open(ht)
 	requireReason(t, err, ReasonMalformed)
 	_, err = mac.Open(at)
 	requireReason(t, err, ReasonMalformed)
+	return aead, mac, at, ht
+}
+
+func TestAlgorithmMismatch(t *testing.T) {
+	aead, mac, at, ht := algorithmsApart(t)
 
 	// Relabelling the algorithm byte does not help either: the subkeys
 	// differ per algorithm.

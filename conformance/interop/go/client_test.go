@@ -175,14 +175,21 @@ func callTool(t *testing.T, s *session, name string) (*mcp.CallToolResult, []*ex
 func textOf(t *testing.T, res *mcp.CallToolResult) string {
 	t.Helper()
 	require.Falsef(t, res.IsError, "tool result has isError=true: %s", contentJSON(res.Content))
+	text, ok := joinText(res.Content)
+	require.Truef(t, ok, "tool result has no text content: %s", contentJSON(res.Content))
+	return text
+}
+
+// joinText joins the text items of c with newlines, and reports whether
+// there was any.
+func joinText(c []mcp.Content) (string, bool) {
 	var parts []string
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
+	for _, item := range c {
+		if tc, ok := item.(*mcp.TextContent); ok {
 			parts = append(parts, tc.Text)
 		}
 	}
-	require.NotEqualValuesf(t, 0, len(parts), "tool result has no text content: %s", contentJSON(res.Content))
-	return strings.Join(parts, "\n")
+	return strings.Join(parts, "\n"), len(parts) > 0
 }
 
 func contentJSON(c []mcp.Content) string {

@@ -3,11 +3,8 @@ package oauth_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,7 +17,6 @@ import (
 	"github.com/mrtrkit/mrtrkit/internal/testkit"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/oauth"
-	"github.com/mrtrkit/mrtrkit/transport/streamablehttp"
 )
 
 // endpoint serves an MCP endpoint on httptest whose bearer tokens v
@@ -48,31 +44,12 @@ func endpoint(t *testing.T, cfg oauth.Config) (call func(tool, token string) (in
 	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "whoami", InputSchema: json.RawMessage(`{"type":"object"}`)}, whoami))
 	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "admin", InputSchema: json.RawMessage(`{"type":"object"}`)}, whoami,
 		mrtr.RequireScopes("admin")))
-	h, err := streamablehttp.New(srv,
-		streamablehttp.WithLogger(slog.New(slog.DiscardHandler)),
-		streamablehttp.WithAuthenticator(streamablehttp.BearerAuthenticator(v.Verify, oauth.Challenge(metaURL))),
-		streamablehttp.WithResourceMetadata(metaURL))
-	require.NoError(t, err)
-	mux.Handle("/mcp", h)
+	mountProtected(t, mux, srv, v, metaURL)
 
 	return func(tool, token string) (int, string) {
 		t.Helper()
-		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + tool + `","arguments":{},` +
-			`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
-		req, err := http.NewRequest(http.MethodPost, resource, strings.NewReader(body))
-		require.NoError(t, err)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-		req.Header.Set("Mcp-Method", "tools/call")
-		req.Header.Set("Mcp-Name", tool)
-		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		out, err := io.ReadAll(resp.Body)
-		require.NoError(t, err)
-		return resp.StatusCode, string(out)
+		resp, body := postTool(t, resource, tool, token)
+		return resp.StatusCode, body
 	}, resource
 }
 
@@ -159,26 +136,8 @@ func TestScopeSyntax(t *testing.T) {
 	v := staticVerifier(t, clk, k)
 	base := with(claimsAt(clk.Now()), "scope", nil)
 
-	for _, c := range []struct {
-		name   string
-		claims map[string]any
-		want   []string
-	}{
-		{"single SP", with(base, "scope", "a:b files:read"), []string{"a:b", "files:read"}},
-		{"every allowed character", with(base, "scope", "!#$%&'()*+,-./09:;<=>?@AZ[]^_`az{|}~"), []string{"!#$%&'()*+,-./09:;<=>?@AZ[]^_`az{|}~"}},
-		{"empty string", with(base, "scope", ""), nil},
-		{"scp array, one token each", with(base, "scp", []string{"files:read", "admin"}), []string{"files:read", "admin"}},
-		{"scp string, like scope", with(base, "scp", "files:read admin"), []string{"files:read", "admin"}},
-		{"scope array", with(base, "scope", []string{"a", "b"}), []string{"a", "b"}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			info, err := v.Verify(context.Background(), sign(t, k, c.claims))
-			require.NoError(t, err)
-			assert.Equal(t, c.want, info.Scopes)
-		})
-	}
-
-	// The review's reproductions, and the other ways to hide a token.
+	// What is granted: TestVerifyScopes. The review's reproductions, and
+	// the other ways to hide a token:
 	for _, c := range []struct {
 		name   string
 		claims map[string]any

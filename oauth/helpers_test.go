@@ -8,8 +8,11 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,6 +20,9 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
+	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/mrtrkit/mrtrkit/oauth"
+	"github.com/mrtrkit/mrtrkit/transport/streamablehttp"
 	"github.com/stretchr/testify/require"
 )
 
@@ -172,4 +178,42 @@ func (s *jwksServer) set(f func(s *jwksServer)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f(s)
+}
+
+// mountProtected mounts at /mcp on mux the Streamable HTTP endpoint of srv
+// whose bearer tokens v checks, with challenges and metadata naming
+// metaURL.
+func mountProtected(t *testing.T, mux *http.ServeMux, srv *mrtr.Server, v *oauth.Verifier, metaURL string) {
+	t.Helper()
+	h, err := streamablehttp.New(srv,
+		streamablehttp.WithLogger(slog.New(slog.DiscardHandler)),
+		streamablehttp.WithAuthenticator(streamablehttp.BearerAuthenticator(v.Verify, oauth.Challenge(metaURL))),
+		streamablehttp.WithResourceMetadata(metaURL))
+	require.NoError(t, err)
+	mux.Handle("/mcp", h)
+}
+
+// postTool POSTs a 2026-07-28 tools/call of tool, with no arguments, to
+// the endpoint at url, with the bearer token (none when ""), and returns
+// the response and its body.
+func postTool(t *testing.T, url, tool, token string) (*http.Response, string) {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + tool + `","arguments":{},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Name", tool)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp, string(out)
 }

@@ -224,9 +224,12 @@ func TestVerifyScopes(t *testing.T) {
 		claims map[string]any
 		want   []string
 	}{
-		{"scope string", with(base, "scope", "files:read files:write"), []string{"files:read", "files:write"}},
-		{"scp array", with(base, "scp", []string{"files:read", "admin"}), []string{"files:read", "admin"}},
-		{"scp string", with(base, "scp", "files:read admin"), []string{"files:read", "admin"}},
+		{"scope string, split on SP", with(base, "scope", "files:read files:write"), []string{"files:read", "files:write"}},
+		{"every allowed character", with(base, "scope", "!#$%&'()*+,-./09:;<=>?@AZ[]^_`az{|}~"), []string{"!#$%&'()*+,-./09:;<=>?@AZ[]^_`az{|}~"}},
+		{"empty string", with(base, "scope", ""), nil},
+		{"scope array", with(base, "scope", []string{"a", "b"}), []string{"a", "b"}},
+		{"scp array, one token each", with(base, "scp", []string{"files:read", "admin"}), []string{"files:read", "admin"}},
+		{"scp string, like scope", with(base, "scp", "files:read admin"), []string{"files:read", "admin"}},
 		{"both, merged", with(base, "scope", "a b", "scp", []string{"b", "c"}), []string{"a", "b", "c"}},
 		{"none", base, nil},
 	} {

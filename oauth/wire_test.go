@@ -3,8 +3,6 @@ package oauth_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -18,7 +16,6 @@ import (
 	"github.com/mrtrkit/mrtrkit/internal/testkit"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/oauth"
-	"github.com/mrtrkit/mrtrkit/transport/streamablehttp"
 )
 
 // The whole kit over the wire: an MCP endpoint and its metadata document
@@ -48,12 +45,7 @@ func TestEndToEnd(t *testing.T) {
 		mrtr.HandlerFunc(func(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
 			return mrtr.TextResult("read by " + req.Principal), nil
 		}), mrtr.RequireScopes("files:read")))
-	h, err := streamablehttp.New(srv,
-		streamablehttp.WithLogger(slog.New(slog.DiscardHandler)),
-		streamablehttp.WithAuthenticator(streamablehttp.BearerAuthenticator(v.Verify, oauth.Challenge(metaURL))),
-		streamablehttp.WithResourceMetadata(metaURL))
-	require.NoError(t, err)
-	mux.Handle("/mcp", h)
+	mountProtected(t, mux, srv, v, metaURL)
 	mux.Handle(metaPath, oauth.MetadataHandler(oauth.Metadata{
 		Resource:             resource,
 		AuthorizationServers: []string{testIssuer},
@@ -62,24 +54,7 @@ func TestEndToEnd(t *testing.T) {
 
 	call := func(token string) (*http.Response, string) {
 		t.Helper()
-		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{},` +
-			`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
-		req, err := http.NewRequest(http.MethodPost, resource, strings.NewReader(body))
-		require.NoError(t, err)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-		req.Header.Set("Mcp-Method", "tools/call")
-		req.Header.Set("Mcp-Name", "read")
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		out, err := io.ReadAll(resp.Body)
-		require.NoError(t, err)
-		return resp, string(out)
+		return postTool(t, resource, "read", token)
 	}
 	now := time.Now()
 	claims := with(claimsAt(now), "aud", resource, "scope", nil)

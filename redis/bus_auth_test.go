@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/discover"
-	"github.com/mrtrkit/mrtrkit/internal/testkit"
 	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
 	redisshare "github.com/mrtrkit/mrtrkit/redis"
 	"github.com/mrtrkit/mrtrkit/share"
 	"github.com/mrtrkit/mrtrkit/state"
@@ -95,15 +95,15 @@ func TestForgedLegacyMessagesRefusedOverRedis(t *testing.T) {
 // the Server's change events too, not only the legacy Engine's.
 func sealedReplica(t *testing.T, rs *redisServer) (*mrtr.Server, *share.SealedBus) {
 	t.Helper()
-	desc := testkit.Desc("replicas", "1.0.0")
+	desc := discover.Description{Server: discover.Implementation{Name: "replicas", Version: "1.0.0"}}
 	desc.Capabilities.Tools = &discover.ListChanged{ListChanged: true}
 	client := redis.NewClient(&redis.Options{Addr: rs.Addr, MaxRetries: -1, DialTimeout: 500 * time.Millisecond})
 	t.Cleanup(func() { client.Close() })
-	sealer, err := state.NewBusSealer(testkit.Ring(t))
+	sealer, err := state.NewBusSealer(mrtrtest.ReplicaKeyRing(t))
 	require.NoError(t, err)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	bus := share.Sealed(redisshare.New(client), sealer, share.WithSealLogger(quiet))
-	s, err := mrtr.NewServer(desc, mrtr.WithCodec(testkit.Codec(t)), mrtr.WithAudience("https://mcp.example.test/mcp"),
+	s, err := mrtr.NewServer(desc, mrtr.WithCodec(mrtrtest.ReplicaCodec(t)), mrtr.WithAudience("https://mcp.example.test/mcp"),
 		mrtr.WithLogger(quiet), mrtr.WithShare(bus))
 	require.NoError(t, err)
 	t.Cleanup(func() { s.Close() })

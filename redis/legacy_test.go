@@ -18,9 +18,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mrtrkit/mrtrkit/discover"
-	"github.com/mrtrkit/mrtrkit/internal/testkit"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/legacy"
+	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
 	redisshare "github.com/mrtrkit/mrtrkit/redis"
 	"github.com/mrtrkit/mrtrkit/transport/streamablehttp"
 )
@@ -42,7 +42,7 @@ func legacyReplica(t testing.TB, redisAddr string, held chan error) string {
 			Resources: &discover.ResourcesCapability{Subscribe: true},
 		},
 	}
-	opts := []mrtr.Option{mrtr.WithCodec(testkit.Codec(t)), mrtr.WithLogger(quiet), mrtr.WithAudience("https://mcp.example.test/mcp")}
+	opts := []mrtr.Option{mrtr.WithCodec(mrtrtest.ReplicaCodec(t)), mrtr.WithLogger(quiet), mrtr.WithAudience("https://mcp.example.test/mcp")}
 	if redisAddr != "" {
 		client := redis.NewClient(&redis.Options{Addr: redisAddr, MaxRetries: -1, DialTimeout: 500 * time.Millisecond})
 		t.Cleanup(func() { client.Close() })
@@ -52,7 +52,7 @@ func legacyReplica(t testing.TB, redisAddr string, held chan error) string {
 	require.NoError(t, err)
 	t.Cleanup(func() { srv.Close() })
 	schema := json.RawMessage(`{"type":"object"}`)
-	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "trio", InputSchema: schema}, testkit.ThreeRounds("")))
+	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "trio", InputSchema: schema}, mrtrtest.ThreeRounds("")))
 	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "hold", InputSchema: schema}, mrtr.HandlerFunc(func(ctx context.Context, _ *mrtr.Request) (mrtr.Result, error) {
 		held <- nil
 		select {
@@ -73,7 +73,7 @@ func legacyReplica(t testing.TB, redisAddr string, held chan error) string {
 	require.NoError(t, srv.AddResource(mrtr.Resource{URI: "file:///watched", Name: "watched"}, mrtr.HandlerFunc(func(context.Context, *mrtr.Request) (mrtr.Result, error) {
 		return &mrtr.ReadResourceResult{}, nil
 	})))
-	eng, err := legacy.New(srv, legacy.WithKeyRing(testkit.Ring(t)), legacy.WithLogger(quiet), legacy.WithLegTimeout(5*time.Second))
+	eng, err := legacy.New(srv, legacy.WithKeyRing(mrtrtest.ReplicaKeyRing(t)), legacy.WithLogger(quiet), legacy.WithLegTimeout(5*time.Second))
 	require.NoError(t, err)
 	t.Cleanup(func() { eng.Close() })
 	h, err := streamablehttp.New(srv, streamablehttp.WithLegacy(eng))
@@ -277,7 +277,7 @@ func notifyResource(t testing.TB, addr string) {
 	t.Helper()
 	client := redis.NewClient(&redis.Options{Addr: addr})
 	defer client.Close()
-	srv, err := mrtr.NewServer(testkit.Desc("notifier", "1"), mrtr.WithCodec(testkit.Codec(t)),
+	srv, err := mrtr.NewServer(discover.Description{Server: discover.Implementation{Name: "notifier", Version: "1"}}, mrtr.WithCodec(mrtrtest.ReplicaCodec(t)),
 		mrtr.WithLogger(slog.New(slog.DiscardHandler)), mrtr.WithAudience("https://mcp.example.test/mcp"),
 		mrtr.WithShare(redisshare.New(client)))
 	require.NoError(t, err)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,17 +14,11 @@ import (
 
 	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
 	redisshare "github.com/mrtrkit/mrtrkit/redis"
-	"github.com/mrtrkit/mrtrkit/state"
 )
 
 type obj = map[string]any
-
-const version = "2026-07-28"
-
-// replicaRing is the key ring every replica seals requestState with, as
-// the replicas of one deployment share theirs.
-var replicaRing = sync.OnceValues(state.GenerateKeyRing)
 
 // replica is one mrtr.Server of a deployment sharing a Redis: the same
 // key ring and audience as every other, a Redis client of its own.
@@ -36,12 +29,8 @@ func replica(t testing.TB, srv *redisServer, opts ...redisshare.Option) *mrtr.Se
 	desc.Capabilities.Resources = &discover.ResourcesCapability{ListChanged: true, Subscribe: true}
 	client := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1, DialTimeout: 500 * time.Millisecond})
 	t.Cleanup(func() { client.Close() })
-	ring, err := replicaRing()
-	require.NoError(t, err)
-	codec, err := state.NewAEAD(ring)
-	require.NoError(t, err)
 	s, err := mrtr.NewServer(desc,
-		mrtr.WithCodec(codec),
+		mrtr.WithCodec(mrtrtest.ReplicaCodec(t)),
 		mrtr.WithAudience("https://mcp.example.test/mcp"),
 		mrtr.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
 		mrtr.WithShare(redisshare.New(client, opts...)))
@@ -66,21 +55,17 @@ func replica(t testing.TB, srv *redisServer, opts ...redisshare.Option) *mrtr.Se
 	return s
 }
 
-func message(t testing.TB, method string, params obj) *mrtr.Message {
-	t.Helper()
-	params["_meta"] = obj{mrtr.MetaProtocolVersion: version, mrtr.MetaClientCapabilities: obj{"elicitation": obj{}}}
-	b, err := json.Marshal(obj{"jsonrpc": "2.0", "id": 9, "method": method, "params": params})
-	require.NoError(t, err)
-	msg, _, perr := mrtr.ParseMessage(b)
-	require.Nil(t, perr)
-	return msg
+// message is a request for method with params from a client that
+// declares elicitation.
+func message(method string, params obj) *mrtr.Message {
+	return mrtrtest.NewRequest(method, params).WithCapabilities(`{"elicitation":{}}`).Inbound("").Message
 }
 
 // listen opens subscriptions/listen on s and returns its notifications'
 // methods and params; the acknowledgement has been read.
 func listen(t *testing.T, ctx context.Context, s *mrtr.Server) <-chan obj {
 	t.Helper()
-	msg := message(t, "subscriptions/listen", obj{"notifications": obj{"toolsListChanged": true, "resourceSubscriptions": []any{"file:///a"}}})
+	msg := message("subscriptions/listen", obj{"notifications": obj{"toolsListChanged": true, "resourceSubscriptions": []any{"file:///a"}}})
 	notes := make(chan obj, 16)
 	go s.Handle(ctx, &mrtr.Inbound{Message: msg, Emit: func(b []byte) error {
 		var n obj
@@ -158,7 +143,7 @@ func call(t testing.TB, s *mrtr.Server, tool, state string) *mrtr.Response {
 		p["requestState"] = state
 		p["inputResponses"] = obj{"ok": obj{"action": "accept", "content": obj{"yes": true}}}
 	}
-	resp := s.Handle(context.Background(), &mrtr.Inbound{Message: message(t, "tools/call", p)})
+	resp := s.Handle(context.Background(), &mrtr.Inbound{Message: message("tools/call", p)})
 	require.NotNil(t, resp)
 	return resp
 }

@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mrtrkit/mrtrkit/internal/testkit"
-	"github.com/mrtrkit/mrtrkit/internal/wire"
+	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
 	redisshare "github.com/mrtrkit/mrtrkit/redis"
 	"github.com/mrtrkit/mrtrkit/state"
 )
@@ -25,12 +25,12 @@ func taskReplica(t testing.TB, srv *redisServer) *mrtr.Server {
 	t.Helper()
 	client := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1, DialTimeout: 500 * time.Millisecond})
 	t.Cleanup(func() { client.Close() })
-	s, err := mrtr.NewServer(testkit.Desc("tasks", "1.0.0"),
-		mrtr.WithCodec(testkit.Codec(t)),
+	s, err := mrtr.NewServer(discover.Description{Server: discover.Implementation{Name: "tasks", Version: "1.0.0"}},
+		mrtr.WithCodec(mrtrtest.ReplicaCodec(t)),
 		mrtr.WithAudience("https://mcp.example.test/mcp"),
 		mrtr.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
 		mrtr.WithShare(redisshare.New(client)),
-		mrtr.WithTasks(mrtr.TaskCodec(testkit.Codec(t, state.WithPurpose("task"), state.WithTTL(2*time.Hour))), mrtr.TaskLease(300*time.Millisecond)))
+		mrtr.WithTasks(mrtr.TaskCodec(mrtrtest.ReplicaCodec(t, state.WithPurpose("task"), state.WithTTL(2*time.Hour))), mrtr.TaskLease(300*time.Millisecond)))
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		s.Close()
@@ -66,17 +66,13 @@ type taskResult struct {
 // taskCall sends a request declaring the Tasks extension, as principal.
 func taskCall(t testing.TB, s *mrtr.Server, principal, method string, params obj) (taskResult, *mrtr.Error) {
 	t.Helper()
-	params["_meta"] = obj{wire.MetaProtocolVersion: version, wire.MetaClientCapabilities: obj{"elicitation": obj{}, "extensions": obj{mrtr.TasksExtension: obj{}}}}
-	b, err := json.Marshal(obj{"jsonrpc": "2.0", "id": 9, "method": method, "params": params})
-	require.NoError(t, err)
-	msg, _, perr := mrtr.ParseMessage(b)
-	require.Nil(t, perr)
-	resp := s.Handle(context.Background(), &mrtr.Inbound{Message: msg, Principal: principal})
+	caps := `{"elicitation":{},"extensions":{"` + mrtr.TasksExtension + `":{}}}`
+	res, rerr := mrtrtest.Send(context.Background(), s, principal, mrtrtest.NewRequest(method, params).WithCapabilities(caps))
 	var r taskResult
-	if resp.Error == nil {
-		require.NoError(t, json.Unmarshal(resp.Result, &r))
+	if rerr == nil {
+		require.NoError(t, json.Unmarshal(res, &r))
 	}
-	return r, resp.Error
+	return r, rerr
 }
 
 func waitTaskStatus(t testing.TB, s *mrtr.Server, id, want string) taskResult {

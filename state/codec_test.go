@@ -23,8 +23,7 @@ func TestRoundTrip(t *testing.T) {
 	for _, cc := range codecCases {
 		t.Run(cc.name, func(t *testing.T) {
 			clock := newTestClock(t0)
-			codec, err := cc.make(testRing(t, "k1"), WithClock(clock.Now), WithTTL(90*time.Second))
-			require.NoError(t, err)
+			codec := cc.codec(t, WithClock(clock.Now), WithTTL(90*time.Second))
 
 			in := sampleClaims(t)
 			in.IssuedAt = time.Unix(1, 0) // ignored: Seal sets both times
@@ -58,8 +57,7 @@ func TestRoundTrip(t *testing.T) {
 func TestRoundTripEmptyAndBinaryFields(t *testing.T) {
 	for _, cc := range codecCases {
 		t.Run(cc.name, func(t *testing.T) {
-			codec, err := cc.make(testRing(t, "k1"), WithClock(newTestClock(t0).Now))
-			require.NoError(t, err)
+			codec := cc.codec(t, WithClock(newTestClock(t0).Now))
 
 			// Everything optional left empty.
 			token, err := codec.Seal(Claims{Round: 1})
@@ -98,9 +96,7 @@ func TestRoundTripEmptyAndBinaryFields(t *testing.T) {
 func TestSealDoesNotRetainInput(t *testing.T) {
 	codec, err := NewAEAD(testRing(t, "k1"))
 	require.NoError(t, err)
-	in := sampleClaims(t)
-	token, err := codec.Seal(in)
-	require.NoError(t, err)
+	in, token := sealSample(t, codec)
 	in.Payload[0] = 'X'
 	in.Asked["late"] = 4
 	got, err := openVerify(codec, token, bindingOf(in))
@@ -158,11 +154,8 @@ func TestClaimMismatch(t *testing.T) {
 		{"principal and target", func(b *Binding) { b.Principal = "x"; b.Target = "y" }, ReasonPrincipal},
 	}
 	for _, cc := range codecCases {
-		codec, err := cc.make(testRing(t, "k1"))
-		require.NoError(t, err)
-		in := sampleClaims(t)
-		token, err := codec.Seal(in)
-		require.NoError(t, err)
+		codec := cc.codec(t)
+		in, token := sealSample(t, codec)
 		for _, tc := range cases {
 			t.Run(cc.name+"/"+tc.name, func(t *testing.T) {
 				b := bindingOf(in)
@@ -220,9 +213,7 @@ func TestEveryFrameBitFlipRefused(t *testing.T) {
 		t.Run(cc.name, func(t *testing.T) {
 			codec, err := cc.make(testRing(t, "k1", "k2"))
 			require.NoError(t, err)
-			in := sampleClaims(t)
-			token, err := codec.Seal(in)
-			require.NoError(t, err)
+			in, token := sealSample(t, codec)
 			frame, err := base64.RawURLEncoding.Strict().DecodeString(token)
 			require.NoError(t, err)
 
@@ -248,11 +239,8 @@ func TestEveryFrameBitFlipRefused(t *testing.T) {
 func TestEveryTokenCharacterBitFlipRefused(t *testing.T) {
 	for _, cc := range codecCases {
 		t.Run(cc.name, func(t *testing.T) {
-			codec, err := cc.make(testRing(t, "k1"))
-			require.NoError(t, err)
-			in := sampleClaims(t)
-			token, err := codec.Seal(in)
-			require.NoError(t, err)
+			codec := cc.codec(t)
+			_, token := sealSample(t, codec)
 
 			n := refuseAll(t, codec, func(yield func(string, string) bool) {
 				for i := range len(token) {
@@ -273,11 +261,8 @@ func TestEveryTokenCharacterBitFlipRefused(t *testing.T) {
 func TestEveryTruncationRefused(t *testing.T) {
 	for _, cc := range codecCases {
 		t.Run(cc.name, func(t *testing.T) {
-			codec, err := cc.make(testRing(t, "k1"))
-			require.NoError(t, err)
-			in := sampleClaims(t)
-			token, err := codec.Seal(in)
-			require.NoError(t, err)
+			codec := cc.codec(t)
+			_, token := sealSample(t, codec)
 			frame, err := base64.RawURLEncoding.DecodeString(token)
 			require.NoError(t, err)
 
@@ -301,11 +286,8 @@ func TestEveryTruncationRefused(t *testing.T) {
 func TestAppendedAndInsertedBytesRefused(t *testing.T) {
 	for _, cc := range codecCases {
 		t.Run(cc.name, func(t *testing.T) {
-			codec, err := cc.make(testRing(t, "k1"))
-			require.NoError(t, err)
-			in := sampleClaims(t)
-			token, err := codec.Seal(in)
-			require.NoError(t, err)
+			codec := cc.codec(t)
+			_, token := sealSample(t, codec)
 			frame, err := base64.RawURLEncoding.DecodeString(token)
 			require.NoError(t, err)
 			refuseAll(t, codec, func(yield func(string, string) bool) {
@@ -369,11 +351,8 @@ func TestExpiryBoundary(t *testing.T) {
 		t.Run(cc.name, func(t *testing.T) {
 			clock := newTestClock(t0)
 			const ttl, skew = 5 * time.Minute, 7 * time.Second
-			codec, err := cc.make(testRing(t, "k1"), WithClock(clock.Now), WithTTL(ttl), WithClockSkew(skew))
-			require.NoError(t, err)
-			in := sampleClaims(t)
-			token, err := codec.Seal(in)
-			require.NoError(t, err)
+			codec := cc.codec(t, WithClock(clock.Now), WithTTL(ttl), WithClockSkew(skew))
+			in, token := sealSample(t, codec)
 
 			issued := t0.Truncate(time.Millisecond)
 			expires := issued.Add(ttl)
@@ -398,16 +377,13 @@ func TestIssuedInFuture(t *testing.T) {
 		t.Run(cc.name, func(t *testing.T) {
 			clock := newTestClock(t0)
 			const skew = 30 * time.Second
-			codec, err := cc.make(testRing(t, "k1"), WithClock(clock.Now), WithClockSkew(skew))
-			require.NoError(t, err)
-			in := sampleClaims(t)
-			token, err := codec.Seal(in)
-			require.NoError(t, err)
+			codec := cc.codec(t, WithClock(clock.Now), WithClockSkew(skew))
+			in, token := sealSample(t, codec)
 			issued := t0.Truncate(time.Millisecond)
 
 			// Opened by a replica whose clock is behind by exactly the skew.
 			clock.Set(issued.Add(-skew))
-			_, err = openVerify(codec, token, bindingOf(in))
+			_, err := openVerify(codec, token, bindingOf(in))
 			require.NoError(t, err)
 
 			clock.Set(issued.Add(-skew).Add(-time.Nanosecond))
@@ -422,9 +398,7 @@ func TestZeroSkew(t *testing.T) {
 	clock := newTestClock(t0)
 	codec, err := NewAEAD(testRing(t, "k1"), WithClock(clock.Now), WithClockSkew(0), WithTTL(time.Second))
 	require.NoError(t, err)
-	in := sampleClaims(t)
-	token, err := codec.Seal(in)
-	require.NoError(t, err)
+	in, token := sealSample(t, codec)
 	clock.Set(t0.Truncate(time.Millisecond).Add(time.Second))
 	_, err = openVerify(codec, token, bindingOf(in))
 	require.NoError(t, err)
@@ -436,8 +410,7 @@ func TestZeroSkew(t *testing.T) {
 func TestRoundRange(t *testing.T) {
 	for _, cc := range codecCases {
 		t.Run(cc.name, func(t *testing.T) {
-			codec, err := cc.make(testRing(t, "k1"))
-			require.NoError(t, err)
+			codec := cc.codec(t)
 			in := sampleClaims(t)
 
 			// Rounds outside 1..MaxRound are refused with a plain error:
@@ -496,8 +469,7 @@ func TestSealValidatesAsked(t *testing.T) {
 func TestAskedValuesOpaque(t *testing.T) {
 	for _, cc := range codecCases {
 		t.Run(cc.name, func(t *testing.T) {
-			codec, err := cc.make(testRing(t, "k1"))
-			require.NoError(t, err)
+			codec := cc.codec(t)
 			for _, v := range []byte{0, 1, 4, 5, 127, 128, 254, 255} {
 				in := Claims{Round: 1, Asked: map[string]byte{"only": v}}
 				token, err := codec.Seal(in)
@@ -584,23 +556,27 @@ func TestSameIDDifferentSecret(t *testing.T) {
 	requireReason(t, err, ReasonIntegrity)
 }
 
-func TestAlgorithmMismatch(t *testing.T) {
+// algorithmsApart returns an AEAD and an HMAC codec over one ring, both
+// with opts, and a token of each, having checked that neither codec opens
+// the other's token.
+func algorithmsApart(t *testing.T, opts ...Option) (aead, mac *RingCodec, at, ht string) {
+	t.Helper()
 	ring := testRing(t, "k1")
-	aead, err := NewAEAD(ring)
+	aead, err := NewAEAD(ring, opts...)
 	require.NoError(t, err)
-	mac, err := NewHMAC(ring)
+	mac, err = NewHMAC(ring, opts...)
 	require.NoError(t, err)
-	in := sampleClaims(t)
-
-	at, err := aead.Seal(in)
-	require.NoError(t, err)
-	ht, err := mac.Seal(in)
-	require.NoError(t, err)
-
+	_, at = sealSample(t, aead)
+	_, ht = sealSample(t, mac)
 	_, err = aead.Open(ht)
 	requireReason(t, err, ReasonMalformed)
 	_, err = mac.Open(at)
 	requireReason(t, err, ReasonMalformed)
+	return aead, mac, at, ht
+}
+
+func TestAlgorithmMismatch(t *testing.T) {
+	aead, mac, at, ht := algorithmsApart(t)
 
 	// Relabelling the algorithm byte does not help either: the subkeys
 	// differ per algorithm.
@@ -663,11 +639,8 @@ func TestSubkeysDifferPerAlgorithmIDAndPurpose(t *testing.T) {
 
 func TestUnknownVersion(t *testing.T) {
 	for _, cc := range codecCases {
-		codec, err := cc.make(testRing(t, "k1"))
-		require.NoError(t, err)
-		in := sampleClaims(t)
-		token, err := codec.Seal(in)
-		require.NoError(t, err)
+		codec := cc.codec(t)
+		_, token := sealSample(t, codec)
 		frame, err := base64.RawURLEncoding.DecodeString(token)
 		require.NoError(t, err)
 		frame[0] = 2
@@ -743,8 +716,7 @@ func TestSealAtExactLimit(t *testing.T) {
 
 func TestEmptyAndGarbage(t *testing.T) {
 	for _, cc := range codecCases {
-		codec, err := cc.make(testRing(t, "k1"))
-		require.NoError(t, err)
+		codec := cc.codec(t)
 		for _, s := range []string{"", "A", "AAAA", "AQEC", "AQECazE", "not a token", "....", "AQACazE" + strings.Repeat("A", 100)} {
 			_, err := codec.Open(s)
 			require.Error(t, err, "%q", s)

@@ -43,6 +43,23 @@ var codecCases = []codecCase{
 	{"hmac", NewHMAC},
 }
 
+// codec returns cc's codec over testRing(t, "k1") with opts.
+func (cc codecCase) codec(t testing.TB, opts ...Option) *RingCodec {
+	t.Helper()
+	codec, err := cc.make(testRing(t, "k1"), opts...)
+	require.NoError(t, err)
+	return codec
+}
+
+// sealSample seals sampleClaims with codec and returns them and the token.
+func sealSample(t testing.TB, codec Codec) (Claims, string) {
+	t.Helper()
+	in := sampleClaims(t)
+	token, err := codec.Seal(in)
+	require.NoError(t, err)
+	return in, token
+}
+
 func mustDigest(t testing.TB, js string) Digest {
 	t.Helper()
 	d, err := DigestJSON([]byte(js))

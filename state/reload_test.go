@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mrtrkit/mrtrkit/internal/testkit/logbuf"
 )
 
 // sealedBy returns the id of the key that sealed token.
@@ -165,23 +167,6 @@ func TestReplaceMidStream(t *testing.T) {
 	}
 }
 
-type logSink struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *logSink) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logSink) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 func TestKeyRingFileReload(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "keys")
@@ -192,7 +177,7 @@ func TestKeyRingFileReload(t *testing.T) {
 	require.NoError(t, err)
 	session, err := NewHMAC(ring, WithPurpose("session"))
 	require.NoError(t, err)
-	logs := &logSink{}
+	logs := &logbuf.Buffer{}
 	kf := NewKeyRingFile(path, slog.New(slog.NewTextHandler(logs, nil)), aead, session)
 
 	old, _ := aead.Seal(reloadClaims())
@@ -231,7 +216,7 @@ func TestKeyRingFileWatchPolls(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte(ringText("k1")), 0o600))
 	r, err := NewAEAD(testRing(t, "k1"))
 	require.NoError(t, err)
-	kf := NewKeyRingFile(path, slog.New(slog.NewTextHandler(&logSink{}, nil)), r)
+	kf := NewKeyRingFile(path, slog.New(slog.NewTextHandler(&logbuf.Buffer{}, nil)), r)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- kf.Watch(ctx, 10*time.Millisecond) }()

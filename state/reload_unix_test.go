@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mrtrkit/mrtrkit/internal/testkit/logbuf"
 )
 
 func TestKeyRingFileWatchSIGHUP(t *testing.T) {
@@ -26,7 +28,7 @@ func TestKeyRingFileWatchSIGHUP(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte(ringText("k2", "k1")), 0o600))
 	r, err := NewAEAD(testRing(t, "k1"))
 	require.NoError(t, err)
-	kf := NewKeyRingFile(path, slog.New(slog.NewTextHandler(&logSink{}, nil)), r)
+	kf := NewKeyRingFile(path, slog.New(slog.NewTextHandler(&logbuf.Buffer{}, nil)), r)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go kf.Watch(ctx, 0) // signals only

@@ -87,11 +87,8 @@ func TestVerify(t *testing.T) {
 func TestOpenKnowsNoBinding(t *testing.T) {
 	for _, cc := range codecCases {
 		t.Run(cc.name, func(t *testing.T) {
-			codec, err := cc.make(testRing(t, "k1"))
-			require.NoError(t, err)
-			in := sampleClaims(t)
-			token, err := codec.Seal(in)
-			require.NoError(t, err)
+			codec := cc.codec(t)
+			in, token := sealSample(t, codec)
 
 			got, err := codec.Open(token)
 			require.NoError(t, err)

@@ -68,41 +68,25 @@ summary() {
 echo "go:   $(go version)"
 echo "node: $(node --version)   npm: $(npm --version)"
 
-if [ -n "${FIXTURE_BIN:-}" ]; then
-	fixture="$(cd "$(dirname "$FIXTURE_BIN")" && pwd)/$(basename "$FIXTURE_BIN")"
-	echo "==> using fixture $fixture"
-else
-	fixture="$work/fixture"
-	if ! run "build fixture server" "$root" go build -o "$fixture" ./conformance/server; then
-		summary
-		exit 1
+# binary VAR LABEL PACKAGE exports VAR as the absolute path of the binary
+# it names when it is set, else of PACKAGE built into the work directory.
+binary() {
+	local var="$1" label="$2" pkg="$3" path="${!1:-}"
+	if [ -n "$path" ]; then
+		path="$(cd "$(dirname "$path")" && pwd)/$(basename "$path")"
+		echo "==> using $label $path"
+	else
+		path="$work/$(basename "$pkg")"
+		if ! run "build $label" "$root" go build -o "$path" "$pkg"; then
+			summary
+			exit 1
+		fi
 	fi
-fi
-export FIXTURE_BIN="$fixture"
-
-if [ -n "${EXAMPLE_BIN:-}" ]; then
-	example="$(cd "$(dirname "$EXAMPLE_BIN")" && pwd)/$(basename "$EXAMPLE_BIN")"
-	echo "==> using example $example"
-else
-	example="$work/summarize_repo"
-	if ! run "build summarize_repo example" "$root" go build -o "$example" ./examples/summarize_repo; then
-		summary
-		exit 1
-	fi
-fi
-export EXAMPLE_BIN="$example"
-
-if [ -n "${TOUR_BIN:-}" ]; then
-	tour="$(cd "$(dirname "$TOUR_BIN")" && pwd)/$(basename "$TOUR_BIN")"
-	echo "==> using tour $tour"
-else
-	tour="$work/tour"
-	if ! run "build tour example" "$root" go build -o "$tour" ./examples/tour; then
-		summary
-		exit 1
-	fi
-fi
-export TOUR_BIN="$tour"
+	export "$var=$path"
+}
+binary FIXTURE_BIN "fixture server" ./conformance/server
+binary EXAMPLE_BIN "summarize_repo example" ./examples/summarize_repo
+binary TOUR_BIN "tour example" ./examples/tour
 
 # npm_install DIR installs DIR's locked dependencies (npm install when it has
 # no lock file yet).

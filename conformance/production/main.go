@@ -51,12 +51,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/mrtrkit/mrtrkit/internal/fixture"
+
+	"github.com/mrtrkit/mrtrkit/internal/testkit/logbuf"
 )
 
 // legTimeout is the fixture's -leg-timeout, which the interop clients'
@@ -101,7 +102,7 @@ type harness struct {
 	server   *exec.Cmd
 	process  atomic.Pointer[os.Process] // the fixture, for the interrupt handler
 	exited   chan error
-	serverLg *lockedBuffer
+	serverLg *logbuf.Buffer
 
 	failures []string
 	summary  []string
@@ -259,7 +260,7 @@ func (h *harness) startFixture(issuerURL string) error {
 	if _, err := rand.Read(key); err != nil {
 		return err
 	}
-	h.serverLg = &lockedBuffer{}
+	h.serverLg = &logbuf.Buffer{}
 	h.server = exec.Command(h.bin,
 		"-production",
 		"-addr", addr,
@@ -390,7 +391,7 @@ func (h *harness) runSuite() {
 		"MRTRKIT_SUITE_TOKEN="+h.suiteToken,
 		"MRTRKIT_SUITE_ORIGIN="+h.origin,
 		"MRTRKIT_SUITE_TOKEN_LOG="+counts)
-	out := &lockedBuffer{}
+	out := &logbuf.Buffer{}
 	cmd.Stdout = io.MultiWriter(os.Stdout, out)
 	cmd.Stderr = os.Stderr
 	start := time.Now()
@@ -441,7 +442,7 @@ func (h *harness) runInterop() {
 			}
 		}
 		start := time.Now()
-		out := &lockedBuffer{}
+		out := &logbuf.Buffer{}
 		err := h.command(dir, env, out, s.args...)
 		counts := grepLines(out.String(), regexp.MustCompile(`^(ok|FAIL|--- FAIL|# (tests|pass|fail|skipped) )`))
 		if n := strings.Count(out.String(), "--- PASS: "); n > 0 {
@@ -664,21 +665,4 @@ func errOr(err error, ok string) string {
 		return err.Error()
 	}
 	return ok
-}
-
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -18,15 +18,15 @@
 // MRTRKIT_STATE_KEYS (required with -production), or with a random key made
 // at start-up when that variable is unset.
 //
-// The fixtures and the command itself live in internal/fixture, so that
-// the OpenTelemetry module's otelfixture can run the same server with its
-// interceptor added.
+// The command is conformance/fixture's Main, which the OpenTelemetry and
+// Redis modules' fixture commands run too, with their interceptor or
+// shared bus added.
 package main
 
 import (
 	"os"
 
-	"github.com/mrtrkit/mrtrkit/internal/fixture"
+	"github.com/mrtrkit/mrtrkit/conformance/fixture"
 )
 
 func main() {

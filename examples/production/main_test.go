@@ -118,18 +118,8 @@ func (p *proc) stop(t *testing.T) {
 // the JSON-RPC message of the answer (the last event of a stream).
 func (p *proc) post(t *testing.T, body string, headers ...string) (*http.Response, map[string]any) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, p.base+"/mcp", strings.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
+	resp, b := p.do(t, http.MethodPost, "/mcp", strings.NewReader(body),
+		append([]string{"Content-Type", "application/json", "Accept", "application/json, text/event-stream"}, headers...)...)
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		i := bytes.LastIndex(b, []byte("data: "))
 		require.GreaterOrEqual(t, i, 0, "%s", b)
@@ -180,7 +170,14 @@ func (p *proc) legacyAdd(t *testing.T, headers ...string) string {
 
 func (p *proc) get(t *testing.T, path string, headers ...string) (*http.Response, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, p.base+path, nil)
+	return p.do(t, http.MethodGet, path, nil, headers...)
+}
+
+// do sends a request for path with body (nil for none) and headers (name,
+// value, name, value...) and returns the response and its whole body.
+func (p *proc) do(t *testing.T, method, path string, body io.Reader, headers ...string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, p.base+path, body)
 	require.NoError(t, err)
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])

@@ -76,16 +76,7 @@ func summaryRequest(audience string, files []File) *mrtr.SamplingRequest {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Summarise this repository for a reader who is a %s, in a few short paragraphs. "+
 		"Here are its most representative files:\n", audience)
-	writeFiles(&b, files)
-	return &mrtr.SamplingRequest{
-		Messages:     []mrtr.SamplingMessage{mrtr.UserText(b.String())},
-		SystemPrompt: summarySystemPrompt,
-		ModelPreferences: &mrtr.ModelPreferences{
-			CostPriority:         ptr(0.3),
-			IntelligencePriority: ptr(0.7),
-		},
-		MaxTokens: summaryMaxTokens,
-	}
+	return modelRequest(&b, files, summaryMaxTokens)
 }
 
 // critiqueRequest asks the model to check and improve a summary against
@@ -95,7 +86,14 @@ func critiqueRequest(audience string, files []File, summary string) *mrtr.Sampli
 	fmt.Fprintf(&b, "Here is a summary of a repository written for a reader who is a %s:\n\n%s\n\n"+
 		"Check it against the files below. Correct anything the files contradict, cut what a %s "+
 		"does not need, and reply with the improved summary.\n", audience, summary, audience)
-	writeFiles(&b, files)
+	return modelRequest(&b, files, critiqueMaxTokens)
+}
+
+// modelRequest is the sampling request of either round: the instructions
+// in b followed by the files, the summariser's system prompt, a
+// preference for a capable model over a cheap one, and maxTokens.
+func modelRequest(b *strings.Builder, files []File, maxTokens int) *mrtr.SamplingRequest {
+	writeFiles(b, files)
 	return &mrtr.SamplingRequest{
 		Messages:     []mrtr.SamplingMessage{mrtr.UserText(b.String())},
 		SystemPrompt: summarySystemPrompt,
@@ -103,6 +101,6 @@ func critiqueRequest(audience string, files []File, summary string) *mrtr.Sampli
 			CostPriority:         ptr(0.3),
 			IntelligencePriority: ptr(0.7),
 		},
-		MaxTokens: critiqueMaxTokens,
+		MaxTokens: maxTokens,
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,13 +11,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mrtrkit/mrtrkit/internal/testkit"
 )
 
 // These tests run the example with -stdio: as a subprocess of its one
@@ -182,43 +182,16 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// lockedBuffer collects a process's stderr while it runs.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestStdioProcess runs the example as a host does: nothing but JSON-RPC
 // messages on its stdout (the logs, including the start-up warning about
 // MRTRKIT_STATE_KEYS, go to stderr), exit status 0 when stdin closes, and
 // on SIGTERM; a bad command line exits 2 with nothing on stdout.
 func TestStdioProcess(t *testing.T) {
-	start := func(t *testing.T, args string) (*exec.Cmd, io.WriteCloser, *lineClient, *lockedBuffer) {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
+	start := func(t *testing.T, args string) (*testkit.Process, *lineClient) {
+		p := testkit.StartProcess(t, append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
 			return strings.HasPrefix(kv, "MRTRKIT_STATE_KEYS=")
-		}), mainEnv+"="+args)
-		stderr := &lockedBuffer{}
-		cmd.Stderr = stderr
-		in, err := cmd.StdinPipe()
-		require.NoError(t, err)
-		out, err := cmd.StdoutPipe()
-		require.NoError(t, err)
-		require.NoError(t, cmd.Start())
-		t.Cleanup(func() { _ = cmd.Process.Kill() })
-		return cmd, in, newLineClient(t, in, out), stderr
+		}), mainEnv+"="+args))
+		return p, newLineClient(t, p.Stdin, p.Stdout)
 	}
 	// rest reads what the process writes until it closes its stdout.
 	rest := func(t *testing.T, c *lineClient) []string {
@@ -237,23 +210,11 @@ func TestStdioProcess(t *testing.T) {
 			}
 		}
 	}
-	exitCode := func(t *testing.T, cmd *exec.Cmd) int {
-		t.Helper()
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-			return cmd.ProcessState.ExitCode()
-		case <-time.After(stdioWait):
-			require.FailNow(t, "the process did not exit")
-			return -1
-		}
-	}
 	dir := stdioTree(t)
 
 	t.Run("stdin closed", func(t *testing.T) {
 		t.Parallel()
-		cmd, in, c, stderr := start(t, "-stdio -dir "+dir)
+		p, c := start(t, "-stdio -dir "+dir)
 		c.send(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + modernMeta + `}}`)
 		c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"summarize_repo","arguments":{"audience":"developer"},` + modernMeta + `}}`)
 		c.send(`not json`)
@@ -262,42 +223,42 @@ func TestStdioProcess(t *testing.T) {
 			m := c.next()
 			got[m["id"]] = m
 		}
-		_ = in.Close()
+		_ = p.Stdin.Close()
 		for _, l := range rest(t, c) {
 			assert.Fail(t, fmt.Sprintf("stdout carries more than the answers: %q", l))
 		}
-		if code := exitCode(t, cmd); code != 0 {
-			require.FailNow(t, fmt.Sprintf("exit status %d, stderr:\n%s", code, stderr.String()))
+		if code := p.Exit(t, stdioWait); code != 0 {
+			require.FailNow(t, fmt.Sprintf("exit status %d, stderr:\n%s", code, p.Stderr.String()))
 		}
 		assert.Falsef(t, field(got[float64(1)], "result", "resultType") != "complete" || field(got[float64(2)], "result", "resultType") != "input_required" ||
 			field(got[nil], "error", "code") != float64(-32700), "answers %v", got)
 		for _, want := range []string{"MRTRKIT_STATE_KEYS", "serving on stdio", "stdin ended"} {
-			assert.Containsf(t, stderr.String(), want, "stderr lacks %q:\n%s", want, stderr.String())
+			assert.Containsf(t, p.Stderr.String(), want, "stderr lacks %q:\n%s", want, p.Stderr.String())
 		}
 	})
 	t.Run("SIGTERM", func(t *testing.T) {
 		t.Parallel()
-		cmd, in, c, stderr := start(t, "-stdio -dir "+dir)
-		defer in.Close()
+		p, c := start(t, "-stdio -dir "+dir)
+		defer p.Stdin.Close()
 		c.send(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + modernMeta + `}}`)
 		c.next()
-		require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+		require.NoError(t, p.Cmd.Process.Signal(syscall.SIGTERM))
 		rest(t, c)
-		if code := exitCode(t, cmd); code != 0 {
-			require.FailNow(t, fmt.Sprintf("exit status %d, stderr:\n%s", code, stderr.String()))
+		if code := p.Exit(t, stdioWait); code != 0 {
+			require.FailNow(t, fmt.Sprintf("exit status %d, stderr:\n%s", code, p.Stderr.String()))
 		}
 	})
 	t.Run("bad command line", func(t *testing.T) {
 		t.Parallel()
-		cmd, in, c, stderr := start(t, "-stdio -addr 127.0.0.1:0")
-		defer in.Close()
+		p, c := start(t, "-stdio -addr 127.0.0.1:0")
+		defer p.Stdin.Close()
 		for _, l := range rest(t, c) {
 			assert.Fail(t, fmt.Sprintf("stdout carries %q", l))
 		}
-		if code := exitCode(t, cmd); code != 2 {
-			require.FailNow(t, fmt.Sprintf("exit status %d, want 2; stderr:\n%s", code, stderr.String()))
+		if code := p.Exit(t, stdioWait); code != 2 {
+			require.FailNow(t, fmt.Sprintf("exit status %d, want 2; stderr:\n%s", code, p.Stderr.String()))
 		}
-		assert.Containsf(t, stderr.String(), "exclude each other", "stderr:\n%s", stderr.String())
+		assert.Containsf(t, p.Stderr.String(), "exclude each other", "stderr:\n%s", p.Stderr.String())
 	})
 }
 

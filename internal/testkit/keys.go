@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
 	"github.com/mrtrkit/mrtrkit/state"
 )
 
@@ -16,11 +17,11 @@ func Key(id string, seed byte) state.Key {
 }
 
 // Ring returns a key ring holding keys, the first sealing. Without keys
-// it holds Key("k1", 7) alone.
+// it is mrtrtest.ReplicaKeyRing, whose one key is Key("k1", 7).
 func Ring(tb testing.TB, keys ...state.Key) *state.KeyRing {
 	tb.Helper()
 	if len(keys) == 0 {
-		keys = []state.Key{Key("k1", 7)}
+		return mrtrtest.ReplicaKeyRing(tb)
 	}
 	ring, err := state.NewKeyRing(keys...)
 	require.NoError(tb, err)

@@ -14,57 +14,11 @@ import (
 	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
-	"github.com/mrtrkit/mrtrkit/state"
 )
 
-func newServer(t *testing.T) *mrtr.Server {
-	t.Helper()
-	ring, err := state.GenerateKeyRing()
-	require.NoError(t, err)
-	codec, err := state.NewAEAD(ring)
-	require.NoError(t, err)
-	srv, err := mrtr.NewServer(discover.Description{Server: discover.Implementation{Name: "kit", Version: "1"}}, mrtr.WithCodec(codec))
-	require.NoError(t, err)
-	return srv
-}
-
-// threeRounds asks for a name, then a model's answer, then the roots, and
-// reports all three.
-func threeRounds(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
-	var st struct{ Name, Model string }
-	if req.State != nil {
-		if err := json.Unmarshal(req.State, &st); err != nil {
-			return nil, err
-		}
-	}
-	seal := func(key string, r mrtr.InputRequest) (mrtr.Result, error) {
-		b, _ := json.Marshal(st)
-		return &mrtr.InputRequired{Requests: map[string]mrtr.InputRequest{key: r}, State: b}, nil
-	}
-	switch {
-	case st.Name == "":
-		if a, ok := req.Responses.Elicitation("name"); ok && a.Accepted() {
-			st.Name, _ = a.Content["name"].(string)
-			return seal("model", &mrtr.SamplingRequest{Messages: []mrtr.SamplingMessage{mrtr.UserText("hi")}, MaxTokens: 5})
-		}
-		return seal("name", &mrtr.ElicitRequest{Message: "Name?", RequestedSchema: &mrtr.ElicitSchema{Type: "object", Properties: map[string]json.RawMessage{"name": json.RawMessage(`{"type":"string"}`)}}})
-	case st.Model == "":
-		if a, ok := req.Responses.Sampling("model"); ok {
-			st.Model = a.Text()
-			return seal("roots", &mrtr.RootsRequest{})
-		}
-		return seal("model", &mrtr.SamplingRequest{Messages: []mrtr.SamplingMessage{mrtr.UserText("hi")}, MaxTokens: 5})
-	}
-	r, ok := req.Responses.Roots("roots")
-	if !ok {
-		return seal("roots", &mrtr.RootsRequest{})
-	}
-	return mrtr.TextResult(st.Name + "/" + st.Model + "/" + r.Roots[0].URI), nil
-}
-
 func TestClientAnswersEveryRound(t *testing.T) {
-	srv := newServer(t)
-	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "three"}, mrtr.HandlerFunc(threeRounds)))
+	srv := mrtrtest.NewServer(t, "kit")
+	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "three"}, mrtrtest.ThreeRounds(" ok")))
 	c := mrtrtest.NewClient(srv,
 		mrtrtest.OnElicitation(func(ctx context.Context, r *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
 			return &mrtr.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
@@ -75,14 +29,14 @@ func TestClientAnswersEveryRound(t *testing.T) {
 		mrtrtest.WithRoots(mrtr.Root{URI: "file:///src"}))
 	res, err := c.CallTool(context.Background(), "three", nil)
 	require.NoError(t, err)
-	assert.Equal(t, "Ada/gpt/file:///src", res.Text())
+	assert.Equal(t, "Ada|gpt|file:///src ok", res.Text())
 	assert.Equal(t, 3, res.Rounds)
-	assert.Equal(t, [][]string{{"name"}, {"model"}, {"roots"}}, res.Asked)
+	assert.Equal(t, [][]string{{"name"}, {"draft"}, {"where"}}, res.Asked)
 }
 
 func TestClientDeclaresWhatItCanAnswer(t *testing.T) {
-	srv := newServer(t)
-	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "three"}, mrtr.HandlerFunc(threeRounds)))
+	srv := mrtrtest.NewServer(t, "kit")
+	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "three"}, mrtrtest.ThreeRounds(" ok")))
 	// Without a sampling function the client does not declare sampling,
 	// so the server refuses the question it cannot ask.
 	c := mrtrtest.NewClient(srv, mrtrtest.OnElicitation(func(ctx context.Context, r *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
@@ -99,7 +53,7 @@ func TestClientDeclaresWhatItCanAnswer(t *testing.T) {
 }
 
 func TestClientStopsAtItsRoundLimit(t *testing.T) {
-	srv := newServer(t)
+	srv := mrtrtest.NewServer(t, "kit")
 	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "forever"}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
 		return mrtr.Ask("again", &mrtr.RootsRequest{}), nil
 	})))
@@ -109,7 +63,7 @@ func TestClientStopsAtItsRoundLimit(t *testing.T) {
 }
 
 func TestRequestBuilder(t *testing.T) {
-	srv := newServer(t)
+	srv := mrtrtest.NewServer(t, "kit")
 	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "who"}, mrtr.HandlerFunc(func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
 		return mrtr.TextResult(req.Principal + " " + string(req.Meta.LogLevel)), nil
 	})))

@@ -8,15 +8,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mrtrkit/mrtrkit/internal/testkit"
 	"github.com/mrtrkit/mrtrkit/transport/stdio"
 )
 
@@ -63,49 +62,35 @@ func (processTB) FailNow() { os.Exit(2) }
 // A real process: it answers on stdout, and exits 0 when its stdin is
 // closed, or on SIGTERM while its stdin stays open.
 func TestProcess(t *testing.T) {
-	start := func(t *testing.T) (*exec.Cmd, io.WriteCloser, *bufio.Reader) {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), helperEnv+"=1")
-		in, err := cmd.StdinPipe()
-		require.NoError(t, err)
-		out, err := cmd.StdoutPipe()
-		require.NoError(t, err)
-		require.NoError(t, cmd.Start())
-		t.Cleanup(func() { _ = cmd.Process.Kill() })
-		br := bufio.NewReader(out)
-		_, err = io.WriteString(in, call("1", "echo", `{"text":"from a process"}`)+"\n")
+	start := func(t *testing.T) (*testkit.Process, *bufio.Reader) {
+		p := testkit.StartProcess(t, append(os.Environ(), helperEnv+"=1"))
+		br := bufio.NewReader(p.Stdout)
+		_, err := io.WriteString(p.Stdin, call("1", "echo", `{"text":"from a process"}`)+"\n")
 		require.NoError(t, err)
 		line, err := br.ReadString('\n')
 		require.NoError(t, err)
 		assert.Contains(t, line, `"text":"from a process"`)
-		return cmd, in, br
+		return p, br
 	}
-	exited := func(t *testing.T, cmd *exec.Cmd) {
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			require.NoError(t, err, "exit status 0")
-		case <-time.After(wait):
-			t.Fatal("the process did not exit")
-		}
+	exited := func(t *testing.T, p *testkit.Process) {
+		require.Equalf(t, 0, p.Exit(t, wait), "exit status; stderr:\n%s", p.Stderr.String())
 	}
 	t.Run("stdin closed", func(t *testing.T) {
 		t.Parallel()
-		cmd, in, br := start(t)
-		_, err := io.WriteString(in, call("2", "stubborn", `{"tag":"s","sleepMs":30}`)+"\n")
+		p, br := start(t)
+		_, err := io.WriteString(p.Stdin, call("2", "stubborn", `{"tag":"s","sleepMs":30}`)+"\n")
 		require.NoError(t, err)
-		require.NoError(t, in.Close())
+		require.NoError(t, p.Stdin.Close())
 		line, err := br.ReadString('\n')
 		require.NoError(t, err)
 		assert.Contains(t, line, "stubborn s", "answered during the shutdown")
-		exited(t, cmd)
+		exited(t, p)
 	})
 	t.Run("SIGTERM", func(t *testing.T) {
 		t.Parallel()
-		cmd, in, _ := start(t)
-		defer in.Close()
-		require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
-		exited(t, cmd)
+		p, _ := start(t)
+		defer p.Stdin.Close()
+		require.NoError(t, p.Cmd.Process.Signal(syscall.SIGTERM))
+		exited(t, p)
 	})
 }

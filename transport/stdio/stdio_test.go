@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -235,7 +234,7 @@ func TestHugeLineNotBuffered(t *testing.T) {
 		io.LimitReader(repeatReader('a'), size),
 		strings.NewReader("\"}}\n"+call("2", "echo", `{"text":"last"}`)),
 	)
-	var out syncBuffer
+	var out testkit.LogBuffer
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	require.NoError(t, stdio.Serve(context.Background(), f.srv, in, &out, stdio.WithLogger(quiet)))
@@ -256,24 +255,6 @@ func (r repeatReader) Read(p []byte) (int, error) {
 		p[i] = byte(r)
 	}
 	return len(p), nil
-}
-
-// syncBuffer is a strings.Builder safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // notifications/cancelled cancels the request it names, which is then not

@@ -175,14 +175,21 @@ func callTool(t *testing.T, s *session, name string) (*mcp.CallToolResult, []*ex
 func textOf(t *testing.T, res *mcp.CallToolResult) string {
 	t.Helper()
 	require.Falsef(t, res.IsError, "tool result has isError=true: %s", contentJSON(res.Content))
+	text, ok := joinText(res.Content)
+	require.Truef(t, ok, "tool result has no text content: %s", contentJSON(res.Content))
+	return text
+}
+
+// joinText joins the text items of c with newlines, and reports whether
+// there was any.
+func joinText(c []mcp.Content) (string, bool) {
 	var parts []string
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
+	for _, item := range c {
+		if tc, ok := item.(*mcp.TextContent); ok {
 			parts = append(parts, tc.Text)
 		}
 	}
-	require.NotEqualValuesf(t, 0, len(parts), "tool result has no text content: %s", contentJSON(res.Content))
-	return strings.Join(parts, "\n")
+	return strings.Join(parts, "\n"), len(parts) > 0
 }
 
 func contentJSON(c []mcp.Content) string {
@@ -365,110 +372,76 @@ func TestCallSimpleTool(t *testing.T) {
 	checkRounds(t, rounds(t, exs), 1)
 }
 
+// callRounds calls tool on s and checks that the final text holds each of
+// want and that the call took legs tools/call legs, which it returns.
+func callRounds(t *testing.T, s *session, tool string, legs int, want ...string) []round {
+	t.Helper()
+	res, exs := callTool(t, s, tool)
+	text := textOf(t, res)
+	for _, w := range want {
+		assert.Containsf(t, text, w, "final text %q does not contain %q", text, w)
+	}
+	rs := rounds(t, exs)
+	checkRounds(t, rs, legs)
+	t.Logf("final text: %q", text)
+	return rs
+}
+
+// wantAsked checks that leg i of rs asked exactly want (key -> method).
+func wantAsked(t *testing.T, rs []round, i int, want map[string]string) {
+	t.Helper()
+	assert.Equalf(t, want, rs[i].InputRequests, "round %d inputRequests", i+1)
+}
+
 func TestMRTRElicitation(t *testing.T) {
 	s := connect(t)
-	res, exs := callTool(t, s, "test_input_required_result_elicitation")
-	text := textOf(t, res)
-	assert.Containsf(t, text, answerName, "final text %q does not contain the elicited name %q", text, answerName)
-	rs := rounds(t, exs)
-	checkRounds(t, rs, 2)
-	if got := rs[0].InputRequests; len(got) != 1 || got["user_name"] != "elicitation/create" {
-		assert.Fail(t, fmt.Sprintf("round 1 inputRequests = %v, want user_name elicitation", got))
-	}
-	if n := s.inputs.elicitCount(); n != 1 {
-		assert.Fail(t, fmt.Sprintf("elicitation handler ran %d times, want 1", n))
-	}
-	t.Logf("final text: %q", text)
+	rs := callRounds(t, s, "test_input_required_result_elicitation", 2, answerName)
+	wantAsked(t, rs, 0, map[string]string{"user_name": "elicitation/create"})
+	assert.Equal(t, 1, s.inputs.elicitCount(), "elicitation handler runs")
 }
 
 func TestMRTRSampling(t *testing.T) {
 	s := connect(t)
-	res, exs := callTool(t, s, "test_input_required_result_sampling")
-	text := textOf(t, res)
-	assert.Containsf(t, text, answerSampling, "final text %q does not contain the sampled answer %q", text, answerSampling)
-	rs := rounds(t, exs)
-	checkRounds(t, rs, 2)
-	if got := rs[0].InputRequests; len(got) != 1 || got["capital_question"] != "sampling/createMessage" {
-		assert.Fail(t, fmt.Sprintf("round 1 inputRequests = %v, want capital_question sampling", got))
-	}
-	if n := s.inputs.samplingCount(); n != 1 {
-		require.FailNow(t, fmt.Sprintf("sampling handler ran %d times, want 1", n))
-	}
+	rs := callRounds(t, s, "test_input_required_result_sampling", 2, answerSampling)
+	wantAsked(t, rs, 0, map[string]string{"capital_question": "sampling/createMessage"})
+	require.Equal(t, 1, s.inputs.samplingCount(), "sampling handler runs")
 	p := s.inputs.sampling[0]
 	assert.Falsef(t, len(p.Messages) == 0 || p.MaxTokens <= 0, "sampling request has no messages or maxTokens: %+v", p)
-	t.Logf("final text: %q", text)
 }
 
 func TestMRTRMultiRound(t *testing.T) {
 	s := connect(t)
-	res, exs := callTool(t, s, "test_input_required_result_multi_round")
-	text := textOf(t, res)
-	for _, want := range []string{answerName, answerColor} {
-		assert.Containsf(t, text, want, "final text %q does not contain %q", text, want)
-	}
-	rs := rounds(t, exs)
-	checkRounds(t, rs, 3)
-	if rs[0].InputRequests["step1"] != "elicitation/create" || len(rs[0].InputRequests) != 1 {
-		assert.Fail(t, fmt.Sprintf("round 1 inputRequests = %v, want step1 elicitation", rs[0].InputRequests))
-	}
-	if rs[1].InputRequests["step2"] != "elicitation/create" || len(rs[1].InputRequests) != 1 {
-		assert.Fail(t, fmt.Sprintf("round 2 inputRequests = %v, want step2 elicitation", rs[1].InputRequests))
-	}
+	rs := callRounds(t, s, "test_input_required_result_multi_round", 3, answerName, answerColor)
+	wantAsked(t, rs, 0, map[string]string{"step1": "elicitation/create"})
+	wantAsked(t, rs, 1, map[string]string{"step2": "elicitation/create"})
 	if rs[0].ReturnedState == nil || rs[1].ReturnedState == nil || *rs[0].ReturnedState == *rs[1].ReturnedState {
 		assert.Fail(t, fmt.Sprintf("requestState did not change between rounds: %v -> %v", rs[0].ReturnedState, rs[1].ReturnedState))
 	}
-	if n := s.inputs.elicitCount(); n != 2 {
-		assert.Fail(t, fmt.Sprintf("elicitation handler ran %d times, want 2", n))
-	}
-	t.Logf("final text: %q", text)
+	assert.Equal(t, 2, s.inputs.elicitCount(), "elicitation handler runs")
 }
 
 func TestMRTRMultipleInputs(t *testing.T) {
 	s := connect(t)
-	res, exs := callTool(t, s, "test_input_required_result_multiple_inputs")
-	text := textOf(t, res)
-	for _, want := range []string{answerName, answerSampling, answerRootURI} {
-		assert.Containsf(t, text, want, "final text %q does not contain %q", text, want)
-	}
-	rs := rounds(t, exs)
-	checkRounds(t, rs, 2)
-	want := map[string]string{
+	rs := callRounds(t, s, "test_input_required_result_multiple_inputs", 2, answerName, answerSampling, answerRootURI)
+	wantAsked(t, rs, 0, map[string]string{
 		"user_name":    "elicitation/create",
 		"greeting":     "sampling/createMessage",
 		"client_roots": "roots/list",
-	}
-	if fmt.Sprint(rs[0].InputRequests) != fmt.Sprint(want) {
-		assert.Fail(t, fmt.Sprintf("round 1 inputRequests = %v, want %v", rs[0].InputRequests, want))
-	}
+	})
 	assert.Falsef(t, rs[0].ReturnedState == nil || *rs[0].ReturnedState == "", "round 1 carries no requestState")
 	assert.Falsef(t, s.inputs.elicitCount() != 1 || s.inputs.samplingCount() != 1, "handlers ran elicit=%d sampling=%d, want 1 each", s.inputs.elicitCount(), s.inputs.samplingCount())
-	t.Logf("final text: %q", text)
 }
 
 func TestMRTRListRoots(t *testing.T) {
-	s := connect(t)
-	res, exs := callTool(t, s, "test_input_required_result_list_roots")
-	text := textOf(t, res)
-	assert.Containsf(t, text, answerRootURI, "final text %q does not contain the root %q", text, answerRootURI)
-	rs := rounds(t, exs)
-	checkRounds(t, rs, 2)
-	if got := rs[0].InputRequests; len(got) != 1 || got["client_roots"] != "roots/list" {
-		assert.Fail(t, fmt.Sprintf("round 1 inputRequests = %v, want client_roots roots/list", got))
-	}
-	t.Logf("final text: %q", text)
+	rs := callRounds(t, connect(t), "test_input_required_result_list_roots", 2, answerRootURI)
+	wantAsked(t, rs, 0, map[string]string{"client_roots": "roots/list"})
 }
 
 func TestMRTRRequestState(t *testing.T) {
-	s := connect(t)
-	res, exs := callTool(t, s, "test_input_required_result_request_state")
-	text := textOf(t, res)
-	assert.Containsf(t, text, "state-ok", "final text %q does not report state-ok", text)
-	rs := rounds(t, exs)
-	checkRounds(t, rs, 2)
+	rs := callRounds(t, connect(t), "test_input_required_result_request_state", 2, "state-ok")
 	if rs[0].InputRequests["confirm"] != "elicitation/create" || rs[0].ReturnedState == nil || *rs[0].ReturnedState == "" {
 		assert.Fail(t, fmt.Sprintf("round 1: inputRequests %v, requestState %v; want confirm elicitation and a state", rs[0].InputRequests, rs[0].ReturnedState))
 	}
-	t.Logf("final text: %q", text)
 }
 
 // TestMRTRPrompt runs an MRTR flow on prompts/get rather than tools/call.
@@ -494,24 +467,16 @@ func TestMRTRPrompt(t *testing.T) {
 	assert.Containsf(t, joined, "interop context", "prompt messages %q do not carry the elicited context", joined)
 	rs := roundsOf(t, exs, "prompts/get")
 	checkRounds(t, rs, 2)
-	if got := rs[0].InputRequests; len(got) != 1 || got["user_context"] != "elicitation/create" {
-		assert.Fail(t, fmt.Sprintf("round 1 inputRequests = %v, want user_context elicitation", got))
-	}
+	wantAsked(t, rs, 0, map[string]string{"user_context": "elicitation/create"})
 }
 
 // TestMRTRAsksOnlyDeclaredCapabilities uses a client that declares sampling
 // alone: the server must not ask it for elicitation or roots.
 func TestMRTRAsksOnlyDeclaredCapabilities(t *testing.T) {
 	s := connectWith(t, clientConfig{samplingOnly: true})
-	res, exs := callTool(t, s, "test_input_required_result_capabilities")
-	text := textOf(t, res)
-	rs := rounds(t, exs)
-	checkRounds(t, rs, 2)
-	if got := rs[0].InputRequests; len(got) != 1 || got["greeting"] != "sampling/createMessage" {
-		assert.Fail(t, fmt.Sprintf("round 1 inputRequests = %v, want only greeting sampling", got))
-	}
+	rs := callRounds(t, s, "test_input_required_result_capabilities", 2)
+	wantAsked(t, rs, 0, map[string]string{"greeting": "sampling/createMessage"})
 	assert.Falsef(t, s.inputs.elicitCount() != 0 || s.inputs.samplingCount() != 1, "handlers ran elicit=%d sampling=%d, want 0 and 1", s.inputs.elicitCount(), s.inputs.samplingCount())
-	t.Logf("final text: %q", text)
 }
 
 // TestManualRoundsAndTamperedState drives the rounds by hand with the SDK's

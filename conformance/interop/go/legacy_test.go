@@ -199,13 +199,8 @@ func legacyCall(t *testing.T, s *legacySession, name string) *mcp.CallToolResult
 func errorText(t *testing.T, res *mcp.CallToolResult) string {
 	t.Helper()
 	require.Truef(t, res.IsError, "want an isError result, got %s", contentJSON(res.Content))
-	var parts []string
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			parts = append(parts, tc.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
+	text, _ := joinText(res.Content)
+	return text
 }
 
 func TestLegacyConnect(t *testing.T) {

@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mrtrkit/mrtrkit/internal/testkit/stream"
+	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest/stream"
 )
 
 const (

@@ -347,24 +347,33 @@ func (r *replica) changeList(_ context.Context, req *mrtr.Request) (mrtr.Result,
 // hold asks yes or no; its second round reports progress, which starts
 // the response, and answers after the requested time.
 func (r *replica) hold(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
-	var in struct {
-		MS int `json:"ms"`
-	}
-	if err := json.Unmarshal(req.Arguments, &in); err != nil {
-		return nil, err
-	}
 	if req.State == nil {
 		return r.confirm(ctx, req)
 	}
 	_ = req.Progress(0, nil, "holding on "+r.name)
+	if err := sleepFor(ctx, req); err != nil {
+		return nil, err
+	}
+	return r.confirm(ctx, req)
+}
+
+// sleepFor waits for the milliseconds the argument "ms" of req names, or
+// until ctx ends (its error).
+func sleepFor(ctx context.Context, req *mrtr.Request) error {
+	var in struct {
+		MS int `json:"ms"`
+	}
+	if err := json.Unmarshal(req.Arguments, &in); err != nil {
+		return err
+	}
 	t := time.NewTimer(time.Duration(in.MS) * time.Millisecond)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return ctx.Err()
 	case <-t.C:
+		return nil
 	}
-	return r.confirm(ctx, req)
 }
 
 // taskConfirm asks yes or no in straight-line code; as a task, its
@@ -386,18 +395,8 @@ func (r *replica) taskConfirm(ctx context.Context, req *mrtr.Request) (mrtr.Resu
 
 // taskSlow sleeps, then names the replica that ran it.
 func (r *replica) taskSlow(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
-	var in struct {
-		MS int `json:"ms"`
-	}
-	if err := json.Unmarshal(req.Arguments, &in); err != nil {
+	if err := sleepFor(ctx, req); err != nil {
 		return nil, err
-	}
-	t := time.NewTimer(time.Duration(in.MS) * time.Millisecond)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-t.C:
 	}
 	return mrtr.TextResult("finished=" + r.name), nil
 }

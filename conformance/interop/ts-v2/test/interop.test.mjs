@@ -166,6 +166,20 @@ async function connect({ mode = 'auto', samplingOnly = false, manual = false } =
     return { client, exchanges, inputs };
 }
 
+// withSession runs fn with a session that connect(opts) opened (opts may
+// be left out), and closes the session when fn is done.
+async function withSession(opts, fn) {
+    if (typeof opts === 'function') {
+        [opts, fn] = [{}, opts];
+    }
+    const s = await connect(opts);
+    try {
+        return await fn(s);
+    } finally {
+        await s.client.close();
+    }
+}
+
 async function callTool(session, name) {
     const mark = session.exchanges.length;
     let result;
@@ -220,6 +234,19 @@ function checkRounds(exs, wantLegs, method = 'tools/call') {
     return legs.map(resultOf);
 }
 
+// callRounds calls tool on s, checks that the final text holds each of
+// want and that the call took legs tools/call legs (checkRounds), and
+// returns the legs' results; the final text is logged.
+async function callRounds(s, tool, legs, ...want) {
+    const { result, exs } = await callTool(s, tool);
+    const text = textOf(result);
+    for (const w of want) {
+        assert.ok(text.includes(w), `final text ${JSON.stringify(text)} lacks ${w}`);
+    }
+    console.log(`${tool} final text: ${JSON.stringify(text)}`);
+    return checkRounds(exs, legs);
+}
+
 function methodsOf(inputRequests) {
     return Object.fromEntries(Object.entries(inputRequests ?? {}).map(([k, v]) => [k, v.method]));
 }
@@ -228,33 +255,26 @@ function methodsOf(inputRequests) {
 
 describe('TypeScript SDK client vs mrtrkit fixture', () => {
     test('connect negotiates 2026-07-28 through server/discover', async () => {
-        const s = await connect();
-        try {
+        await withSession(async s => {
             assert.equal(s.client.getNegotiatedProtocolVersion(), MODERN);
             const exs = await settled(s.exchanges);
             assert.equal(exs[0]?.method, 'server/discover', dump(exs));
             assert.ok(!exs.some(ex => ex.method === 'initialize'), `legacy initialize sent\n${dump(exs)}`);
             assert.equal(resultOf(exs[0])?.resultType, 'complete');
             assert.ok(s.client.getServerVersion()?.name, 'serverInfo from discover _meta');
-        } finally {
-            await s.client.close();
-        }
+        });
     });
 
     test('connect with the version pinned to 2026-07-28', async () => {
-        const s = await connect({ mode: { pin: MODERN } });
-        try {
+        await withSession({ mode: { pin: MODERN } }, async s => {
             assert.equal(s.client.getNegotiatedProtocolVersion(), MODERN);
             const { result } = await callTool(s, 'test_simple_text');
             assert.equal(textOf(result), 'This is a simple text response for testing.');
-        } finally {
-            await s.client.close();
-        }
+        });
     });
 
     test('tools/list shows the fixture tools', async () => {
-        const s = await connect();
-        try {
+        await withSession(async s => {
             const { tools } = await s.client.listTools();
             const names = new Set(tools.map(t => t.name));
             for (const want of [
@@ -271,79 +291,47 @@ describe('TypeScript SDK client vs mrtrkit fixture', () => {
             assert.equal(res.resultType, 'complete');
             assert.equal(typeof res.ttlMs, 'number');
             assert.ok(['public', 'private'].includes(res.cacheScope), `cacheScope ${res.cacheScope}`);
-        } finally {
-            await s.client.close();
-        }
+        });
     });
 
     test('simple tool call', async () => {
-        const s = await connect();
-        try {
+        await withSession(async s => {
             const { result, exs } = await callTool(s, 'test_simple_text');
             assert.equal(textOf(result), 'This is a simple text response for testing.');
             checkRounds(exs, 1);
-        } finally {
-            await s.client.close();
-        }
+        });
     });
 
     test('MRTR: elicitation', async () => {
-        const s = await connect();
-        try {
-            const { result, exs } = await callTool(s, 'test_input_required_result_elicitation');
-            const text = textOf(result);
-            assert.ok(text.includes(ANSWER_NAME), `final text ${JSON.stringify(text)}`);
-            const [r1] = checkRounds(exs, 2);
+        await withSession(async s => {
+            const [r1] = await callRounds(s, 'test_input_required_result_elicitation', 2, ANSWER_NAME);
             assert.deepEqual(methodsOf(r1.inputRequests), { user_name: 'elicitation/create' });
             assert.equal(s.inputs.elicit.length, 1);
-            console.log(`elicitation final text: ${JSON.stringify(text)}`);
-        } finally {
-            await s.client.close();
-        }
+        });
     });
 
     test('MRTR: sampling', async () => {
-        const s = await connect();
-        try {
-            const { result, exs } = await callTool(s, 'test_input_required_result_sampling');
-            const text = textOf(result);
-            assert.ok(text.includes(ANSWER_SAMPLING), `final text ${JSON.stringify(text)}`);
-            const [r1] = checkRounds(exs, 2);
+        await withSession(async s => {
+            const [r1] = await callRounds(s, 'test_input_required_result_sampling', 2, ANSWER_SAMPLING);
             assert.deepEqual(methodsOf(r1.inputRequests), { capital_question: 'sampling/createMessage' });
             assert.equal(s.inputs.sampling.length, 1);
             assert.ok(s.inputs.sampling[0].messages?.length > 0 && s.inputs.sampling[0].maxTokens > 0);
-            console.log(`sampling final text: ${JSON.stringify(text)}`);
-        } finally {
-            await s.client.close();
-        }
+        });
     });
 
     test('MRTR: multi-round (step1 -> step2 -> complete)', async () => {
-        const s = await connect();
-        try {
-            const { result, exs } = await callTool(s, 'test_input_required_result_multi_round');
-            const text = textOf(result);
-            assert.ok(text.includes(ANSWER_NAME) && text.includes(ANSWER_COLOR), `final text ${JSON.stringify(text)}`);
-            const [r1, r2] = checkRounds(exs, 3);
+        await withSession(async s => {
+            const [r1, r2] = await callRounds(s, 'test_input_required_result_multi_round', 3, ANSWER_NAME, ANSWER_COLOR);
             assert.deepEqual(methodsOf(r1.inputRequests), { step1: 'elicitation/create' });
             assert.deepEqual(methodsOf(r2.inputRequests), { step2: 'elicitation/create' });
             assert.ok(r1.requestState && r2.requestState && r1.requestState !== r2.requestState, 'requestState evolves');
             assert.equal(s.inputs.elicit.length, 2);
-            console.log(`multi-round final text: ${JSON.stringify(text)}`);
-        } finally {
-            await s.client.close();
-        }
+        });
     });
 
     test('MRTR: multiple inputs (elicitation + sampling + roots + requestState)', async () => {
-        const s = await connect();
-        try {
-            const { result, exs } = await callTool(s, 'test_input_required_result_multiple_inputs');
-            const text = textOf(result);
-            for (const want of [ANSWER_NAME, ANSWER_SAMPLING, ROOT.uri]) {
-                assert.ok(text.includes(want), `final text ${JSON.stringify(text)} lacks ${want}`);
-            }
-            const [r1] = checkRounds(exs, 2);
+        await withSession(async s => {
+            const [r1] = await callRounds(s, 'test_input_required_result_multiple_inputs', 2, ANSWER_NAME, ANSWER_SAMPLING, ROOT.uri);
             assert.deepEqual(methodsOf(r1.inputRequests), {
                 user_name: 'elicitation/create',
                 greeting: 'sampling/createMessage',
@@ -353,43 +341,27 @@ describe('TypeScript SDK client vs mrtrkit fixture', () => {
             assert.equal(s.inputs.elicit.length, 1);
             assert.equal(s.inputs.sampling.length, 1);
             assert.equal(s.inputs.roots, 1);
-            console.log(`multiple-inputs final text: ${JSON.stringify(text)}`);
-        } finally {
-            await s.client.close();
-        }
+        });
     });
 
     test('MRTR: roots only', async () => {
-        const s = await connect();
-        try {
-            const { result, exs } = await callTool(s, 'test_input_required_result_list_roots');
-            const text = textOf(result);
-            assert.ok(text.includes(ROOT.uri), `final text ${JSON.stringify(text)}`);
-            const [r1] = checkRounds(exs, 2);
+        await withSession(async s => {
+            const [r1] = await callRounds(s, 'test_input_required_result_list_roots', 2, ROOT.uri);
             assert.deepEqual(methodsOf(r1.inputRequests), { client_roots: 'roots/list' });
             assert.equal(s.inputs.roots, 1);
-        } finally {
-            await s.client.close();
-        }
+        });
     });
 
     test('MRTR: requestState round trip', async () => {
-        const s = await connect();
-        try {
-            const { result, exs } = await callTool(s, 'test_input_required_result_request_state');
-            const text = textOf(result);
-            assert.ok(text.includes('state-ok'), `final text ${JSON.stringify(text)}`);
-            const [r1] = checkRounds(exs, 2);
+        await withSession(async s => {
+            const [r1] = await callRounds(s, 'test_input_required_result_request_state', 2, 'state-ok');
             assert.deepEqual(methodsOf(r1.inputRequests), { confirm: 'elicitation/create' });
             assert.ok(typeof r1.requestState === 'string' && r1.requestState.length > 0, 'requestState issued');
-        } finally {
-            await s.client.close();
-        }
+        });
     });
 
     test('MRTR on prompts/get', async () => {
-        const s = await connect();
-        try {
+        await withSession(async s => {
             const mark = s.exchanges.length;
             const res = await s.client.getPrompt({ name: 'test_input_required_result_prompt' }, { timeout: 30_000 });
             const exs = await settled(s.exchanges.slice(mark));
@@ -400,30 +372,22 @@ describe('TypeScript SDK client vs mrtrkit fixture', () => {
             );
             const [r1] = checkRounds(exs, 2, 'prompts/get');
             assert.deepEqual(methodsOf(r1.inputRequests), { user_context: 'elicitation/create' });
-        } finally {
-            await s.client.close();
-        }
+        });
     });
 
     test('MRTR: a sampling-only client is asked for sampling only', async () => {
-        const s = await connect({ samplingOnly: true });
-        try {
-            const { result, exs } = await callTool(s, 'test_input_required_result_capabilities');
-            textOf(result);
-            const [r1] = checkRounds(exs, 2);
+        await withSession({ samplingOnly: true }, async s => {
+            const [r1] = await callRounds(s, 'test_input_required_result_capabilities', 2);
             assert.deepEqual(methodsOf(r1.inputRequests), { greeting: 'sampling/createMessage' });
             assert.equal(s.inputs.sampling.length, 1);
             assert.equal(s.inputs.elicit.length, 0);
-        } finally {
-            await s.client.close();
-        }
+        });
     });
 
     test('manual rounds: tampered requestState is refused, the untouched one completes', async () => {
-        const s = await connect({ manual: true });
         const name = 'test_input_required_result_tampered_state';
         const opts = { allowInputRequired: true, timeout: 30_000 };
-        try {
+        await withSession({ manual: true }, async s => {
             const r1 = await s.client.callTool({ name, arguments: {} }, opts);
             assert.equal(r1.resultType, 'input_required');
             assert.deepEqual(methodsOf(r1.inputRequests), { confirm: 'elicitation/create' });
@@ -448,8 +412,6 @@ describe('TypeScript SDK client vs mrtrkit fixture', () => {
             assert.notEqual(r2.resultType, 'input_required');
             const text = textOf(r2);
             console.log(`manual-rounds final text: ${JSON.stringify(text)}`);
-        } finally {
-            await s.client.close();
-        }
+        });
     });
 });

@@ -1,5 +1,5 @@
 // Command otelfixture is the conformance fixture server of mrtrkit
-// (internal/fixture, the same flags as conformance/server) with the
+// (conformance/fixture, the same flags as conformance/server) with the
 // otelmrtr interceptor added, outermost, on an OpenTelemetry SDK tracer
 // provider and meter provider of its own. It lives in the OpenTelemetry
 // module so that the core module needs no OpenTelemetry dependency.
@@ -26,7 +26,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
-	"github.com/mrtrkit/mrtrkit/internal/fixture"
+	"github.com/mrtrkit/mrtrkit/conformance/fixture"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	otelmrtr "github.com/mrtrkit/mrtrkit/otel"
 )

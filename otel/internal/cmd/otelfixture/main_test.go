@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mrtrkit/mrtrkit/internal/fixture"
-	"github.com/mrtrkit/mrtrkit/internal/testkit"
+	"github.com/mrtrkit/mrtrkit/conformance/fixture"
 	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/mrtrkit/mrtrkit/mrtr/mrtrtest"
 	otelmrtr "github.com/mrtrkit/mrtrkit/otel"
 )
 
@@ -22,18 +22,16 @@ import (
 func TestReportCountsWhatTheInterceptorSaw(t *testing.T) {
 	tel := newTelemetry()
 	srv, err := fixture.New(slog.New(slog.NewTextHandler(io.Discard, nil)),
-		mrtr.WithCodec(testkit.FreshCodec(t)), mrtr.WithInterceptors(tel.interceptor()))
+		mrtr.WithCodec(mrtrtest.ReplicaCodec(t)), mrtr.WithInterceptors(tel.interceptor()))
 	require.NoError(t, err)
 	defer srv.Close()
-	if _, e := testkit.Call(t, srv, `{}`, "tools/list", nil); e != nil {
-		require.FailNow(t, fmt.Sprintf("tools/list: %v", e))
+	call := func(method string, params map[string]any) *mrtr.Error {
+		_, e := mrtrtest.Send(context.Background(), srv, "", mrtrtest.NewRequest(method, params))
+		return e
 	}
-	if _, e := testkit.Call(t, srv, `{}`, "tools/call", map[string]any{"name": "test_simple_text", "arguments": map[string]any{}}); e != nil {
-		require.FailNow(t, fmt.Sprintf("tools/call: %v", e))
-	}
-	if _, e := testkit.Call(t, srv, `{}`, "tools/call", map[string]any{"name": "no_such_tool", "arguments": map[string]any{}}); e == nil {
-		require.FailNow(t, "an unknown tool was called")
-	}
+	require.Nil(t, call(mrtr.MethodToolsList, nil))
+	require.Nil(t, call(mrtr.MethodToolsCall, map[string]any{"name": "test_simple_text", "arguments": map[string]any{}}))
+	require.NotNil(t, call(mrtr.MethodToolsCall, map[string]any{"name": "no_such_tool", "arguments": map[string]any{}}), "an unknown tool was called")
 
 	rep, err := tel.report(context.Background())
 	require.NoError(t, err)

@@ -1,5 +1,5 @@
 // Command redisfixture is the conformance fixture server of mrtrkit
-// (internal/fixture, the same flags as conformance/server) sharing a
+// (conformance/fixture, the same flags as conformance/server) sharing a
 // Redis with the other replicas of a deployment: -redis names it
 // (host:port, or a redis:// or rediss:// URL with user and password).
 // Notifications, single-use states, sessions of the initialize era and
@@ -19,7 +19,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/mrtrkit/mrtrkit/internal/fixture"
+	"github.com/mrtrkit/mrtrkit/conformance/fixture"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	redisshare "github.com/mrtrkit/mrtrkit/redis"
 )

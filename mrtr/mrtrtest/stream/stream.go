@@ -1,7 +1,8 @@
 // Package stream reads the JSON-RPC messages of a Streamable HTTP
-// response, for the tests and harnesses of this module and the modules
-// beside it. It imports nothing but the standard library, so that a
-// module that uses it takes on no dependency.
+// response, for tests that talk to an MCP endpoint over HTTP (an
+// httptest.Server, or replicas behind a proxy) and look at each message
+// the server sent: the one JSON body, or every event of a
+// text/event-stream body. It imports nothing but the standard library.
 package stream
 
 import (

@@ -37,7 +37,11 @@ var durationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30
 var roundBuckets = []float64{0, 1, 2, 3, 4, 5, 6, 8, 10, 16, 32, 64}
 
 // Option configures the Interceptor.
-type Option func(*config)
+type Option interface{ apply(*config) }
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
 
 type config struct {
 	tp   trace.TracerProvider
@@ -49,22 +53,22 @@ type config struct {
 // (default: the global one, otel.GetTracerProvider). Nil keeps the
 // default.
 func WithTracerProvider(tp trace.TracerProvider) Option {
-	return func(c *config) {
+	return optionFunc(func(c *config) {
 		if tp != nil {
 			c.tp = tp
 		}
-	}
+	})
 }
 
 // WithMeterProvider sets the MeterProvider metrics are recorded with
 // (default: the global one, otel.GetMeterProvider). Nil keeps the
 // default.
 func WithMeterProvider(mp metric.MeterProvider) Option {
-	return func(c *config) {
+	return optionFunc(func(c *config) {
 		if mp != nil {
 			c.mp = mp
 		}
-	}
+	})
 }
 
 // WithPropagator sets the propagator that reads the caller's trace
@@ -72,11 +76,11 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 // the keys MCP 2026-07-28 reserves in _meta). The propagator reads only
 // the _meta members its Fields name. Nil keeps the default.
 func WithPropagator(p propagation.TextMapPropagator) Option {
-	return func(c *config) {
+	return optionFunc(func(c *config) {
 		if p != nil {
 			c.prop = p
 		}
-	}
+	})
 }
 
 // instrumentation is one Interceptor's tracer, instruments and propagator.
@@ -105,7 +109,7 @@ func Interceptor(opts ...Option) mrtr.Interceptor {
 	}
 	for _, o := range opts {
 		if o != nil {
-			o(&cfg)
+			o.apply(&cfg)
 		}
 	}
 	in := &instrumentation{

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
@@ -61,6 +62,7 @@ func BenchmarkBridgedCall(b *testing.B) {
 	answer := []byte(`,"result":{"roots":[{"uri":"file:///w","name":"w"}]}}`)
 	b.ReportAllocs()
 	i := 0
+	start := processCPU()
 	for b.Loop() {
 		i++
 		sess, err := v.e.Session(s.ID(), caller("ada"))
@@ -95,6 +97,7 @@ func BenchmarkBridgedCall(b *testing.B) {
 			b.Fatalf("call failed: %+v", resp.Error)
 		}
 	}
+	reportCPU(b, start)
 }
 
 // BenchmarkModernCall is BenchmarkBridgedCall's handler served to a
@@ -106,6 +109,7 @@ func BenchmarkModernCall(b *testing.B) {
 	first := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"bench","arguments":{},` + meta + `}}`
 	in := &mrtr.Inbound{Principal: "ada"}
 	b.ReportAllocs()
+	start := processCPU()
 	for b.Loop() {
 		in.Message = mustParse(b, first)
 		resp := srv.Handle(context.Background(), in)
@@ -122,6 +126,14 @@ func BenchmarkModernCall(b *testing.B) {
 			b.Fatalf("retry: %+v", resp.Error)
 		}
 	}
+	reportCPU(b, start)
+}
+
+// reportCPU reports the process CPU time per run since start (cpu-ns/op)
+// beside the wall time: the two cores are shared, so compare the pair on
+// cpu-ns/op when the machine is busy.
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkIdleSessions opens b.N sessions that then sit idle, and

@@ -54,12 +54,40 @@ func (c chanSender) Send(p []byte) error {
 // session looked up afresh, as a host does), and the final result.
 // Compare with BenchmarkModernCall, the same handler served to a
 // 2026-07-28 client in two requests.
-func BenchmarkBridgedCall(b *testing.B) {
+//
+// The host serves the calls on one goroutine that lives as long as the
+// benchmark, as an HTTP/1.1 server serves the requests of a kept-alive
+// connection, and as BenchmarkModernCall serves its requests; the client
+// answers on the benchmark's. BenchmarkBridgedCallGoroutinePerCall serves
+// each call on a goroutine of its own instead.
+func BenchmarkBridgedCall(b *testing.B) { benchBridged(b, false) }
+
+// BenchmarkBridgedCallGoroutinePerCall is BenchmarkBridgedCall with each
+// call served on a new goroutine, as an HTTP/2 server serves each request:
+// the goroutine's stack grows to the handler's depth on every call, which
+// is a cost of the goroutine, not of the bridge.
+func BenchmarkBridgedCallGoroutinePerCall(b *testing.B) { benchBridged(b, true) }
+
+// hostCall is one call handed to the host goroutine of benchBridged.
+type hostCall struct {
+	sess *Session
+	msg  *mrtr.Message
+}
+
+func benchBridged(b *testing.B, perCall bool) {
 	v := &env{t: b, srv: benchServer(b)}
 	v.e = newEngine(b, v.srv)
 	s := v.open("ada", `{"roots":{}}`)
 	out := make(chanSender, 4)
 	answer := []byte(`,"result":{"roots":[{"uri":"file:///w","name":"w"}]}}`)
+	done := make(chan *mrtr.Response, 1)
+	calls := make(chan hostCall)
+	defer close(calls)
+	go func() {
+		for c := range calls {
+			done <- c.sess.Handle(context.Background(), c.msg, out)
+		}
+	}()
 	b.ReportAllocs()
 	i := 0
 	start := processCPU()
@@ -70,8 +98,11 @@ func BenchmarkBridgedCall(b *testing.B) {
 			b.Fatal(err)
 		}
 		msg := mustParse(b, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,"method":"tools/call","params":{"name":"bench","arguments":{}}}`)
-		done := make(chan *mrtr.Response, 1)
-		go func() { done <- sess.Handle(context.Background(), msg, out) }()
+		if perCall {
+			go func() { done <- sess.Handle(context.Background(), msg, out) }()
+		} else {
+			calls <- hostCall{sess, msg}
+		}
 		var resp *mrtr.Response
 		for resp == nil {
 			select {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
@@ -25,14 +26,17 @@ import (
 // modernRequest builds the modern form of a legacy request: the client's
 // params as they are, less its _meta, plus the round's answers and state,
 // plus a _meta that says what the session settled.
+//
+// Every piece of it was read before: the client's members and answers by
+// the host's ParseMessage, the state from the Server's own output. So the
+// message is made from its params directly rather than parsed again,
+// unless a member name needed escaping (then ParseMessage judges it, as it
+// judges any message).
 func (s *Session) modernRequest(msg *mrtr.Message, answers json.RawMessage, state json.RawMessage) (*mrtr.Message, error) {
-	b := make([]byte, 0, len(msg.Params)+512)
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = append(b, msg.ID.String()...)
-	b = append(b, `,"method":`...)
-	b = strconv.AppendQuote(b, msg.Method)
-	b = append(b, `,"params":{`...)
+	b := make([]byte, 0, len(msg.Params)+len(answers)+len(state)+256)
+	b = append(b, '{')
 	var clientMeta json.RawMessage
+	plain := true
 	if len(msg.Params) > 0 {
 		err := eachMember(msg.Params, func(name []byte, v json.RawMessage) {
 			switch string(name) {
@@ -41,6 +45,7 @@ func (s *Session) modernRequest(msg *mrtr.Message, answers json.RawMessage, stat
 			case "inputResponses", "requestState", "task":
 				// The bridge's own, or no concern of the modern server.
 			default:
+				plain = plain && plainName(name)
 				b = appendMember(b, name, v)
 			}
 		})
@@ -59,9 +64,20 @@ func (s *Session) modernRequest(msg *mrtr.Message, answers json.RawMessage, stat
 		b = append(b, ',')
 	}
 	b = append(b, `"_meta":`...)
-	b = s.appendMeta(b, clientMeta)
-	b = append(b, "}}"...)
-	m, _, perr := mrtr.ParseMessage(b)
+	b, metaPlain := s.appendMeta(b, clientMeta)
+	b = append(b, '}')
+	if plain && metaPlain {
+		return &mrtr.Message{ID: msg.ID, Method: msg.Method, Params: b}, nil
+	}
+	env := make([]byte, 0, len(b)+64)
+	env = append(env, `{"jsonrpc":"2.0","id":`...)
+	env = append(env, msg.ID.String()...)
+	env = append(env, `,"method":`...)
+	env = strconv.AppendQuote(env, msg.Method)
+	env = append(env, `,"params":`...)
+	env = append(env, b...)
+	env = append(env, '}')
+	m, _, perr := mrtr.ParseMessage(env)
 	if perr != nil {
 		return nil, perr
 	}
@@ -75,11 +91,25 @@ func appendMember(b []byte, name []byte, v json.RawMessage) []byte {
 	return append(b, ',')
 }
 
+// plainName reports whether a member name is written as it is between
+// quotes, in JSON as by strconv.Quote: printable ASCII, no quote or
+// backslash.
+func plainName(name []byte) bool {
+	for _, c := range name {
+		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 // appendMeta renders the _meta of a modern request for this session: the
 // modern version, the session's capabilities, client info and log level,
 // and of the client's own _meta its progress token and every key the
-// protocol does not reserve.
-func (s *Session) appendMeta(b []byte, clientMeta json.RawMessage) []byte {
+// protocol does not reserve. plain reports that every key of the client's
+// is a plainName.
+func (s *Session) appendMeta(b []byte, clientMeta json.RawMessage) (_ []byte, plain bool) {
+	plain = true
 	b = append(b, `{"`+wire.MetaProtocolVersion+`":`...)
 	b = strconv.AppendQuote(b, s.e.modern)
 	b = append(b, `,"`+wire.MetaClientCapabilities+`":`...)
@@ -100,13 +130,14 @@ func (s *Session) appendMeta(b []byte, clientMeta json.RawMessage) []byte {
 			if string(name) != wire.MetaProgressToken && reserved(name) {
 				return
 			}
+			plain = plain && plainName(name)
 			b = append(b, ',')
 			b = appendQuote(b, name)
 			b = append(b, ':')
 			b = append(b, v...)
 		})
 	}
-	return append(b, '}')
+	return append(b, '}'), plain
 }
 
 // reserved reports whether a _meta key belongs to MCP itself: its prefix's
@@ -304,57 +335,85 @@ func (s *Session) bridge(ctx context.Context, msg *mrtr.Message, out Sender) *mr
 	// The caller's count first: the Engine's lock is never taken under
 	// the session's.
 	if !s.e.startCall(s.x.owner) {
-		return failure(msg, mrtr.CodeInternalError, "Too many calls in flight for this caller (at most "+strconv.Itoa(s.e.maxCallsPerOwner)+" over all its sessions); retry when one ends")
+		return s.refuseCall(msg, refusedOwner)
 	}
 	defer s.e.endCall(s.x.owner)
-	s.x.mu.Lock()
-	switch {
-	case s.x.closed:
-		s.x.mu.Unlock()
-		return failure(msg, mrtr.CodeInvalidRequest, "Invalid request: the session is closed")
-	case len(s.x.calls) >= s.e.maxCalls:
-		s.x.mu.Unlock()
-		return failure(msg, mrtr.CodeInternalError, "Too many calls in flight on this session (at most "+strconv.Itoa(s.e.maxCalls)+"); retry when one ends")
+	if r := s.addCall(msg, key, cancel); r != 0 {
+		return s.refuseCall(msg, r)
 	}
-	if _, dup := s.x.calls[key]; dup {
-		s.x.mu.Unlock()
-		return failure(msg, mrtr.CodeInvalidRequest, "Invalid request: a request with this id is in flight")
-	}
-	s.x.calls[key] = cancel
-	s.x.mu.Unlock()
-	defer func() {
-		s.x.mu.Lock()
-		delete(s.x.calls, key)
-		s.x.mu.Unlock()
-	}()
+	defer s.dropCall(key)
 	ctx, stop := context.WithTimeoutCause(ctx, s.e.callLimit, errCallTimeout)
 	defer stop()
-	timedOut := func() *mrtr.Response {
-		return s.fail(msg, "The call did not complete within "+s.e.callLimit.String())
-	}
-
 	s.refreshOrWarn(ctx) // the log level another replica recorded
+	return s.rounds(ctx, msg, out)
+}
+
+// Why a bridged call is refused before it starts.
+const (
+	refusedOwner = 1 + iota
+	refusedClosed
+	refusedSession
+	refusedDuplicate
+)
+
+// addCall registers the call of id key with the session, its cancel to
+// end it, or returns why it is refused.
+func (s *Session) addCall(msg *mrtr.Message, key string, cancel context.CancelCauseFunc) int {
+	s.x.mu.Lock()
+	defer s.x.mu.Unlock()
+	switch {
+	case s.x.closed:
+		return refusedClosed
+	case len(s.x.calls) >= s.e.maxCalls:
+		return refusedSession
+	}
+	if _, dup := s.x.calls[key]; dup {
+		return refusedDuplicate
+	}
+	s.x.calls[key] = cancel
+	return 0
+}
+
+// dropCall removes the call of id key from the session.
+func (s *Session) dropCall(key string) {
+	s.x.mu.Lock()
+	delete(s.x.calls, key)
+	s.x.mu.Unlock()
+}
+
+// refuseCall answers a call refused for why (addCall's reasons).
+//
+//go:noinline
+func (s *Session) refuseCall(msg *mrtr.Message, why int) *mrtr.Response {
+	switch why {
+	case refusedOwner:
+		return failure(msg, mrtr.CodeInternalError, "Too many calls in flight for this caller (at most "+strconv.Itoa(s.e.maxCallsPerOwner)+" over all its sessions); retry when one ends")
+	case refusedClosed:
+		return failure(msg, mrtr.CodeInvalidRequest, "Invalid request: the session is closed")
+	case refusedSession:
+		return failure(msg, mrtr.CodeInternalError, "Too many calls in flight on this session (at most "+strconv.Itoa(s.e.maxCalls)+"); retry when one ends")
+	default:
+		return failure(msg, mrtr.CodeInvalidRequest, "Invalid request: a request with this id is in flight")
+	}
+}
+
+// rounds runs the call's rounds: it serves the modern form of msg, and
+// while the answer is input_required, asks the client and retries. Its
+// frame stays small, the handler's stack growing on top of it; the
+// answers that end a call are made out of line.
+func (s *Session) rounds(ctx context.Context, msg *mrtr.Message, out Sender) *mrtr.Response {
 	var answers, state json.RawMessage
 	for round := 0; ; round++ {
 		m, err := s.modernRequest(msg, answers, state)
 		if err != nil {
-			return failure(msg, mrtr.CodeInvalidParams, "Invalid params: "+err.Error())
+			return badParams(msg, err)
 		}
 		resp := s.serve(ctx, m, out)
 		if ctx.Err() != nil {
-			if context.Cause(ctx) == errCallTimeout {
-				return timedOut()
-			}
-			return nil // cancelled or gone: nothing more is sent for this request
+			return s.ended(ctx, msg)
 		}
 		if resp == nil || resp.Error != nil {
-			if resp != nil && isRoundLimit(resp.Error) {
-				return s.fail(msg, fmt.Sprintf("The call needed more than %d rounds of input and was stopped", s.e.srv.MaxRounds()))
-			}
-			if resp != nil && resp.Error.Code == mrtr.CodeMissingCapability && msg.Method == wire.MethodToolsCall {
-				return s.fail(msg, resp.Error.Message+"; this session's client did not declare it at initialize")
-			}
-			return s.translate(msg, resp)
+			return s.refused(msg, resp)
 		}
 		ir, input, err := readResult(resp.Result)
 		if err != nil {
@@ -364,34 +423,78 @@ func (s *Session) bridge(ctx context.Context, msg *mrtr.Message, out Sender) *mr
 			return s.translate(msg, resp)
 		}
 		if round >= s.e.srv.MaxRounds() {
-			return s.fail(msg, fmt.Sprintf("The call needed more than %d rounds of input and was stopped", s.e.srv.MaxRounds()))
+			return s.tooManyRounds(msg)
 		}
 		state = ir.state
 		if len(ir.asks) == 0 {
 			// A state-only round: the server asks for a retry, nothing else.
-			select {
-			case <-ctx.Done():
-				if context.Cause(ctx) == errCallTimeout {
-					return timedOut()
-				}
-				return nil
-			case <-time.After(s.e.pace):
+			if !s.pause(ctx) {
+				return s.ended(ctx, msg)
 			}
 			answers = nil
 			continue
 		}
 		got, failed := s.legs(ctx, ir, out)
 		if ctx.Err() != nil {
-			if context.Cause(ctx) == errCallTimeout {
-				return timedOut()
-			}
-			return nil
+			return s.ended(ctx, msg)
 		}
 		if failed != "" {
 			return s.fail(msg, failed)
 		}
 		answers = got
 	}
+}
+
+// pause waits before a state-only round is retried, reporting false when
+// ctx ends first.
+func (s *Session) pause(ctx context.Context) bool {
+	t := time.NewTimer(s.e.pace)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// badParams answers a call whose modern form cannot be made.
+//
+//go:noinline
+func badParams(msg *mrtr.Message, err error) *mrtr.Response {
+	return failure(msg, mrtr.CodeInvalidParams, "Invalid params: "+err.Error())
+}
+
+// ended answers a call whose ctx ended: the call timed out, or nothing is
+// sent (nil) when it was cancelled or its client is gone.
+//
+//go:noinline
+func (s *Session) ended(ctx context.Context, msg *mrtr.Message) *mrtr.Response {
+	if context.Cause(ctx) == errCallTimeout {
+		return s.fail(msg, "The call did not complete within "+s.e.callLimit.String())
+	}
+	return nil
+}
+
+// tooManyRounds answers a call that needed more rounds than the Server
+// allows.
+//
+//go:noinline
+func (s *Session) tooManyRounds(msg *mrtr.Message) *mrtr.Response {
+	return s.fail(msg, fmt.Sprintf("The call needed more than %d rounds of input and was stopped", s.e.srv.MaxRounds()))
+}
+
+// refused answers a call the Server answered with an error (or nothing).
+//
+//go:noinline
+func (s *Session) refused(msg *mrtr.Message, resp *mrtr.Response) *mrtr.Response {
+	if resp != nil && isRoundLimit(resp.Error) {
+		return s.tooManyRounds(msg)
+	}
+	if resp != nil && resp.Error.Code == mrtr.CodeMissingCapability && msg.Method == wire.MethodToolsCall {
+		return s.fail(msg, resp.Error.Message+"; this session's client did not declare it at initialize")
+	}
+	return s.translate(msg, resp)
 }
 
 var errCallTimeout = errors.New("legacy: the call ran out of time")

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
@@ -38,10 +37,8 @@ func eachMember(b []byte, fn func(name []byte, v json.RawMessage)) error {
 // appendQuote appends name quoted as strconv.Quote quotes it, without
 // making a string of it.
 func appendQuote(b []byte, name []byte) []byte {
-	for _, c := range name {
-		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
-			return strconv.AppendQuote(b, string(name))
-		}
+	if !plainName(name) {
+		return strconv.AppendQuote(b, string(name))
 	}
 	b = append(b, '"')
 	b = append(b, name...)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-playground/validator/v10"
 	"github.com/mrtrkit/mrtrkit/internal/strictjson"
@@ -562,8 +563,11 @@ func decodeAnswer(k kind, raw json.RawMessage) (any, error) {
 			Action  Action          `json:"action"`
 			Content json.RawMessage `json:"content"`
 		}
-		if err := dec(&w); err != nil {
-			return nil, err
+		var fast bool
+		if w.Action, w.Content, fast = readElicitAnswer(raw); !fast {
+			if err := dec(&w); err != nil {
+				return nil, err
+			}
 		}
 		r := ElicitResult{Action: w.Action}
 		if r.Action != "accept" && r.Action != "decline" && r.Action != "cancel" {
@@ -578,8 +582,10 @@ func decodeAnswer(k kind, raw json.RawMessage) (any, error) {
 		if err := strictjson.Check(w.Content, "content", false); err != nil {
 			return nil, err
 		}
-		if err := json.Unmarshal(w.Content, &r.Content); err != nil {
-			return nil, fmt.Errorf("malformed: %v", err)
+		if r.Content, fast = readFlatContent(w.Content); !fast {
+			if err := json.Unmarshal(w.Content, &r.Content); err != nil {
+				return nil, fmt.Errorf("malformed: %v", err)
+			}
 		}
 		for name, v := range r.Content {
 			if !elicitValue(v) {
@@ -600,6 +606,105 @@ func decodeAnswer(k kind, raw json.RawMessage) (any, error) {
 	}
 	return nil, fmt.Errorf("unknown kind %d", k)
 }
+
+// actionNames are the actions an elicitation answer has, read without a
+// copy.
+var actionNames = []string{string(Accepted), string(Declined), string(Cancelled)}
+
+// readElicitAnswer reads the action and content of an elicitation answer
+// in one pass, as encoding/json would decode them into a struct with
+// those two fields: fast is false, and the answer is decoded with
+// encoding/json instead, unless raw is valid JSON, every member name is
+// ASCII and none but "action" and "content" themselves matches either in
+// another case (encoding/json matches names without regard to case), and
+// the action is a string or null.
+func readElicitAnswer(raw json.RawMessage) (action Action, content json.RawMessage, fast bool) {
+	if !strictjson.Valid(raw) {
+		return "", nil, false
+	}
+	fast = true
+	err := wire.EachMemberBytes(raw, func(name []byte, v json.RawMessage) error {
+		switch string(name) {
+		case "action":
+			if string(v) == "null" {
+				return nil // as encoding/json: null leaves the field alone
+			}
+			if v[0] != '"' {
+				fast = false
+				return nil
+			}
+			a, ok := wire.Interned(v, actionNames)
+			if !ok {
+				fast = false
+				return nil
+			}
+			action = Action(a)
+		case "content":
+			content = v
+		default:
+			for _, c := range name {
+				if c >= utf8.RuneSelf {
+					fast = false
+					return nil
+				}
+			}
+			if strings.EqualFold(string(name), "action") || strings.EqualFold(string(name), "content") {
+				fast = false
+			}
+		}
+		return nil
+	})
+	if err != nil || !fast {
+		return "", nil, false
+	}
+	return action, content, true
+}
+
+// readFlatContent decodes the content of a form answer (an object the
+// strict door passed) as encoding/json decodes it into a map[string]any,
+// when every value is a string, a number, a boolean or null; fast is
+// false for anything else (arrays, objects), which encoding/json then
+// decodes.
+func readFlatContent(raw json.RawMessage) (m map[string]any, fast bool) {
+	m = make(map[string]any, 4)
+	fast = true
+	err := wire.EachMemberBytes(raw, func(name []byte, v json.RawMessage) error {
+		var val any
+		switch c := v[0]; {
+		case c == '"':
+			s, ok := wire.String(v)
+			if !ok {
+				fast = false
+				return errNotFlat
+			}
+			val = s
+		case c == 't' && string(v) == "true":
+			val = true
+		case c == 'f' && string(v) == "false":
+			val = false
+		case c == 'n' && string(v) == "null":
+			val = nil
+		case c == '-' || (c >= '0' && c <= '9'):
+			f, err := strconv.ParseFloat(string(v), 64)
+			if err != nil {
+				fast = false
+				return errNotFlat
+			}
+			val = f
+		default:
+			fast = false
+			return errNotFlat
+		}
+		m[string(name)] = val
+		return nil
+	})
+	if err != nil || !fast {
+		return nil, false
+	}
+	return m, true
+}
+
+var errNotFlat = errors.New("not a flat object")
 
 func elicitValue(v any) bool {
 	switch t := v.(type) {

@@ -66,3 +66,38 @@ func TestElicitAnswerReadersAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestInputRequiredBodyMatchesEncodingJSON: the input-required body is
+// rendered byte for byte as encoding/json renders it, whatever the
+// questions hold.
+func TestInputRequiredBodyMatchesEncodingJSON(t *testing.T) {
+	form := func(msg string, props map[string]json.RawMessage, required ...string) *ElicitRequest {
+		return &ElicitRequest{Message: msg, RequestedSchema: &ElicitSchema{Type: "object", Properties: props, Required: required}}
+	}
+	str := map[string]json.RawMessage{"name": json.RawMessage(`{"type":"string"}`)}
+	cases := []map[string]InputRequest{
+		{},
+		{"name": form("What is your name?", str, "name")},
+		{"b": form("two", map[string]json.RawMessage{"z": json.RawMessage(`{"type":"integer","minimum":1}`), "a": json.RawMessage(`{"type":"boolean"}`)}), "a": &RootsRequest{}},
+		{"x": form("spaced", map[string]json.RawMessage{"s": json.RawMessage(`{ "type" : "string" }`)})},
+		{"x": form("escaped", map[string]json.RawMessage{"s": json.RawMessage(`{"type":"string","title":"\u00e9\/"}`)})},
+		{"x": form("html <b> & co", str)}, {"<k>": form("key", str)}, {"x": form("bs\b ff\f nl\n \u2028 \x01 é \xff", str, "name")},
+		{"x": form("no props", nil)}, {"x": form("empty required", str, []string{}...)},
+		{"x": &ElicitRequest{Mode: "form", Message: "m", RequestedSchema: &ElicitSchema{Schema: "https://json-schema.org/draft/2020-12/schema", Type: "object", Properties: str}}},
+		{"u": &ElicitRequest{Mode: "url", Message: "open", URL: "https://example.com/a?b=1&c=2"}},
+		{"s": &SamplingRequest{MaxTokens: 10}},
+	}
+	for _, asks := range cases {
+		w := make(map[string]inputRequestWire, len(asks))
+		for k, q := range asks {
+			w[k] = wireInputRequest(q)
+		}
+		body := inputRequiredBody{w, "tok-en_1"}
+		type plain inputRequiredBody
+		want, err := json.Marshal((*plain)(&body))
+		require.NoError(t, err)
+		got, err := body.appendMembers([]byte("{"))
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(got)+"}")
+	}
+}

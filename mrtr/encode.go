@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strings"
 	"unicode/utf8"
+
+	"github.com/mrtrkit/mrtrkit/internal/strictjson"
 )
 
 // This file encodes the results handlers return most often without
@@ -128,4 +131,166 @@ func appendString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// inputRequiredBody is the body of an input-required result:
+// inputRequests (always present, {} for a load-shedding round) and
+// requestState.
+type inputRequiredBody struct {
+	InputRequests map[string]inputRequestWire `json:"inputRequests"`
+	RequestState  string                      `json:"requestState"`
+}
+
+// appendMembers renders the body byte for byte as encoding/json does,
+// the keys in order and the questions of the common kinds (a form
+// elicitation, roots) without reflection.
+func (r *inputRequiredBody) appendMembers(b []byte) ([]byte, error) {
+	keys := make([]string, 0, len(r.InputRequests))
+	for k := range r.InputRequests {
+		if htmlChars(k) {
+			return r.appendSlow(b)
+		}
+		keys = append(keys, k)
+	}
+	if htmlChars(r.RequestState) {
+		return r.appendSlow(b)
+	}
+	slices.Sort(keys)
+	b = append(b, `"inputRequests":{`...)
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, k)
+		b = append(b, ':')
+		var err error
+		if b, err = r.InputRequests[k].appendJSON(b); err != nil {
+			return nil, err
+		}
+	}
+	b = append(b, `},"requestState":`...)
+	return appendString(b, r.RequestState), nil
+}
+
+// appendSlow renders the body with encoding/json.
+func (r *inputRequiredBody) appendSlow(b []byte) ([]byte, error) {
+	type plain inputRequiredBody // without appendMembers
+	enc, err := json.Marshal((*plain)(r))
+	if err != nil {
+		return nil, err
+	}
+	return append(b, enc[1:len(enc)-1]...), nil
+}
+
+// htmlChars reports whether s holds a character appendString writes
+// otherwise than encoding/json: the HTML characters, which encoding/json
+// escapes, and backspace and form feed, which it escapes as \b and \f.
+func htmlChars(s string) bool { return strings.ContainsAny(s, "<>&\b\f") }
+
+// appendJSON renders {method, params} as encoding/json does.
+func (w inputRequestWire) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"method":`...)
+	b = appendString(b, w.Method)
+	b = append(b, `,"params":`...)
+	start := len(b)
+	var ok bool
+	switch p := w.Params.(type) {
+	case *ElicitRequest:
+		b, ok = appendElicit(b, p)
+	case struct{}:
+		b, ok = append(b, "{}"...), true
+	}
+	if !ok {
+		enc, err := json.Marshal(w.Params)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b[:start], enc...)
+	}
+	return append(b, '}'), nil
+}
+
+// appendElicit renders a form elicitation as encoding/json does, or
+// reports false for anything it leaves to encoding/json: another mode,
+// a character appendString writes otherwise, a property schema that is
+// not compact JSON.
+func appendElicit(b []byte, e *ElicitRequest) ([]byte, bool) {
+	if e == nil {
+		return b, false
+	}
+	s := e.RequestedSchema
+	if s == nil || e.URL != "" || s.Properties == nil || htmlChars(e.Mode) || htmlChars(e.Message) || htmlChars(s.Schema) || htmlChars(s.Type) {
+		return b, false
+	}
+	if e.Mode != "" {
+		b = append(b, `{"mode":`...)
+		b = appendString(b, e.Mode)
+		b = append(b, `,"message":`...)
+	} else {
+		b = append(b, `{"message":`...)
+	}
+	b = appendString(b, e.Message)
+	b = append(b, `,"requestedSchema":{`...)
+	if s.Schema != "" {
+		b = append(b, `"$schema":`...)
+		b = appendString(b, s.Schema)
+		b = append(b, ',')
+	}
+	b = append(b, `"type":`...)
+	b = appendString(b, s.Type)
+	b = append(b, `,"properties":{`...)
+	names := make([]string, 0, len(s.Properties))
+	for n := range s.Properties {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for i, n := range names {
+		p := s.Properties[n]
+		if htmlChars(n) || !compactJSON(p) {
+			return b, false
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, n)
+		b = append(b, ':')
+		b = append(b, p...)
+	}
+	b = append(b, '}')
+	if len(s.Required) > 0 {
+		b = append(b, `,"required":[`...)
+		for i, r := range s.Required {
+			if htmlChars(r) {
+				return b, false
+			}
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, r)
+		}
+		b = append(b, ']')
+	}
+	return append(b, "}}"...), true
+}
+
+// compactJSON reports whether raw is valid JSON that encoding/json would
+// write unchanged: no white space outside strings, and inside strings
+// only printable ASCII other than the HTML characters, without escapes
+// (left to encoding/json, which knows which ones it rewrites).
+func compactJSON(raw json.RawMessage) bool {
+	if !strictjson.Valid(raw) {
+		return false
+	}
+	in := false
+	for _, c := range raw {
+		switch {
+		case c >= utf8.RuneSelf || c < 0x20 || c == '<' || c == '>' || c == '&' || c == '\\':
+			return false
+		case c == '"':
+			in = !in
+		case !in && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			return false
+		}
+	}
+	return true
 }

@@ -180,10 +180,7 @@ func (s *Server) inputRequiredJournal(c *call, r *InputRequired, args json.RawMe
 	}
 	// inputRequests is always present, {} for a load-shedding round: some
 	// clients retry a state-only answer only when they see the map.
-	body := struct {
-		InputRequests map[string]inputRequestWire `json:"inputRequests"`
-		RequestState  string                      `json:"requestState"`
-	}{asks, token}
+	body := inputRequiredBody{asks, token}
 	c.rec.ResultType = wire.ResultInputRequired
 	c.rec.Asked = make([]string, 0, len(r.Requests))
 	for k := range r.Requests {

@@ -67,7 +67,7 @@ func TestInterned(t *testing.T) {
 // decodes it), and agrees with encoding/json byte for byte but for the
 // HTML characters, which it leaves alone.
 func TestAppendStringRoundTrips(t *testing.T) {
-	for _, s := range []string{"", "plain", `a"b`, `a\b`, "été", "tab\there", "nl\n\r", "\x01\x1f", "\xff\xfe", "\u2028\u2029", "<a&b>", "emoji 😀"} {
+	for _, s := range []string{"", "plain", `a"b`, `a\b`, "été", "tab\there", "nl\n\r", "\x01\x1f", "bs\b ff\f", "\xff\xfe", "\u2028\u2029", "<a&b>", "emoji 😀"} {
 		got := AppendString([]byte("x"), s)
 		require.Equal(t, byte('x'), got[0], "appends to what it is given")
 		got = got[1:]

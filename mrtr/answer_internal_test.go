@@ -2,6 +2,8 @@ package mrtr
 
 import (
 	"encoding/json"
+	"errors"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -88,16 +90,42 @@ func TestInputRequiredBodyMatchesEncodingJSON(t *testing.T) {
 		{"s": &SamplingRequest{MaxTokens: 10}},
 	}
 	for _, asks := range cases {
-		w := make(map[string]inputRequestWire, len(asks))
-		for k, q := range asks {
-			w[k] = wireInputRequest(q)
-		}
-		body := inputRequiredBody{w, "tok-en_1"}
-		type plain inputRequiredBody
-		want, err := json.Marshal((*plain)(&body))
+		body := inputRequiredBody{asks, "tok-en_1"}
+		want, err := json.Marshal(&inputRequiredWire{wireInputRequests(asks), "tok-en_1"})
 		require.NoError(t, err)
 		got, err := body.appendMembers([]byte("{"))
 		require.NoError(t, err)
 		require.Equal(t, string(want), string(got)+"}")
 	}
+}
+
+// TestPrimitiveTypeAgrees: what the one-pass check accepts, the decoding
+// check accepts too, and it declines what needs a closer look.
+func TestPrimitiveTypeAgrees(t *testing.T) {
+	for raw, fast := range map[string]bool{
+		`{"type":"string"}`: true, `{"type":"integer","minimum":1,"title":"n"}`: true, `{"title":"b","type":"boolean"}`: true,
+		`{"type":"array","items":{"enum":["a"]}}`: false, `{"type":"object"}`: false, `{"Type":"string"}`: false,
+		`{"type":"string","TYPE":"object"}`: false, `{"type":"string","Enum":["a"]}`: false, `{"type":"str\u0069ng"}`: true,
+		`{"type":5}`: false, `{"type":null}`: false, `"string"`: false, `{"type":"string"`: false, `{"type":"string","ıtems":1}`: false,
+		`{"type":"string","type":"object"}`: false,
+	} {
+		require.Equalf(t, fast, primitiveType(json.RawMessage(raw)), "%s", raw)
+		if fast {
+			require.NoErrorf(t, checkPrimitiveSchemaSlow(json.RawMessage(raw)), "%s", raw)
+		}
+	}
+}
+
+// checkPrimitiveSchemaSlow is checkPrimitiveSchema's decoding alone.
+func checkPrimitiveSchemaSlow(raw json.RawMessage) error {
+	var p struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return err
+	}
+	if !slices.Contains(primitiveTypes, p.Type) {
+		return errors.New("not primitive")
+	}
+	return nil
 }

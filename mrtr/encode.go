@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mrtrkit/mrtrkit/internal/strictjson"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
 
 // This file encodes the results handlers return most often without
@@ -137,22 +138,37 @@ func appendString(b []byte, s string) []byte {
 // inputRequests (always present, {} for a load-shedding round) and
 // requestState.
 type inputRequiredBody struct {
+	requests map[string]InputRequest
+	token    string
+}
+
+// inputRequiredWire is inputRequiredBody as encoding/json renders it.
+type inputRequiredWire struct {
 	InputRequests map[string]inputRequestWire `json:"inputRequests"`
 	RequestState  string                      `json:"requestState"`
 }
 
-// appendMembers renders the body byte for byte as encoding/json does,
-// the keys in order and the questions of the common kinds (a form
-// elicitation, roots) without reflection.
+// wireInputRequests returns the wire form of each request.
+func wireInputRequests(reqs map[string]InputRequest) map[string]inputRequestWire {
+	asks := make(map[string]inputRequestWire, len(reqs))
+	for k, q := range reqs {
+		asks[k] = wireInputRequest(q)
+	}
+	return asks
+}
+
+// appendMembers renders the body byte for byte as encoding/json renders
+// its inputRequiredWire, the keys in order and the questions of the
+// common kinds (a form elicitation, roots) without reflection.
 func (r *inputRequiredBody) appendMembers(b []byte) ([]byte, error) {
-	keys := make([]string, 0, len(r.InputRequests))
-	for k := range r.InputRequests {
+	keys := make([]string, 0, len(r.requests))
+	for k := range r.requests {
 		if htmlChars(k) {
 			return r.appendSlow(b)
 		}
 		keys = append(keys, k)
 	}
-	if htmlChars(r.RequestState) {
+	if htmlChars(r.token) {
 		return r.appendSlow(b)
 	}
 	slices.Sort(keys)
@@ -164,51 +180,49 @@ func (r *inputRequiredBody) appendMembers(b []byte) ([]byte, error) {
 		b = appendString(b, k)
 		b = append(b, ':')
 		var err error
-		if b, err = r.InputRequests[k].appendJSON(b); err != nil {
+		if b, err = appendInputRequest(b, r.requests[k]); err != nil {
 			return nil, err
 		}
 	}
 	b = append(b, `},"requestState":`...)
-	return appendString(b, r.RequestState), nil
+	return appendString(b, r.token), nil
 }
 
 // appendSlow renders the body with encoding/json.
 func (r *inputRequiredBody) appendSlow(b []byte) ([]byte, error) {
-	type plain inputRequiredBody // without appendMembers
-	enc, err := json.Marshal((*plain)(r))
+	enc, err := json.Marshal(&inputRequiredWire{wireInputRequests(r.requests), r.token})
 	if err != nil {
 		return nil, err
 	}
 	return append(b, enc[1:len(enc)-1]...), nil
 }
 
+// appendInputRequest renders {method, params} as encoding/json renders
+// wireInputRequest(q).
+func appendInputRequest(b []byte, q InputRequest) ([]byte, error) {
+	start := len(b)
+	var ok bool
+	switch v := q.(type) {
+	case *ElicitRequest:
+		b = append(b, `{"method":"`+wire.MethodElicit+`","params":`...)
+		b, ok = appendElicit(b, v)
+	case *RootsRequest:
+		b, ok = append(b, `{"method":"`+wire.MethodListRoots+`","params":{}`...), true
+	}
+	if !ok {
+		enc, err := json.Marshal(wireInputRequest(q))
+		if err != nil {
+			return nil, err
+		}
+		return append(b[:start], enc...), nil
+	}
+	return append(b, '}'), nil
+}
+
 // htmlChars reports whether s holds a character appendString writes
 // otherwise than encoding/json: the HTML characters, which encoding/json
 // escapes, and backspace and form feed, which it escapes as \b and \f.
 func htmlChars(s string) bool { return strings.ContainsAny(s, "<>&\b\f") }
-
-// appendJSON renders {method, params} as encoding/json does.
-func (w inputRequestWire) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, `{"method":`...)
-	b = appendString(b, w.Method)
-	b = append(b, `,"params":`...)
-	start := len(b)
-	var ok bool
-	switch p := w.Params.(type) {
-	case *ElicitRequest:
-		b, ok = appendElicit(b, p)
-	case struct{}:
-		b, ok = append(b, "{}"...), true
-	}
-	if !ok {
-		enc, err := json.Marshal(w.Params)
-		if err != nil {
-			return nil, err
-		}
-		b = append(b[:start], enc...)
-	}
-	return append(b, '}'), nil
-}
 
 // appendElicit renders a form elicitation as encoding/json does, or
 // reports false for anything it leaves to encoding/json: another mode,
@@ -222,13 +236,13 @@ func appendElicit(b []byte, e *ElicitRequest) ([]byte, bool) {
 	if s == nil || e.URL != "" || s.Properties == nil || htmlChars(e.Mode) || htmlChars(e.Message) || htmlChars(s.Schema) || htmlChars(s.Type) {
 		return b, false
 	}
-	if e.Mode != "" {
-		b = append(b, `{"mode":`...)
-		b = appendString(b, e.Mode)
-		b = append(b, `,"message":`...)
-	} else {
-		b = append(b, `{"message":`...)
+	mode := e.Mode
+	if mode == "" {
+		mode = "form" // as wireInputRequest sends it
 	}
+	b = append(b, `{"mode":`...)
+	b = appendString(b, mode)
+	b = append(b, `,"message":`...)
 	b = appendString(b, e.Message)
 	b = append(b, `,"requestedSchema":{`...)
 	if s.Schema != "" {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -474,6 +475,9 @@ func validateInputRequest(r InputRequest) error {
 
 // checkPrimitiveSchema accepts the flat schemas form elicitation allows.
 func checkPrimitiveSchema(raw json.RawMessage) error {
+	if primitiveType(raw) {
+		return nil
+	}
 	var p struct {
 		Type  string          `json:"type"`
 		Enum  json.RawMessage `json:"enum"`
@@ -497,6 +501,43 @@ func checkPrimitiveSchema(raw json.RawMessage) error {
 		return errors.New("array properties must be multi-select enums")
 	}
 	return fmt.Errorf("type %q is not a primitive schema type", p.Type)
+}
+
+// primitiveTypes are the types of a flat schema that need nothing else.
+var primitiveTypes = []string{"string", "number", "integer", "boolean"}
+
+// primitiveType reports, in one pass, whether raw is a valid JSON object
+// whose "type" is one of primitiveTypes and that has no member
+// encoding/json would read as enum, oneOf or items (matching names
+// without regard to case): what checkPrimitiveSchema accepts without
+// looking further. Anything else it leaves to checkPrimitiveSchema's
+// decoding.
+func primitiveType(raw json.RawMessage) bool {
+	if !strictjson.Valid(raw) {
+		return false
+	}
+	typed, ok := false, true
+	err := wire.EachMemberBytes(raw, func(name []byte, v json.RawMessage) error {
+		switch string(name) {
+		case "type":
+			t, isString := wire.Interned(v, primitiveTypes)
+			typed = isString && v[0] == '"' && slices.Contains(primitiveTypes, t)
+			return nil
+		}
+		for _, c := range name {
+			if c >= utf8.RuneSelf {
+				ok = false // a name encoding/json might fold onto one it reads
+				return nil
+			}
+		}
+		for _, n := range []string{"type", "enum", "oneOf", "items"} {
+			if strings.EqualFold(string(name), n) {
+				ok = false
+			}
+		}
+		return nil
+	})
+	return err == nil && ok && typed
 }
 
 // checkBlocks checks sampling content: media must be canonical base64 with

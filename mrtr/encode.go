@@ -188,6 +188,11 @@ func (r *inputRequiredBody) appendMembers(b []byte) ([]byte, error) {
 	return appendString(b, r.token), nil
 }
 
+// sizeHint is about how many bytes appendMembers writes, so that render
+// makes room for them at once: the state and a few hundred bytes a
+// question.
+func (r *inputRequiredBody) sizeHint() int { return len(r.token) + 320*len(r.requests) }
+
 // appendSlow renders the body with encoding/json.
 func (r *inputRequiredBody) appendSlow(b []byte) ([]byte, error) {
 	enc, err := json.Marshal(&inputRequiredWire{wireInputRequests(r.requests), r.token})

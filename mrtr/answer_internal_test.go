@@ -90,12 +90,14 @@ func TestInputRequiredBodyMatchesEncodingJSON(t *testing.T) {
 		{"s": &SamplingRequest{MaxTokens: 10}},
 	}
 	for _, asks := range cases {
-		body := inputRequiredBody{asks, "tok-en_1"}
-		want, err := json.Marshal(&inputRequiredWire{wireInputRequests(asks), "tok-en_1"})
-		require.NoError(t, err)
-		got, err := body.appendMembers([]byte("{"))
-		require.NoError(t, err)
-		require.Equal(t, string(want), string(got)+"}")
+		for _, token := range []string{"tok-en_1", `a "quoted" é tok\en`, "a<b"} {
+			body := inputRequiredBody{asks, token}
+			want, err := json.Marshal(&inputRequiredWire{wireInputRequests(asks), token})
+			require.NoError(t, err)
+			got, err := body.appendMembers([]byte("{"))
+			require.NoError(t, err)
+			require.Equal(t, string(want), string(got)+"}")
+		}
 	}
 }
 

@@ -168,7 +168,8 @@ func (r *inputRequiredBody) appendMembers(b []byte) ([]byte, error) {
 		}
 		keys = append(keys, k)
 	}
-	if htmlChars(r.token) {
+	plainToken := plainASCII(r.token) // a codec's base64url text, as a rule
+	if !plainToken && htmlChars(r.token) {
 		return r.appendSlow(b)
 	}
 	slices.Sort(keys)
@@ -185,7 +186,23 @@ func (r *inputRequiredBody) appendMembers(b []byte) ([]byte, error) {
 		}
 	}
 	b = append(b, `},"requestState":`...)
+	if plainToken {
+		b = append(b, '"')
+		b = append(b, r.token...)
+		return append(b, '"'), nil
+	}
 	return appendString(b, r.token), nil
+}
+
+// plainASCII reports whether s is printable ASCII that neither
+// appendString nor encoding/json escapes, so that it is written as it is.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }
 
 // sizeHint is about how many bytes appendMembers writes, so that render

@@ -600,31 +600,32 @@ func decodeAnswer(k kind, raw json.RawMessage) (any, error) {
 		}
 		return &r, nil
 	case kindElicitForm, kindElicitURL:
-		var w struct {
-			Action  Action          `json:"action"`
-			Content json.RawMessage `json:"content"`
-		}
-		var fast bool
-		if w.Action, w.Content, fast = readElicitAnswer(raw); !fast {
+		action, content, fast := readElicitAnswer(raw)
+		if !fast {
+			var w struct {
+				Action  Action          `json:"action"`
+				Content json.RawMessage `json:"content"`
+			}
 			if err := dec(&w); err != nil {
 				return nil, err
 			}
+			action, content = w.Action, w.Content
 		}
-		r := ElicitResult{Action: w.Action}
+		r := ElicitResult{Action: action}
 		if r.Action != "accept" && r.Action != "decline" && r.Action != "cancel" {
 			return nil, errors.New("an elicitation answer needs action accept, decline or cancel")
 		}
-		if r.Action != "accept" || k == kindElicitURL || isAbsent(w.Content) {
+		if r.Action != "accept" || k == kindElicitURL || isAbsent(content) {
 			return &r, nil
 		}
-		if w.Content[0] != '{' {
+		if content[0] != '{' {
 			return nil, errors.New("content must be an object")
 		}
-		if err := strictjson.Check(w.Content, "content", false); err != nil {
+		if err := strictjson.Check(content, "content", false); err != nil {
 			return nil, err
 		}
-		if r.Content, fast = readFlatContent(w.Content); !fast {
-			if err := json.Unmarshal(w.Content, &r.Content); err != nil {
+		if r.Content, fast = readFlatContent(content); !fast {
+			if err := json.Unmarshal(content, &r.Content); err != nil {
 				return nil, fmt.Errorf("malformed: %v", err)
 			}
 		}
@@ -633,7 +634,7 @@ func decodeAnswer(k kind, raw json.RawMessage) (any, error) {
 				return nil, fmt.Errorf("content %s must be a string, number, boolean or array of strings", quoted(name))
 			}
 		}
-		r.raw = w.Content
+		r.raw = content
 		return &r, nil
 	case kindRoots:
 		var r RootsResult

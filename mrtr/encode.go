@@ -208,7 +208,24 @@ func plainASCII(s string) bool {
 // sizeHint is about how many bytes appendMembers writes, so that render
 // makes room for them at once: the state and a few hundred bytes a
 // question.
-func (r *inputRequiredBody) sizeHint() int { return len(r.token) + 320*len(r.requests) }
+func (r *inputRequiredBody) sizeHint() int {
+	n := len(r.token) + 40
+	for k, q := range r.requests {
+		n += len(k) + 64
+		if e, ok := q.(*ElicitRequest); ok && e != nil && e.RequestedSchema != nil {
+			n += len(e.Message) + 64
+			for name, p := range e.RequestedSchema.Properties {
+				n += len(name) + len(p) + 4
+			}
+			for _, req := range e.RequestedSchema.Required {
+				n += len(req) + 3
+			}
+		} else {
+			n += 192
+		}
+	}
+	return n
+}
 
 // appendSlow renders the body with encoding/json.
 func (r *inputRequiredBody) appendSlow(b []byte) ([]byte, error) {

@@ -19,7 +19,7 @@ func (s *Server) render(resultType string, body any, meta Object, hint *discover
 	if m, ok := body.(memberAppender); ok {
 		size := 256 + len(s.infoMeta)
 		if h, ok := body.(interface{ sizeHint() int }); ok {
-			size += h.sizeHint()
+			size = 64 + len(s.infoMeta) + h.sizeHint()
 		}
 		out = make([]byte, 0, size)
 		out = append(out, `{"resultType":"`...)

@@ -31,12 +31,21 @@ func plainString(raw []byte) ([]byte, bool) {
 	}
 	body := raw[1 : len(raw)-1]
 	for _, c := range body {
-		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+		if !plainByte[c] {
 			return nil, false
 		}
 	}
 	return body, true
 }
+
+// plainByte marks the bytes plainString lets through: printable ASCII
+// but the quote and the backslash.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // Interned is String for a value that is usually one of known: when raw
 // is a bare literal whose content is an element of known, that element

@@ -178,12 +178,12 @@ func (s *Server) inputRequiredJournal(c *call, r *InputRequired, args json.RawMe
 	}
 	// inputRequests is always present, {} for a load-shedding round: some
 	// clients retry a state-only answer only when they see the map.
-	body := inputRequiredBody{requests: r.Requests, token: token}
+	c.irBody = inputRequiredBody{requests: r.Requests, token: token}
 	c.rec.ResultType = wire.ResultInputRequired
 	c.rec.Asked = make([]string, 0, len(r.Requests))
 	for k := range r.Requests {
 		c.rec.Asked = append(c.rec.Asked, k)
 	}
 	sort.Strings(c.rec.Asked)
-	return s.render(wire.ResultInputRequired, &body, nil, nil)
+	return s.render(wire.ResultInputRequired, &c.irBody, nil, nil)
 }

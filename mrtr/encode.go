@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strings"
 	"unicode/utf8"
+
+	"github.com/mrtrkit/mrtrkit/internal/strictjson"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
 
 // This file encodes the results handlers return most often without
@@ -128,4 +132,218 @@ func appendString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// inputRequiredBody is the body of an input-required result:
+// inputRequests (always present, {} for a load-shedding round) and
+// requestState.
+type inputRequiredBody struct {
+	requests map[string]InputRequest
+	token    string
+}
+
+// inputRequiredWire is inputRequiredBody as encoding/json renders it.
+type inputRequiredWire struct {
+	InputRequests map[string]inputRequestWire `json:"inputRequests"`
+	RequestState  string                      `json:"requestState"`
+}
+
+// wireInputRequests returns the wire form of each request.
+func wireInputRequests(reqs map[string]InputRequest) map[string]inputRequestWire {
+	asks := make(map[string]inputRequestWire, len(reqs))
+	for k, q := range reqs {
+		asks[k] = wireInputRequest(q)
+	}
+	return asks
+}
+
+// appendMembers renders the body byte for byte as encoding/json renders
+// its inputRequiredWire, the keys in order and the questions of the
+// common kinds (a form elicitation, roots) without reflection.
+func (r *inputRequiredBody) appendMembers(b []byte) ([]byte, error) {
+	keys := make([]string, 0, len(r.requests))
+	for k := range r.requests {
+		if htmlChars(k) {
+			return r.appendSlow(b)
+		}
+		keys = append(keys, k)
+	}
+	plainToken := plainASCII(r.token) // a codec's base64url text, as a rule
+	if !plainToken && htmlChars(r.token) {
+		return r.appendSlow(b)
+	}
+	slices.Sort(keys)
+	b = append(b, `"inputRequests":{`...)
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, k)
+		b = append(b, ':')
+		var err error
+		if b, err = appendInputRequest(b, r.requests[k]); err != nil {
+			return nil, err
+		}
+	}
+	b = append(b, `},"requestState":`...)
+	if plainToken {
+		b = append(b, '"')
+		b = append(b, r.token...)
+		return append(b, '"'), nil
+	}
+	return appendString(b, r.token), nil
+}
+
+// plainASCII reports whether s is printable ASCII that neither
+// appendString nor encoding/json escapes, so that it is written as it is.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
+}
+
+// sizeHint is about how many bytes appendMembers writes, so that render
+// makes room for them at once: the state and a few hundred bytes a
+// question.
+func (r *inputRequiredBody) sizeHint() int {
+	n := len(r.token) + 40
+	for k, q := range r.requests {
+		n += len(k) + 64
+		if e, ok := q.(*ElicitRequest); ok && e != nil && e.RequestedSchema != nil {
+			n += len(e.Message) + 64
+			for name, p := range e.RequestedSchema.Properties {
+				n += len(name) + len(p) + 4
+			}
+			for _, req := range e.RequestedSchema.Required {
+				n += len(req) + 3
+			}
+		} else {
+			n += 192
+		}
+	}
+	return n
+}
+
+// appendSlow renders the body with encoding/json.
+func (r *inputRequiredBody) appendSlow(b []byte) ([]byte, error) {
+	enc, err := json.Marshal(&inputRequiredWire{wireInputRequests(r.requests), r.token})
+	if err != nil {
+		return nil, err
+	}
+	return append(b, enc[1:len(enc)-1]...), nil
+}
+
+// appendInputRequest renders {method, params} as encoding/json renders
+// wireInputRequest(q).
+func appendInputRequest(b []byte, q InputRequest) ([]byte, error) {
+	start := len(b)
+	var ok bool
+	switch v := q.(type) {
+	case *ElicitRequest:
+		b = append(b, `{"method":"`+wire.MethodElicit+`","params":`...)
+		b, ok = appendElicit(b, v)
+	case *RootsRequest:
+		b, ok = append(b, `{"method":"`+wire.MethodListRoots+`","params":{}`...), true
+	}
+	if !ok {
+		enc, err := json.Marshal(wireInputRequest(q))
+		if err != nil {
+			return nil, err
+		}
+		return append(b[:start], enc...), nil
+	}
+	return append(b, '}'), nil
+}
+
+// htmlChars reports whether s holds a character appendString writes
+// otherwise than encoding/json: the HTML characters, which encoding/json
+// escapes, and backspace and form feed, which it escapes as \b and \f.
+func htmlChars(s string) bool { return strings.ContainsAny(s, "<>&\b\f") }
+
+// appendElicit renders a form elicitation as encoding/json does, or
+// reports false for anything it leaves to encoding/json: another mode,
+// a character appendString writes otherwise, a property schema that is
+// not compact JSON.
+func appendElicit(b []byte, e *ElicitRequest) ([]byte, bool) {
+	if e == nil {
+		return b, false
+	}
+	s := e.RequestedSchema
+	if s == nil || e.URL != "" || s.Properties == nil || htmlChars(e.Mode) || htmlChars(e.Message) || htmlChars(s.Schema) || htmlChars(s.Type) {
+		return b, false
+	}
+	mode := e.Mode
+	if mode == "" {
+		mode = "form" // as wireInputRequest sends it
+	}
+	b = append(b, `{"mode":`...)
+	b = appendString(b, mode)
+	b = append(b, `,"message":`...)
+	b = appendString(b, e.Message)
+	b = append(b, `,"requestedSchema":{`...)
+	if s.Schema != "" {
+		b = append(b, `"$schema":`...)
+		b = appendString(b, s.Schema)
+		b = append(b, ',')
+	}
+	b = append(b, `"type":`...)
+	b = appendString(b, s.Type)
+	b = append(b, `,"properties":{`...)
+	names := make([]string, 0, len(s.Properties))
+	for n := range s.Properties {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for i, n := range names {
+		p := s.Properties[n]
+		if htmlChars(n) || !compactJSON(p) {
+			return b, false
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, n)
+		b = append(b, ':')
+		b = append(b, p...)
+	}
+	b = append(b, '}')
+	if len(s.Required) > 0 {
+		b = append(b, `,"required":[`...)
+		for i, r := range s.Required {
+			if htmlChars(r) {
+				return b, false
+			}
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, r)
+		}
+		b = append(b, ']')
+	}
+	return append(b, "}}"...), true
+}
+
+// compactJSON reports whether raw is valid JSON that encoding/json would
+// write unchanged: no white space outside strings, and inside strings
+// only printable ASCII other than the HTML characters, without escapes
+// (left to encoding/json, which knows which ones it rewrites).
+func compactJSON(raw json.RawMessage) bool {
+	if !strictjson.Valid(raw) {
+		return false
+	}
+	in := false
+	for _, c := range raw {
+		switch {
+		case c >= utf8.RuneSelf || c < 0x20 || c == '<' || c == '>' || c == '&' || c == '\\':
+			return false
+		case c == '"':
+			in = !in
+		case !in && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			return false
+		}
+	}
+	return true
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-playground/validator/v10"
 	"github.com/mrtrkit/mrtrkit/internal/strictjson"
@@ -473,6 +475,9 @@ func validateInputRequest(r InputRequest) error {
 
 // checkPrimitiveSchema accepts the flat schemas form elicitation allows.
 func checkPrimitiveSchema(raw json.RawMessage) error {
+	if primitiveType(raw) {
+		return nil
+	}
 	var p struct {
 		Type  string          `json:"type"`
 		Enum  json.RawMessage `json:"enum"`
@@ -496,6 +501,43 @@ func checkPrimitiveSchema(raw json.RawMessage) error {
 		return errors.New("array properties must be multi-select enums")
 	}
 	return fmt.Errorf("type %q is not a primitive schema type", p.Type)
+}
+
+// primitiveTypes are the types of a flat schema that need nothing else.
+var primitiveTypes = []string{"string", "number", "integer", "boolean"}
+
+// primitiveType reports, in one pass, whether raw is a valid JSON object
+// whose "type" is one of primitiveTypes and that has no member
+// encoding/json would read as enum, oneOf or items (matching names
+// without regard to case): what checkPrimitiveSchema accepts without
+// looking further. Anything else it leaves to checkPrimitiveSchema's
+// decoding.
+func primitiveType(raw json.RawMessage) bool {
+	if !strictjson.Valid(raw) {
+		return false
+	}
+	typed, ok := false, true
+	err := wire.EachMemberBytes(raw, func(name []byte, v json.RawMessage) error {
+		switch string(name) {
+		case "type":
+			t, isString := wire.Interned(v, primitiveTypes)
+			typed = isString && v[0] == '"' && slices.Contains(primitiveTypes, t)
+			return nil
+		}
+		for _, c := range name {
+			if c >= utf8.RuneSelf {
+				ok = false // a name encoding/json might fold onto one it reads
+				return nil
+			}
+		}
+		for _, n := range []string{"type", "enum", "oneOf", "items"} {
+			if strings.EqualFold(string(name), n) {
+				ok = false
+			}
+		}
+		return nil
+	})
+	return err == nil && ok && typed
 }
 
 // checkBlocks checks sampling content: media must be canonical base64 with
@@ -558,35 +600,41 @@ func decodeAnswer(k kind, raw json.RawMessage) (any, error) {
 		}
 		return &r, nil
 	case kindElicitForm, kindElicitURL:
-		var w struct {
-			Action  Action          `json:"action"`
-			Content json.RawMessage `json:"content"`
+		action, content, fast := readElicitAnswer(raw)
+		if !fast {
+			var w struct {
+				Action  Action          `json:"action"`
+				Content json.RawMessage `json:"content"`
+			}
+			if err := dec(&w); err != nil {
+				return nil, err
+			}
+			action, content = w.Action, w.Content
 		}
-		if err := dec(&w); err != nil {
-			return nil, err
-		}
-		r := ElicitResult{Action: w.Action}
+		r := ElicitResult{Action: action}
 		if r.Action != "accept" && r.Action != "decline" && r.Action != "cancel" {
 			return nil, errors.New("an elicitation answer needs action accept, decline or cancel")
 		}
-		if r.Action != "accept" || k == kindElicitURL || isAbsent(w.Content) {
+		if r.Action != "accept" || k == kindElicitURL || isAbsent(content) {
 			return &r, nil
 		}
-		if w.Content[0] != '{' {
+		if content[0] != '{' {
 			return nil, errors.New("content must be an object")
 		}
-		if err := strictjson.Check(w.Content, "content", false); err != nil {
+		if err := strictjson.Check(content, "content", false); err != nil {
 			return nil, err
 		}
-		if err := json.Unmarshal(w.Content, &r.Content); err != nil {
-			return nil, fmt.Errorf("malformed: %v", err)
+		if r.Content, fast = readFlatContent(content); !fast {
+			if err := json.Unmarshal(content, &r.Content); err != nil {
+				return nil, fmt.Errorf("malformed: %v", err)
+			}
 		}
 		for name, v := range r.Content {
 			if !elicitValue(v) {
 				return nil, fmt.Errorf("content %s must be a string, number, boolean or array of strings", quoted(name))
 			}
 		}
-		r.raw = w.Content
+		r.raw = content
 		return &r, nil
 	case kindRoots:
 		var r RootsResult
@@ -600,6 +648,105 @@ func decodeAnswer(k kind, raw json.RawMessage) (any, error) {
 	}
 	return nil, fmt.Errorf("unknown kind %d", k)
 }
+
+// actionNames are the actions an elicitation answer has, read without a
+// copy.
+var actionNames = []string{string(Accepted), string(Declined), string(Cancelled)}
+
+// readElicitAnswer reads the action and content of an elicitation answer
+// in one pass, as encoding/json would decode them into a struct with
+// those two fields: fast is false, and the answer is decoded with
+// encoding/json instead, unless raw is valid JSON, every member name is
+// ASCII and none but "action" and "content" themselves matches either in
+// another case (encoding/json matches names without regard to case), and
+// the action is a string or null.
+func readElicitAnswer(raw json.RawMessage) (action Action, content json.RawMessage, fast bool) {
+	if !strictjson.Valid(raw) {
+		return "", nil, false
+	}
+	fast = true
+	err := wire.EachMemberBytes(raw, func(name []byte, v json.RawMessage) error {
+		switch string(name) {
+		case "action":
+			if string(v) == "null" {
+				return nil // as encoding/json: null leaves the field alone
+			}
+			if v[0] != '"' {
+				fast = false
+				return nil
+			}
+			a, ok := wire.Interned(v, actionNames)
+			if !ok {
+				fast = false
+				return nil
+			}
+			action = Action(a)
+		case "content":
+			content = v
+		default:
+			for _, c := range name {
+				if c >= utf8.RuneSelf {
+					fast = false
+					return nil
+				}
+			}
+			if strings.EqualFold(string(name), "action") || strings.EqualFold(string(name), "content") {
+				fast = false
+			}
+		}
+		return nil
+	})
+	if err != nil || !fast {
+		return "", nil, false
+	}
+	return action, content, true
+}
+
+// readFlatContent decodes the content of a form answer (an object the
+// strict door passed) as encoding/json decodes it into a map[string]any,
+// when every value is a string, a number, a boolean or null; fast is
+// false for anything else (arrays, objects), which encoding/json then
+// decodes.
+func readFlatContent(raw json.RawMessage) (m map[string]any, fast bool) {
+	m = make(map[string]any, 4)
+	fast = true
+	err := wire.EachMemberBytes(raw, func(name []byte, v json.RawMessage) error {
+		var val any
+		switch c := v[0]; {
+		case c == '"':
+			s, ok := wire.String(v)
+			if !ok {
+				fast = false
+				return errNotFlat
+			}
+			val = s
+		case c == 't' && string(v) == "true":
+			val = true
+		case c == 'f' && string(v) == "false":
+			val = false
+		case c == 'n' && string(v) == "null":
+			val = nil
+		case c == '-' || (c >= '0' && c <= '9'):
+			f, err := strconv.ParseFloat(string(v), 64)
+			if err != nil {
+				fast = false
+				return errNotFlat
+			}
+			val = f
+		default:
+			fast = false
+			return errNotFlat
+		}
+		m[string(name)] = val
+		return nil
+	})
+	if err != nil || !fast {
+		return nil, false
+	}
+	return m, true
+}
+
+var errNotFlat = errors.New("not a flat object")
 
 func elicitValue(v any) bool {
 	switch t := v.(type) {

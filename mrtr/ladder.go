@@ -111,10 +111,11 @@ type call struct {
 
 	// Room for what serving the call needs, so that it takes one
 	// allocation rather than one each: the parsed _meta, the handler's
-	// Request and its context.
+	// Request and its context, an input-required body.
 	metaBuf Meta
 	req     Request
 	hctx    handlerContext
+	irBody  inputRequiredBody
 }
 
 // exchange is the memory serving one request takes, allocated at once:

@@ -236,7 +236,9 @@ func parseMeta(f *metaMembers, m *Meta, known []string) (*Meta, *Error) {
 	if !ok || m.ProtocolVersion == "" {
 		return nil, invalidMeta(wire.MetaProtocolVersion + " is required and must be a string")
 	}
-	if v := f.caps; v == nil || isAbsent(v) || v[0] != '{' || json.Unmarshal(v, &m.ClientCapabilities) != nil {
+	// UnmarshalJSON directly: it checks the JSON itself, and encoding/json
+	// would only check it once more before handing it the same bytes.
+	if v := f.caps; v == nil || isAbsent(v) || v[0] != '{' || m.ClientCapabilities.UnmarshalJSON(v) != nil {
 		return nil, invalidMeta(wire.MetaClientCapabilities + " is required and must be a ClientCapabilities object")
 	}
 	if v := f.info; v != nil {
@@ -288,13 +290,13 @@ func (c *ClientCapabilities) UnmarshalJSON(b []byte) error {
 			c.Roots = &o
 		case "sampling":
 			var sc SamplingCapability
-			if err := decodeSubObjects(v, map[string]*Object{"context": &sc.Context, "tools": &sc.Tools}); err != nil {
+			if err := decodeSubObjects(v, "context", &sc.Context, "tools", &sc.Tools); err != nil {
 				return err
 			}
 			c.Sampling = &sc
 		case "elicitation":
 			var ec ElicitCapability
-			if err := decodeSubObjects(v, map[string]*Object{"form": &ec.Form, "url": &ec.URL}); err != nil {
+			if err := decodeSubObjects(v, "form", &ec.Form, "url", &ec.URL); err != nil {
 				return err
 			}
 			c.Elicitation = &ec
@@ -303,14 +305,21 @@ func (c *ClientCapabilities) UnmarshalJSON(b []byte) error {
 	})
 }
 
-// decodeSubObjects decodes the named object members of b exactly by name.
-func decodeSubObjects(b []byte, slots map[string]*Object) error {
+// decodeSubObjects decodes the object members of b named name1 and
+// name2, exactly by name, into slot1 and slot2.
+func decodeSubObjects(b []byte, name1 string, slot1 *Object, name2 string, slot2 *Object) error {
 	if b[0] != '{' {
 		return errors.New("capability must be an object")
 	}
-	return wire.EachMember(b, func(name string, v json.RawMessage) error {
-		slot, ok := slots[name]
-		if !ok || isAbsent(v) {
+	return wire.EachMemberBytes(b, func(name []byte, v json.RawMessage) error {
+		var slot *Object
+		switch string(name) {
+		case name1:
+			slot = slot1
+		case name2:
+			slot = slot2
+		}
+		if slot == nil || isAbsent(v) {
 			return nil
 		}
 		if err := json.Unmarshal(v, slot); err != nil {

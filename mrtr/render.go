@@ -17,7 +17,11 @@ import (
 func (s *Server) render(resultType string, body any, meta Object, hint *discover.Hint) (json.RawMessage, *Error) {
 	var out []byte
 	if m, ok := body.(memberAppender); ok {
-		out = make([]byte, 0, 256+len(s.infoMeta))
+		size := 256 + len(s.infoMeta)
+		if h, ok := body.(interface{ sizeHint() int }); ok {
+			size = 64 + len(s.infoMeta) + h.sizeHint()
+		}
+		out = make([]byte, 0, size)
 		out = append(out, `{"resultType":"`...)
 		out = append(out, resultType...)
 		out = append(out, `",`...)

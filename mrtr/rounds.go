@@ -129,7 +129,6 @@ func (s *Server) inputRequiredJournal(c *call, r *InputRequired, args json.RawMe
 	// What the handler embeds is validated first: a malformed request is a
 	// server bug whatever the client declared.
 	asked := make(map[string]byte, len(r.Requests))
-	asks := make(map[string]inputRequestWire, len(r.Requests))
 	for key, ir := range r.Requests {
 		if key == "" || len(key) > state.MaxAskedKeyLen || strings.HasPrefix(key, reservedKeyPrefix) {
 			return nil, s.internal("handler asked with a bad key", fmt.Errorf("input request keys are 1 to %d bytes and do not begin with %q", state.MaxAskedKeyLen, reservedKeyPrefix), c)
@@ -140,7 +139,6 @@ func (s *Server) inputRequiredJournal(c *call, r *InputRequired, args json.RawMe
 			}
 		}
 		asked[key] = byte(ir.inputKind())
-		asks[key] = wireInputRequest(ir)
 	}
 	c.stage = StageCapability
 	if j == nil { // as above: gated when asked
@@ -158,7 +156,7 @@ func (s *Server) inputRequiredJournal(c *call, r *InputRequired, args json.RawMe
 	if c.capture != nil {
 		// A task's run: the questions and the journal stay in the task
 		// record, under its bound, rather than going to the client.
-		*c.capture = taskCapture{round: next, journal: r.State, asked: asked, asks: asks}
+		*c.capture = taskCapture{round: next, journal: r.State, asked: asked, asks: wireInputRequests(r.Requests)}
 		return nil, nil
 	}
 	b, perr := s.binding(c, args)
@@ -180,15 +178,12 @@ func (s *Server) inputRequiredJournal(c *call, r *InputRequired, args json.RawMe
 	}
 	// inputRequests is always present, {} for a load-shedding round: some
 	// clients retry a state-only answer only when they see the map.
-	body := struct {
-		InputRequests map[string]inputRequestWire `json:"inputRequests"`
-		RequestState  string                      `json:"requestState"`
-	}{asks, token}
+	c.irBody = inputRequiredBody{requests: r.Requests, token: token}
 	c.rec.ResultType = wire.ResultInputRequired
 	c.rec.Asked = make([]string, 0, len(r.Requests))
 	for k := range r.Requests {
 		c.rec.Asked = append(c.rec.Asked, k)
 	}
 	sort.Strings(c.rec.Asked)
-	return s.render(wire.ResultInputRequired, &body, nil, nil)
+	return s.render(wire.ResultInputRequired, &c.irBody, nil, nil)
 }

@@ -201,7 +201,9 @@ func (env *envelope) read(body []byte) *Error {
 		if string(name) != "params" || split != nil {
 			return nil
 		}
-		split = make([]member, 0, 4)
+		// Room for a retry's params (name, arguments, _meta, requestState,
+		// inputResponses) without growing.
+		split = make([]member, 0, 8)
 		return func(n []byte, val json.RawMessage) error {
 			split = append(split, member{n, val})
 			return nil

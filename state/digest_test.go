@@ -134,3 +134,47 @@ func TestCanonicalizeRejectsInvalidJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonicalFastPath: the text DigestJSON digests as it is, without
+// canonicalizing it, is exactly its canonical form, and text that is not
+// canonical takes the long way.
+func TestCanonicalFastPath(t *testing.T) {
+	canonical := []string{
+		`{}`, `[]`, `null`, `true`, `0`, `-7`, `123456789012345`, `"a b~"`, `""`,
+		`{"a":1,"b":[true,false,null],"c":{"d":"x"}}`, `{"A":1,"_":2,"a":3}`, `[[],{},[1,"2"]]`,
+	}
+	for _, s := range canonical {
+		require.Truef(t, isCanonical([]byte(s)), "%s is canonical", s)
+		c, err := Canonicalize([]byte(s))
+		require.NoError(t, err)
+		require.Equal(t, s, string(c), "what is digested as it is must be the canonical form")
+	}
+	for _, s := range []string{
+		`{"b":1,"a":2}`, `{"a":1,"a":1}`, `{ }`, `[1, 2]`, `-0`, `01`, `1.0`, `1e3`, `1234567890123456`,
+		`"\u0041"`, `"é"`, "\"\x01\"", `tru`, `truex`, `{"a":1}x`, `{"a":}`, `[1,]`, `{"a"1}`, `"open`, ``,
+		`{"a":1,}`, `[`, `{`,
+	} {
+		require.Falsef(t, isCanonical([]byte(s)), "%s is not taken as canonical", s)
+	}
+	d, err := DigestJSON([]byte(`{"b":1,"a":2}`))
+	require.NoError(t, err)
+	want, err := DigestJSON([]byte(`{"a":2,"b":1}`))
+	require.NoError(t, err)
+	require.Equal(t, want, d, "the long and the short way agree")
+}
+
+// FuzzCanonicalFastPath: whatever isCanonical accepts, Canonicalize
+// returns unchanged.
+func FuzzCanonicalFastPath(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, `[1,"x",null]`, `{"b":{"a":[]}}`, `-12`, `"x"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !isCanonical(raw) {
+			return
+		}
+		c, err := Canonicalize(raw)
+		require.NoError(t, err, "%q", raw)
+		require.Equal(t, string(raw), string(c))
+	})
+}

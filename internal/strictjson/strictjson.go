@@ -723,6 +723,14 @@ func (v *syntax) literal(lit string) bool {
 func (v *syntax) str() bool {
 	b := v.b
 	for j := v.i + 1; j < len(b); {
+		// The run of bytes that need no second look, one load each: a
+		// requestState is hundreds of them.
+		for j < len(b) && strByte[b[j]] {
+			j++
+		}
+		if j >= len(b) {
+			break
+		}
 		c := b[j]
 		switch {
 		case c == '"':
@@ -751,6 +759,15 @@ func (v *syntax) str() bool {
 	}
 	return false
 }
+
+// strByte marks the bytes a string holds as they are, as syntax.str
+// judges them: neither a quote, a backslash nor a control character.
+var strByte = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func (v *syntax) number() bool {
 	end, ok := numberEnd(v.b, v.i)

@@ -31,12 +31,21 @@ func plainString(raw []byte) ([]byte, bool) {
 	}
 	body := raw[1 : len(raw)-1]
 	for _, c := range body {
-		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+		if !plainByte[c] {
 			return nil, false
 		}
 	}
 	return body, true
 }
+
+// plainByte marks the bytes plainString lets through: printable ASCII
+// but the quote and the backslash.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // Interned is String for a value that is usually one of known: when raw
 // is a bare literal whose content is an element of known, that element
@@ -52,4 +61,62 @@ func Interned(raw []byte, known []string) (string, bool) {
 		return string(body), true
 	}
 	return String(raw)
+}
+
+// AppendString appends s to b as a JSON string, escaped as encoding/json
+// escapes it but for the HTML characters (<, > and &), which JSON does not
+// need escaped: quotes, backslashes and control characters are escaped,
+// invalid UTF-8 becomes U+FFFD, and U+2028 and U+2029 are escaped for
+// JavaScript. Unlike strconv.Quote, the result is always valid JSON.
+func AppendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += n
+			start = i
+			continue
+		}
+		i += n
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }

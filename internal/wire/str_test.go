@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -58,5 +59,28 @@ func TestInterned(t *testing.T) {
 	raw := []byte(`"tools/call"`)
 	if n := testing.AllocsPerRun(100, func() { _, _ = Interned(raw, known) }); n != 0 {
 		assert.Fail(t, fmt.Sprintf("a known value costs %v allocations, want 0", n))
+	}
+}
+
+// TestAppendStringRoundTrips: what AppendString writes is valid JSON that
+// decodes to the string given (invalid UTF-8 as U+FFFD, as encoding/json
+// decodes it), and agrees with encoding/json byte for byte but for the
+// HTML characters, which it leaves alone.
+func TestAppendStringRoundTrips(t *testing.T) {
+	for _, s := range []string{"", "plain", `a"b`, `a\b`, "été", "tab\there", "nl\n\r", "\x01\x1f", "bs\b ff\f", "\xff\xfe", "\u2028\u2029", "<a&b>", "emoji 😀"} {
+		got := AppendString([]byte("x"), s)
+		require.Equal(t, byte('x'), got[0], "appends to what it is given")
+		got = got[1:]
+		require.Truef(t, json.Valid(got), "AppendString(%q) = %s is not valid JSON", s, got)
+		var back string
+		require.NoError(t, json.Unmarshal(got, &back))
+		var want string
+		enc, err := json.Marshal(s)
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(enc, &want))
+		assert.Equalf(t, want, back, "AppendString(%q) decodes differently from encoding/json's encoding", s)
+		if !strings.ContainsAny(s, "<>&") {
+			assert.Equalf(t, string(enc), string(got), "AppendString(%q)", s)
+		}
 	}
 }

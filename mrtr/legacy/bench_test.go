@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
@@ -53,14 +54,43 @@ func (c chanSender) Send(p []byte) error {
 // session looked up afresh, as a host does), and the final result.
 // Compare with BenchmarkModernCall, the same handler served to a
 // 2026-07-28 client in two requests.
-func BenchmarkBridgedCall(b *testing.B) {
+//
+// The host serves the calls on one goroutine that lives as long as the
+// benchmark, as an HTTP/1.1 server serves the requests of a kept-alive
+// connection, and as BenchmarkModernCall serves its requests; the client
+// answers on the benchmark's. BenchmarkBridgedCallGoroutinePerCall serves
+// each call on a goroutine of its own instead.
+func BenchmarkBridgedCall(b *testing.B) { benchBridged(b, false) }
+
+// BenchmarkBridgedCallGoroutinePerCall is BenchmarkBridgedCall with each
+// call served on a new goroutine, as an HTTP/2 server serves each request:
+// the goroutine's stack grows to the handler's depth on every call, which
+// is a cost of the goroutine, not of the bridge.
+func BenchmarkBridgedCallGoroutinePerCall(b *testing.B) { benchBridged(b, true) }
+
+// hostCall is one call handed to the host goroutine of benchBridged.
+type hostCall struct {
+	sess *Session
+	msg  *mrtr.Message
+}
+
+func benchBridged(b *testing.B, perCall bool) {
 	v := &env{t: b, srv: benchServer(b)}
 	v.e = newEngine(b, v.srv)
 	s := v.open("ada", `{"roots":{}}`)
 	out := make(chanSender, 4)
 	answer := []byte(`,"result":{"roots":[{"uri":"file:///w","name":"w"}]}}`)
+	done := make(chan *mrtr.Response, 1)
+	calls := make(chan hostCall)
+	defer close(calls)
+	go func() {
+		for c := range calls {
+			done <- c.sess.Handle(context.Background(), c.msg, out)
+		}
+	}()
 	b.ReportAllocs()
 	i := 0
+	start := processCPU()
 	for b.Loop() {
 		i++
 		sess, err := v.e.Session(s.ID(), caller("ada"))
@@ -68,8 +98,11 @@ func BenchmarkBridgedCall(b *testing.B) {
 			b.Fatal(err)
 		}
 		msg := mustParse(b, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,"method":"tools/call","params":{"name":"bench","arguments":{}}}`)
-		done := make(chan *mrtr.Response, 1)
-		go func() { done <- sess.Handle(context.Background(), msg, out) }()
+		if perCall {
+			go func() { done <- sess.Handle(context.Background(), msg, out) }()
+		} else {
+			calls <- hostCall{sess, msg}
+		}
 		var resp *mrtr.Response
 		for resp == nil {
 			select {
@@ -95,6 +128,7 @@ func BenchmarkBridgedCall(b *testing.B) {
 			b.Fatalf("call failed: %+v", resp.Error)
 		}
 	}
+	reportCPU(b, start)
 }
 
 // BenchmarkModernCall is BenchmarkBridgedCall's handler served to a
@@ -106,6 +140,7 @@ func BenchmarkModernCall(b *testing.B) {
 	first := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"bench","arguments":{},` + meta + `}}`
 	in := &mrtr.Inbound{Principal: "ada"}
 	b.ReportAllocs()
+	start := processCPU()
 	for b.Loop() {
 		in.Message = mustParse(b, first)
 		resp := srv.Handle(context.Background(), in)
@@ -122,6 +157,14 @@ func BenchmarkModernCall(b *testing.B) {
 			b.Fatalf("retry: %+v", resp.Error)
 		}
 	}
+	reportCPU(b, start)
+}
+
+// reportCPU reports the process CPU time per run since start (cpu-ns/op)
+// beside the wall time: the two cores are shared, so compare the pair on
+// cpu-ns/op when the machine is busy.
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkIdleSessions opens b.N sessions that then sit idle, and

@@ -11,10 +11,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/share"
 	"github.com/mrtrkit/mrtrkit/state"
@@ -376,8 +378,63 @@ const (
 // principalKey is what a session binds its principal as: a digest, so
 // that not even a readable token shows who it belongs to.
 func principalKey(principal string) string {
-	sum := sha256.Sum256([]byte("mrtrkit legacy session\x00" + principal))
+	sum := principalSum(principal)
 	return string(sum[:])
+}
+
+// isPrincipal reports whether key is principalKey(principal), without
+// making the key.
+func isPrincipal(key, principal string) bool {
+	sum := principalSum(principal)
+	return key == string(sum[:])
+}
+
+func principalSum(principal string) [sha256.Size]byte {
+	const prefix = "mrtrkit legacy session\x00"
+	var buf [128]byte
+	return sha256.Sum256(append(append(buf[:0], prefix...), principal...))
+}
+
+var errBadFixed = errors.New("legacy: the fixed part of a session id does not read")
+
+// readFixed reads the fixed part a session id carries, as mint wrote it
+// (encoding/json's rendering of fixed), in one pass: a version among
+// versions is not copied, and the client info aliases p.
+func readFixed(p []byte, versions []string, f *fixed) error {
+	return wire.EachMemberBytes(p, func(name []byte, v json.RawMessage) error {
+		ok := true
+		switch string(name) {
+		case "v":
+			f.Version, ok = wire.Interned(v, versions)
+		case "c":
+			n := 0
+			for _, c := range v {
+				if c < '0' || c > '9' || n > math.MaxUint8/10 {
+					return errBadFixed
+				}
+				n = n*10 + int(c-'0')
+			}
+			if len(v) == 0 || n > math.MaxUint8 || (v[0] == '0' && len(v) > 1) {
+				return errBadFixed
+			}
+			f.Caps = uint8(n)
+		case "i":
+			if string(v) == "null" {
+				f.Client = nil
+			} else {
+				r := json.RawMessage(v)
+				f.Client = &r
+			}
+		case "p":
+			f.Peer, ok = wire.String(v)
+		case "e":
+			f.Epoch, ok = wire.String(v)
+		}
+		if !ok {
+			return errBadFixed
+		}
+		return nil
+	})
 }
 
 // mint seals a new session id for principal.
@@ -412,10 +469,10 @@ func (e *Engine) open(token, principal string) (state.Claims, fixed, error) {
 	if err != nil {
 		return state.Claims{}, f, ErrUnknownSession
 	}
-	if claims.Method != "session" || claims.Audience != e.audience || claims.Principal != principalKey(principal) {
+	if claims.Method != "session" || claims.Audience != e.audience || !isPrincipal(claims.Principal, principal) {
 		return state.Claims{}, f, ErrUnknownSession
 	}
-	if json.Unmarshal(claims.Payload, &f) != nil || !slices.Contains(e.versions, f.Version) {
+	if readFixed(claims.Payload, e.versions, &f) != nil || !slices.Contains(e.versions, f.Version) {
 		return state.Claims{}, f, ErrUnknownSession
 	}
 	if f.Epoch != e.epoch {
@@ -425,8 +482,10 @@ func (e *Engine) open(token, principal string) (state.Claims, fixed, error) {
 	}
 	e.mu.Lock()
 	_, gone := e.revoked[claims.Target]
-	if cut, ok := e.cut[ownerKey(claims, f)]; ok && !claims.IssuedAt.After(cut) {
-		gone = true
+	if len(e.cut) > 0 {
+		if cut, ok := e.cut[ownerKey(claims, f)]; ok && !claims.IssuedAt.After(cut) {
+			gone = true
+		}
 	}
 	e.mu.Unlock()
 	if gone {
@@ -461,7 +520,7 @@ func (e *Engine) Session(token string, caller *mrtr.TokenInfo) (*Session, error)
 	if err != nil {
 		return nil, err
 	}
-	x, err := e.extras(claims.Target, ownerKey(claims, f), claims.IssuedAt, claims.ExpiresAt)
+	x, err := e.extras(claims, f)
 	if err != nil {
 		return nil, err
 	}
@@ -481,10 +540,11 @@ func subject(caller *mrtr.TokenInfo) string {
 // session: their counter starts past any id the session can have used.
 const legIDsPerMilli = 16
 
-// extras returns the mutable part of session sid (issued at issued),
+// extras returns the mutable part of the session of claims and f,
 // making it when the process keeps none, marks it used and takes a
 // reference to it for the caller.
-func (e *Engine) extras(sid, ownerKey string, issued, expires time.Time) (*extras, error) {
+func (e *Engine) extras(claims state.Claims, f fixed) (*extras, error) {
+	sid, issued, expires := claims.Target, claims.IssuedAt, claims.ExpiresAt
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	now := e.now()
@@ -494,6 +554,7 @@ func (e *Engine) extras(sid, ownerKey string, issued, expires time.Time) (*extra
 		e.lru.MoveToFront(x.el)
 		return x, nil
 	}
+	ownerKey := ownerKey(claims, f)
 	e.pruneLocked(now)
 	o := e.owners[ownerKey]
 	if o != nil && o.sessions >= e.maxPerOwner {

@@ -146,7 +146,7 @@ func (e *Engine) InitializeFrom(caller *mrtr.TokenInfo, peer string, msg *mrtr.M
 		}
 		time.Sleep(time.Millisecond)
 	}
-	x, err := e.extras(sid, ownerKey(claims, f), claims.IssuedAt, claims.ExpiresAt)
+	x, err := e.extras(claims, f)
 	if err != nil {
 		return nil, nil, err
 	}

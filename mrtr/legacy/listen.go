@@ -189,7 +189,7 @@ func (s *Session) listenOnce(ctx context.Context, subs []string, round int, out 
 	b := []byte(`{"jsonrpc":"2.0","id":"session-stream-` + strconv.Itoa(round) + `","method":"subscriptions/listen","params":{"notifications":`)
 	b = append(b, f...)
 	b = append(b, `,"_meta":`...)
-	b = s.appendMeta(b, nil)
+	b, _ = s.appendMeta(b, nil)
 	b = append(b, "}}"...)
 	m, _, perr := mrtr.ParseMessage(b)
 	if perr != nil {

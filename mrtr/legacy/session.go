@@ -238,15 +238,35 @@ func (s *Session) notify(msg *mrtr.Message) {
 // idKey is the canonical text of a JSON-RPC id, for lookups: a string id
 // decoded and re-encoded, an integer as digits.
 func idKey(raw json.RawMessage) string {
+	if isInteger(raw) {
+		if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+			return strconv.FormatInt(n, 10)
+		}
+	}
 	var n int64
 	if json.Unmarshal(raw, &n) == nil {
 		return strconv.FormatInt(n, 10)
 	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	if s, ok := wire.String(raw); ok && len(raw) > 0 && raw[0] == '"' {
 		return strconv.Quote(s)
 	}
 	return string(raw)
+}
+
+// isInteger reports whether raw is a JSON integer literal: -?(0|[1-9][0-9]*).
+func isInteger(raw []byte) bool {
+	if len(raw) > 0 && raw[0] == '-' {
+		raw = raw[1:]
+	}
+	if len(raw) == 0 || (raw[0] == '0' && len(raw) > 1) {
+		return false
+	}
+	for _, c := range raw {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // answer routes the client's response to the leg waiting for it.

@@ -1,9 +1,9 @@
 package legacy
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -19,16 +19,30 @@ var errDuplicate = errors.New("duplicate member name")
 // eachMember calls fn with the name and raw value of each member of the
 // JSON object b, in order (the Server's own output), refusing a name given
 // twice.
-func eachMember(b []byte, fn func(name string, v json.RawMessage)) error {
-	var seen []string
-	return wire.EachMember(b, func(name string, v json.RawMessage) error {
-		if slices.Contains(seen, name) {
-			return errDuplicate
+func eachMember(b []byte, fn func(name []byte, v json.RawMessage)) error {
+	var seenAt [8][]byte
+	seen := seenAt[:0]
+	return wire.EachMemberBytes(b, func(name []byte, v json.RawMessage) error {
+		for _, s := range seen {
+			if bytes.Equal(s, name) {
+				return errDuplicate
+			}
 		}
 		seen = append(seen, name)
 		fn(name, v)
 		return nil
 	})
+}
+
+// appendQuote appends name quoted as strconv.Quote quotes it, without
+// making a string of it.
+func appendQuote(b []byte, name []byte) []byte {
+	if !plainName(name) {
+		return strconv.AppendQuote(b, string(name))
+	}
+	b = append(b, '"')
+	b = append(b, name...)
+	return append(b, '"')
 }
 
 // Members of a modern result that mean nothing before 2026-07-28.
@@ -49,11 +63,11 @@ func stripResult(r json.RawMessage) (json.RawMessage, error) {
 	out := make([]byte, 0, len(r))
 	out = append(out, '{')
 	var err error
-	each := eachMember(r, func(name string, v json.RawMessage) {
-		if modernOnly[name] || err != nil {
+	each := eachMember(r, func(name []byte, v json.RawMessage) {
+		if modernOnly[string(name)] || err != nil {
 			return
 		}
-		if name == "_meta" {
+		if string(name) == "_meta" {
 			if v, err = stripMeta(v); err != nil || v == nil {
 				return
 			}
@@ -61,7 +75,7 @@ func stripResult(r json.RawMessage) (json.RawMessage, error) {
 		if len(out) > 1 {
 			out = append(out, ',')
 		}
-		out = strconv.AppendQuote(out, name)
+		out = appendQuote(out, name)
 		out = append(out, ':')
 		out = append(out, v...)
 	})
@@ -81,14 +95,14 @@ func stripMeta(m json.RawMessage) (json.RawMessage, error) {
 		return m, nil
 	}
 	out := []byte{'{'}
-	err := eachMember(m, func(name string, v json.RawMessage) {
-		if modernMeta[name] {
+	err := eachMember(m, func(name []byte, v json.RawMessage) {
+		if modernMeta[string(name)] {
 			return
 		}
 		if len(out) > 1 {
 			out = append(out, ',')
 		}
-		out = strconv.AppendQuote(out, name)
+		out = appendQuote(out, name)
 		out = append(out, ':')
 		out = append(out, v...)
 	})

@@ -76,8 +76,11 @@ func TestReservedMetaKeys(t *testing.T) {
 		"progressToken":               false,
 		"traceparent":                 false,
 		"a.b.c/d":                     false,
+		"x.mcp.y/z":                   true,
+		"mcp.x/y":                     false,
+		"a./x":                        false,
 	} {
-		assert.Equal(t, want, reserved(k), k)
+		assert.Equal(t, want, reserved([]byte(k)), k)
 	}
 }
 
@@ -86,6 +89,14 @@ func TestIDKey(t *testing.T) {
 	assert.NotEqual(t, idKey(json.RawMessage(`7`)), idKey(json.RawMessage(`"7"`)))
 	assert.Equal(t, idKey(json.RawMessage(`"ab"`)), idKey(json.RawMessage(`"a\u0062"`)), "a string id is compared decoded")
 	assert.Equal(t, "7", idKey(json.RawMessage(`7`)))
+	// As encoding/json reads an id: -0 is 0, an integer past int64 and a
+	// number with a fraction are kept as sent.
+	for raw, want := range map[string]string{
+		`-12`: "-12", `-0`: "0", `0`: "0", `9223372036854775807`: "9223372036854775807",
+		`9223372036854775808`: "9223372036854775808", `1.5`: "1.5", `1e3`: "1e3", `"x\"y"`: `"x\"y"`,
+	} {
+		assert.Equal(t, want, idKey(json.RawMessage(raw)), raw)
+	}
 }
 
 func TestLegParams(t *testing.T) {

@@ -624,7 +624,7 @@ func decodeAnswer(k kind, raw json.RawMessage) (any, error) {
 		if err := strictjson.Check(content, "content", false); err != nil {
 			return nil, err
 		}
-		if r.Content, fast = readFlatContent(content); !fast {
+		if r.Content, fast = readFlatContent(content, false); !fast {
 			if err := json.Unmarshal(content, &r.Content); err != nil {
 				return nil, fmt.Errorf("malformed: %v", err)
 			}
@@ -707,13 +707,19 @@ func readElicitAnswer(raw json.RawMessage) (action Action, content json.RawMessa
 // when every value is a string, a number, a boolean or null; fast is
 // false for anything else (arrays, objects), which encoding/json then
 // decodes.
-func readFlatContent(raw json.RawMessage) (m map[string]any, fast bool) {
+// When alias is set, raw is part of a buffer nothing writes again (a
+// journal's payload): names and plain strings are not copied but alias it.
+func readFlatContent(raw json.RawMessage, alias bool) (m map[string]any, fast bool) {
 	m = make(map[string]any, 4)
 	fast = true
 	err := wire.EachMemberBytes(raw, func(name []byte, v json.RawMessage) error {
 		var val any
 		switch c := v[0]; {
 		case c == '"':
+			if body := v[1 : len(v)-1]; alias && literalBody(body) {
+				val = aliasIn(raw, body)
+				break
+			}
 			s, ok := wire.String(v)
 			if !ok {
 				fast = false
@@ -737,7 +743,11 @@ func readFlatContent(raw json.RawMessage) (m map[string]any, fast bool) {
 			fast = false
 			return errNotFlat
 		}
-		m[string(name)] = val
+		if alias {
+			m[aliasIn(raw, name)] = val
+		} else {
+			m[string(name)] = val
+		}
 		return nil
 	})
 	if err != nil || !fast {

@@ -10,7 +10,6 @@ import (
 	"reflect"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -545,7 +544,7 @@ func readRecordedElicit(raw []byte) (*ElicitResult, bool) {
 		return r, true
 	case bytes.HasPrefix(rest, []byte(mid)):
 		content := rest[len(mid) : len(rest)-1]
-		m, ok := flatContent(content)
+		m, ok := readFlatContent(content, true)
 		if !ok && json.Unmarshal(content, &m) != nil {
 			return nil, false
 		}
@@ -555,45 +554,9 @@ func readRecordedElicit(raw []byte) (*ElicitResult, bool) {
 	return nil, false
 }
 
-// flatContent decodes a form answer's content, a flat object of strings,
-// numbers and booleans (arrays of strings are left to encoding/json), as
-// json.Unmarshal into a map[string]any does; ok is false when it holds
-// anything else. raw is part of a journal's payload, which nothing writes
-// again, so plain names and strings alias it.
-func flatContent(raw []byte) (map[string]any, bool) {
-	m := make(map[string]any, 4)
-	err := wire.EachMemberBytes(raw, func(name []byte, v json.RawMessage) error {
-		key := aliasIn(raw, name)
-		switch v[0] {
-		case '"':
-			if plainASCII(v[1 : len(v)-1]) {
-				m[key] = aliasIn(raw, v[1:len(v)-1])
-				return nil
-			}
-			s, ok := wire.String(v)
-			if !ok {
-				return errBadJournal
-			}
-			m[key] = s
-		case 't', 'f':
-			m[key] = v[0] == 't'
-		case '[', '{', 'n':
-			return errBadJournal
-		default:
-			f, err := strconv.ParseFloat(string(v), 64)
-			if err != nil {
-				return errBadJournal
-			}
-			m[key] = f
-		}
-		return nil
-	})
-	return m, err == nil
-}
-
-// plainASCII reports whether a string literal's body decodes to itself:
+// literalBody reports whether a string literal's body decodes to itself:
 // printable ASCII without quotes or escapes.
-func plainASCII(b []byte) bool {
+func literalBody(b []byte) bool {
 	for _, c := range b {
 		if c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
 			return false

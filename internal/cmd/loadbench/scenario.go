@@ -59,7 +59,7 @@ var scenarios = []scenario{
 	{
 		name: "mrtr-input", tool: "survey", caps: `{"elicitation":{}}`, retry: true,
 		want:   `"resultType":"input_required"`,
-		budget: 2.0,
+		budget: 1.5,
 		what:   "retry round: open requestState, decode the answer, ask again and seal",
 	},
 	{

@@ -280,7 +280,7 @@ func readResult(r json.RawMessage) (ir inputRequired, input bool, err error) {
 	if err != nil {
 		return ir, false, err
 	}
-	t, ok := wire.String(rtype)
+	t, ok := wire.Interned(rtype, resultTypes)
 	if rtype != nil && !ok {
 		return ir, false, errUnreadableResult
 	}
@@ -318,6 +318,9 @@ func readResult(r json.RawMessage) (ir inputRequired, input bool, err error) {
 	slices.SortFunc(ir.asks, func(a, b legAsk) int { return strings.Compare(a.key, b.key) })
 	return ir, true, nil
 }
+
+// resultTypes are the result types of the Server, read without a copy.
+var resultTypes = []string{wire.ResultComplete, wire.ResultInputRequired}
 
 // legMethods are the methods a handler embeds, read without a copy.
 var legMethods = []string{wire.MethodListRoots, wire.MethodElicit, wire.MethodCreateMessage}

@@ -552,3 +552,27 @@ func TestFailureOnTheLastRoundIsNoRoundLimit(t *testing.T) {
 	require.NotNil(t, x.resp.Error, "%s", x.resp.Result)
 	assert.Equal(t, mrtr.CodeInternalError, x.resp.Error.Code)
 }
+
+// The modern request the bridge makes is not parsed again: the strict
+// door still judges the client's arguments (the Server runs it on them),
+// and params whose member names need escaping still go through
+// ParseMessage, with the same answer as before.
+func TestBridgeModernRequestStillJudged(t *testing.T) {
+	v := newEnv(t, nil)
+	s := v.open("alice", capsAll)
+
+	x := v.run(s, toolCall(1, "trio", `{"a":1,"a":2}`), standard)
+	require.NotNil(t, x.resp.Error, "arguments that repeat a member name are refused")
+	assert.Equal(t, mrtr.CodeInvalidParams, x.resp.Error.Code)
+	assert.Contains(t, x.resp.Error.Message, "Invalid arguments")
+	assert.Empty(t, x.requests(), "nothing is asked of the client")
+
+	x = v.run(s, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"trio","arguments":{},"odd\u0001name":1}}`, standard)
+	require.NotNil(t, x.resp.Error, "a params member whose name strconv.Quote cannot write as JSON")
+	assert.Equal(t, mrtr.CodeInvalidParams, x.resp.Error.Code)
+	assert.True(t, strings.HasPrefix(x.resp.Error.Message, "Invalid params: "), x.resp.Error.Message)
+
+	x = v.run(s, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"n\u0061me":"sampler","arguments":{},"x-\u00e9":1}}`, standard)
+	require.Nil(t, x.resp.Error, "escaped and non-ASCII names are written and read back")
+	assert.Equal(t, "sampled drafted", decodeTool(t, x.resp).Content[0].Text)
+}

@@ -56,7 +56,7 @@ func appendContent(b []byte, c Content) ([]byte, error) {
 		// buffer step by step, each step a copy left to the collector.
 		b = slices.Grow(b, len(t.Text)+len(`{"type":"text","text":""}`))
 		b = append(b, `{"type":"text","text":`...)
-		b = appendString(b, t.Text)
+		b = wire.AppendString(b, t.Text)
 		return append(b, '}'), nil
 	}
 	return appendValue(b, c)
@@ -79,59 +79,6 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, enc...), nil
-}
-
-// appendString appends s as a JSON string, escaped as encoding/json escapes
-// it but for HTML characters (<, > and &), which need no escaping in JSON:
-// quotes, backslashes and control characters are escaped, invalid UTF-8
-// becomes U+FFFD, and U+2028 and U+2029 are escaped for JavaScript.
-func appendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-			i += n
-			start = i
-			continue
-		}
-		i += n
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 // inputRequiredBody is the body of an input-required result:
@@ -178,7 +125,7 @@ func (r *inputRequiredBody) appendMembers(b []byte) ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, k)
+		b = wire.AppendString(b, k)
 		b = append(b, ':')
 		var err error
 		if b, err = appendInputRequest(b, r.requests[k]); err != nil {
@@ -191,7 +138,7 @@ func (r *inputRequiredBody) appendMembers(b []byte) ([]byte, error) {
 		b = append(b, r.token...)
 		return append(b, '"'), nil
 	}
-	return appendString(b, r.token), nil
+	return wire.AppendString(b, r.token), nil
 }
 
 // plainASCII reports whether s is printable ASCII that neither
@@ -280,17 +227,17 @@ func appendElicit(b []byte, e *ElicitRequest) ([]byte, bool) {
 		mode = "form" // as wireInputRequest sends it
 	}
 	b = append(b, `{"mode":`...)
-	b = appendString(b, mode)
+	b = wire.AppendString(b, mode)
 	b = append(b, `,"message":`...)
-	b = appendString(b, e.Message)
+	b = wire.AppendString(b, e.Message)
 	b = append(b, `,"requestedSchema":{`...)
 	if s.Schema != "" {
 		b = append(b, `"$schema":`...)
-		b = appendString(b, s.Schema)
+		b = wire.AppendString(b, s.Schema)
 		b = append(b, ',')
 	}
 	b = append(b, `"type":`...)
-	b = appendString(b, s.Type)
+	b = wire.AppendString(b, s.Type)
 	b = append(b, `,"properties":{`...)
 	names := make([]string, 0, len(s.Properties))
 	for n := range s.Properties {
@@ -305,7 +252,7 @@ func appendElicit(b []byte, e *ElicitRequest) ([]byte, bool) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, n)
+		b = wire.AppendString(b, n)
 		b = append(b, ':')
 		b = append(b, p...)
 	}
@@ -319,7 +266,7 @@ func appendElicit(b []byte, e *ElicitRequest) ([]byte, bool) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, r)
+			b = wire.AppendString(b, r)
 		}
 		b = append(b, ']')
 	}

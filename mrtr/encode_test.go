@@ -3,36 +3,10 @@ package mrtr
 import (
 	"encoding/json"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// FuzzAppendString holds the hand-written string encoder to encoding/json:
-// the text decodes to the same string, and is valid JSON whatever the
-// bytes.
-func FuzzAppendString(f *testing.F) {
-	for _, s := range []string{"", "plain", "quote\" back\\slash", "\n\r\t\x00\x1f", "<tag>&amp;", "é\u2028\u2029😀", "\xff\xfe", "a\xc3"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got := appendString(nil, s)
-		if !json.Valid(got) {
-			t.Fatalf("appendString(%q) = %s, not valid JSON", s, got)
-		}
-		var back, want string
-		require.NoError(t, json.Unmarshal(got, &back))
-		ref, _ := json.Marshal(s)
-		require.NoError(t, json.Unmarshal(ref, &want))
-		if back != want {
-			t.Fatalf("appendString(%q) decodes to %q, encoding/json's to %q", s, back, want)
-		}
-		if utf8.ValidString(s) && s == want && back != s {
-			t.Fatalf("valid text %q changed", s)
-		}
-	})
-}
 
 func TestCallToolResultEncodesAsEncodingJSON(t *testing.T) {
 	prio := 0.5

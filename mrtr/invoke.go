@@ -195,9 +195,9 @@ func varsJSON(vars map[string]string) json.RawMessage {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, k)
+		b = wire.AppendString(b, k)
 		b = append(b, ':')
-		b = appendString(b, vars[k])
+		b = wire.AppendString(b, vars[k])
 	}
 	return append(b, '}')
 }

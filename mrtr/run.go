@@ -305,7 +305,7 @@ func (ru *run) accept(re *reachEntry, a any, cfg *askConfig) (any, error) {
 func encodeAnswer(a any) ([]byte, error) {
 	if er, ok := a.(*ElicitResult); ok {
 		b := make([]byte, 0, 32+len(er.Action)+len(er.raw))
-		b = appendString(append(b, `{"action":`...), string(er.Action))
+		b = wire.AppendString(append(b, `{"action":`...), string(er.Action))
 		if er.raw != nil {
 			b = append(append(b, `,"content":`...), er.raw...)
 		}

@@ -610,7 +610,7 @@ func inlineResult(out json.RawMessage) json.RawMessage {
 		if len(b) > 1 {
 			b = append(b, ',')
 		}
-		b = appendString(b, name)
+		b = wire.AppendString(b, name)
 		b = append(b, ':')
 		b = append(b, v...)
 		return nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -83,4 +84,25 @@ func TestAppendStringRoundTrips(t *testing.T) {
 			assert.Equalf(t, string(enc), string(got), "AppendString(%q)", s)
 		}
 	}
+}
+
+// FuzzAppendString holds the hand-written string encoder to encoding/json:
+// the text decodes to the same string, and is valid JSON whatever the
+// bytes.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "plain", "quote\" back\\slash", "\n\r\t\x00\x1f", "<tag>&amp;", "é\u2028\u2029😀", "\xff\xfe", "a\xc3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := AppendString(nil, s)
+		require.True(t, json.Valid(got), "AppendString(%q) = %s, not valid JSON", s, got)
+		var back, want string
+		require.NoError(t, json.Unmarshal(got, &back))
+		ref, _ := json.Marshal(s)
+		require.NoError(t, json.Unmarshal(ref, &want))
+		require.Equal(t, want, back, "AppendString(%q) decodes to %q, encoding/json's to %q", s, back, want)
+		if utf8.ValidString(s) && s == want {
+			require.Equal(t, s, back, "valid text %q changed", s)
+		}
+	})
 }

@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
 
 // paramHeader is one argument a tool's schema mirrors into an
@@ -23,74 +25,15 @@ type paramHeader struct {
 // declaration is not one a client may honour: such a tool is dropped
 // from tools/list.
 func toolHeaders(schema json.RawMessage) ([]paramHeader, error) {
-	var out []paramHeader
-	seen := map[string]bool{}
-	var walk func(raw json.RawMessage, path []string, depth int) error
-	walk = func(raw json.RawMessage, path []string, depth int) error {
-		if depth > 32 {
-			return nil
-		}
-		var s struct {
-			Properties map[string]json.RawMessage `json:"properties"`
-		}
-		if json.Unmarshal(raw, &s) != nil {
-			return nil
-		}
-		for prop, sub := range s.Properties {
-			var p map[string]json.RawMessage
-			if json.Unmarshal(sub, &p) != nil {
-				continue
-			}
-			p2 := append(append([]string(nil), path...), prop)
-			if h, ok := p["x-mcp-header"]; ok {
-				var name string
-				if json.Unmarshal(h, &name) != nil {
-					return fmt.Errorf("property %q: x-mcp-header is not a string", prop)
-				}
-				if name == "" {
-					return fmt.Errorf("property %q: x-mcp-header is empty", prop)
-				}
-				if !isToken(name) {
-					return fmt.Errorf("property %q: x-mcp-header %q is not an HTTP token", prop, clip(name, 40))
-				}
-				key := strings.ToLower(name)
-				if seen[key] {
-					return fmt.Errorf("property %q: x-mcp-header %q repeats another (case-insensitively)", prop, name)
-				}
-				seen[key] = true
-				var typ string
-				if json.Unmarshal(p["type"], &typ) != nil || (typ != "string" && typ != "integer" && typ != "boolean") {
-					return fmt.Errorf("property %q: x-mcp-header on a property whose type is %s, not string, integer or boolean", prop, clip(string(p["type"]), 40))
-				}
-				out = append(out, paramHeader{name: name, path: p2, typ: typ})
-			}
-			if err := walk(sub, p2, depth+1); err != nil {
-				return err
-			}
-		}
-		return nil
+	decls, problems := wire.HeaderDecls(schema, false)
+	if len(problems) > 0 {
+		return nil, problems[0]
 	}
-	if err := walk(schema, nil, 0); err != nil {
-		return nil, err
+	out := make([]paramHeader, 0, len(decls))
+	for _, d := range decls {
+		out = append(out, paramHeader{name: d.Name, path: d.Path, typ: d.Type})
 	}
 	return out, nil
-}
-
-// isToken reports whether s is an RFC 9110 token.
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // headerValues returns the Mcp-Param-* headers (name after the prefix →

@@ -102,6 +102,8 @@ const headerTools = `"result":{"resultType":"complete","tools":[
  {"name":"bad-space","inputSchema":{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"A B"}}}},
  {"name":"bad-colon","inputSchema":{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"A:B"}}}},
  {"name":"bad-unicode","inputSchema":{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"Ä"}}}},
+ {"name":"bad-items","inputSchema":{"type":"object","properties":{"l":{"type":"array","items":{"type":"string","x-mcp-header":"L"}}}}},
+ {"name":"bad-ref","inputSchema":{"type":"object","$defs":{"x":{"type":"string","x-mcp-header":"X"}},"properties":{"q":{"$ref":"#/$defs/x"}}}},
  {"name":"plain","inputSchema":{"type":"object","$defs":{"x":{"type":"string"}},"properties":{"q":{"$ref":"#/$defs/x"}}}}
 ]}`
 

@@ -1,6 +1,10 @@
 package client
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/mrtrkit/mrtrkit/internal/wire"
+)
 
 // challenge is one authentication challenge of a WWW-Authenticate header
 // (RFC 9110 §11.6.1): a scheme and its parameters, names lowercased.
@@ -57,7 +61,7 @@ func parseWWWAuthenticate(values []string) []challenge {
 
 func readToken(s string) string {
 	i := 0
-	for i < len(s) && isToken(s[i:i+1]) {
+	for i < len(s) && wire.IsToken(s[i:i+1]) {
 		i++
 	}
 	return s[:i]

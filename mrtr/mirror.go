@@ -111,19 +111,7 @@ const maxSafeInteger = 1<<53 - 1
 func paramHeaders(schema json.RawMessage) ([]paramHeader, error) {
 	decls, problems := wire.HeaderDecls(schema, true)
 	if len(problems) > 0 {
-		p := problems[0]
-		switch p.Kind {
-		case wire.HeaderSchemaInvalid:
-			return nil, fmt.Errorf("inputSchema: %w", p.Err)
-		case wire.HeaderUnreachable:
-			return nil, fmt.Errorf("x-mcp-header at %s: only properties reached from the root through \"properties\" may be mirrored", p.Where)
-		case wire.HeaderNotToken:
-			return nil, fmt.Errorf("x-mcp-header at %s: %q is not a valid HTTP header token", p.Where, p.Value)
-		case wire.HeaderDuplicate:
-			return nil, fmt.Errorf("x-mcp-header at %s: %q is declared twice (names are case-insensitive)", p.Where, p.Name)
-		default:
-			return nil, fmt.Errorf("x-mcp-header at %s: property type must be string, integer or boolean", p.Where)
-		}
+		return nil, problems[0]
 	}
 	var out []paramHeader
 	for _, d := range decls {

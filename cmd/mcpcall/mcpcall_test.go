@@ -609,9 +609,9 @@ func TestHeaderDecls(t *testing.T) {
 	assert.Len(t, problems, 4)
 	joined := strings.Join(problems, "\n")
 	assert.Contains(t, joined, `"a" is declared twice`)
-	assert.Contains(t, joined, `type "number" is not string, integer or boolean`)
-	assert.Contains(t, joined, `/l/items is not on a property reached through "properties" alone`)
-	assert.Contains(t, joined, "bad name is not an HTTP token")
+	assert.Contains(t, joined, `/f: property type must be string, integer or boolean, not "number"`)
+	assert.Contains(t, joined, `/l/items: only properties reached from the root through "properties" may be mirrored`)
+	assert.Contains(t, joined, `"bad name" is not a valid HTTP header token`)
 
 	for _, tc := range []struct {
 		typ, raw, want string

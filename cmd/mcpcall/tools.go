@@ -26,20 +26,7 @@ func headerDecls(schema json.RawMessage) ([]headerDecl, []string) {
 	decls, found := wire.HeaderDecls(schema, false)
 	var problems []string
 	for _, p := range found {
-		var msg string
-		switch p.Kind {
-		case wire.HeaderSchemaInvalid:
-			msg = "inputSchema does not decode: " + p.Err.Error()
-		case wire.HeaderUnreachable:
-			msg = fmt.Sprintf("x-mcp-header at %s is not on a property reached through \"properties\" alone", p.Where)
-		case wire.HeaderNotToken:
-			msg = fmt.Sprintf("x-mcp-header at %s: %v is not an HTTP token", p.Where, p.Value)
-		case wire.HeaderDuplicate:
-			msg = fmt.Sprintf("x-mcp-header at %s: %q is declared twice", p.Where, p.Name)
-		default:
-			msg = fmt.Sprintf("x-mcp-header at %s: type %q is not string, integer or boolean", p.Where, p.Type)
-		}
-		problems = append(problems, msg)
+		problems = append(problems, p.Error())
 	}
 	return decls, problems
 }

@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strings"
 )
@@ -36,6 +37,35 @@ type HeaderProblem struct {
 	Name  string // Value when it is a string
 	Type  string // the property's "type" when it is a string
 	Err   error  // for HeaderSchemaInvalid, the decoding error
+}
+
+// Error says what is wrong with the declaration, naming where it is.
+func (p HeaderProblem) Error() string {
+	switch p.Kind {
+	case HeaderSchemaInvalid:
+		return "inputSchema: " + p.Err.Error()
+	case HeaderUnreachable:
+		return fmt.Sprintf("x-mcp-header at %s: only properties reached from the root through \"properties\" may be mirrored", p.Where)
+	case HeaderNotToken:
+		return fmt.Sprintf("x-mcp-header at %s: %s is not a valid HTTP header token", p.Where, clipValue(p.Value))
+	case HeaderDuplicate:
+		return fmt.Sprintf("x-mcp-header at %s: %q is declared twice (names are case-insensitive)", p.Where, p.Name)
+	default:
+		return fmt.Sprintf("x-mcp-header at %s: property type must be string, integer or boolean, not %s", p.Where, clipValue(p.Type))
+	}
+}
+
+// Unwrap returns the decoding error of a schema that does not decode.
+func (p HeaderProblem) Unwrap() error { return p.Err }
+
+// clipValue renders a declaration's value for a message, at most 40
+// bytes of it.
+func clipValue(v any) string {
+	b, _ := json.Marshal(v)
+	if len(b) > 40 {
+		return string(b[:40]) + "…"
+	}
+	return string(b)
 }
 
 // HeaderDecls finds the x-mcp-header declarations of an input schema. A

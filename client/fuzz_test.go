@@ -2,8 +2,10 @@ package client
 
 import (
 	"bytes"
-
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzSSEReader feeds untrusted event streams to the reader: it must end
@@ -19,11 +21,9 @@ func FuzzSSEReader(f *testing.F) {
 			if err != nil {
 				return
 			}
-			if ev == nil {
-				t.Fatal("nil event without error")
-			}
+			require.NotNil(t, ev, "nil event without error")
 		}
-		t.Fatal("more events than bytes")
+		require.FailNow(t, "more events than bytes")
 	})
 }
 
@@ -34,8 +34,8 @@ func FuzzParseMessage(f *testing.F) {
 	f.Add([]byte(`{"jsonrpc":"2.0","method":"n","params":[]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := parseMessage(b)
-		if err == nil && m.JSONRPC != "2.0" {
-			t.Fatal("accepted a message that is not JSON-RPC 2.0")
+		if err == nil {
+			require.Equal(t, "2.0", m.JSONRPC, "accepted a message that is not JSON-RPC 2.0")
 		}
 	})
 }
@@ -54,13 +54,20 @@ func FuzzToolHeaders(f *testing.F) {
 			return
 		}
 		for _, v := range vals {
-			for i := 0; i < len(v); i++ {
-				if v[i] < 0x20 || v[i] >= 0x7f {
-					t.Fatalf("header value %q is not visible ASCII", v)
-				}
-			}
+			require.Truef(t, visibleASCII(v), "header value %q is not visible ASCII", v)
 		}
 	})
+}
+
+// visibleASCII reports whether every byte of s is visible ASCII or a space
+// (0x20 to 0x7e).
+func visibleASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // FuzzWWWAuthenticate feeds untrusted challenges to the parser.
@@ -69,17 +76,16 @@ func FuzzWWWAuthenticate(f *testing.F) {
 	f.Add(`Basic realm="x", Bearer abc==, DPoP algs="ES256"`)
 	f.Fuzz(func(t *testing.T, h string) {
 		for _, c := range parseWWWAuthenticate([]string{h}) {
-			if c.params == nil {
-				t.Fatal("nil params")
-			}
+			require.NotNil(t, c.params, "nil params")
 		}
 	})
 }
 
 func TestWWWAuthenticate(t *testing.T) {
 	cs := parseWWWAuthenticate([]string{`Basic realm="x", Bearer error="insufficient_scope", error_description="a \"b\", c", scope="mcp:basic mcp:write", resource_metadata="http://h/.well-known/oauth-protected-resource/mcp"`})
-	if len(cs) != 2 || cs[1].scheme != "bearer" || cs[1].params["scope"] != "mcp:basic mcp:write" ||
-		cs[1].params["error_description"] != `a "b", c` || cs[1].params["resource_metadata"] != "http://h/.well-known/oauth-protected-resource/mcp" {
-		t.Fatalf("%+v", cs)
-	}
+	require.Len(t, cs, 2, "%+v", cs)
+	assert.Equal(t, "bearer", cs[1].scheme, "%+v", cs)
+	assert.Equal(t, "mcp:basic mcp:write", cs[1].params["scope"], "%+v", cs)
+	assert.Equal(t, `a "b", c`, cs[1].params["error_description"], "%+v", cs)
+	assert.Equal(t, "http://h/.well-known/oauth-protected-resource/mcp", cs[1].params["resource_metadata"], "%+v", cs)
 }

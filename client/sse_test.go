@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestSSELineEnds(t *testing.T) {
@@ -17,12 +20,13 @@ func TestSSELineEnds(t *testing.T) {
 	} {
 		r := newSSEReader(strings.NewReader(in))
 		ev, err := r.next()
-		if err != nil || string(ev.Data) != "a\nb" || ev.ID != "1" || r.retry != 500 {
-			t.Fatalf("%q: %+v %v", in, ev, err)
-		}
-		if _, err := r.next(); err != io.EOF {
-			t.Fatalf("%q: %v", in, err)
-		}
+		require.NoError(t, err, "%q", in)
+		require.NotNil(t, ev, "%q", in)
+		assert.Equal(t, "a\nb", string(ev.Data), "%q: %+v", in, ev)
+		assert.Equal(t, "1", ev.ID, "%q: %+v", in, ev)
+		assert.Equal(t, 500, r.retry, "%q", in)
+		_, err = r.next()
+		require.Same(t, io.EOF, err, "%q: %v", in, err) // io.EOF itself, as callers compare with ==
 	}
 }
 
@@ -31,12 +35,10 @@ func TestSSELoneCRsAreLinear(t *testing.T) {
 	in := append(bytes.Repeat([]byte("x\r"), 1<<20), '\n')
 	start := time.Now()
 	r := newSSEReader(bytes.NewReader(in))
-	if _, err := r.next(); err != io.EOF {
-		t.Fatal(err)
-	}
+	_, err := r.next()
+	require.Same(t, io.EOF, err, "%v", err)
 	// Not a speed target: a reader that rescanned its buffer per line
 	// would take hours on this input; a linear one takes milliseconds.
-	if d := time.Since(start); d > time.Minute {
-		t.Fatalf("2 MiB of CR-ended lines took %v: reading is not linear", d)
-	}
+	d := time.Since(start)
+	require.LessOrEqualf(t, d, time.Minute, "2 MiB of CR-ended lines took %v: reading is not linear", d)
 }

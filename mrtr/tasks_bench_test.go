@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/stretchr/testify/require"
 )
 
 func benchTaskServer(b *testing.B, opts ...mrtr.TasksOption) *fixture {
@@ -72,8 +73,10 @@ func BenchmarkTaskCreateAndGet(b *testing.B) {
 				TaskID string `json:"taskId"`
 			} `json:"result"`
 		}
+		// testify only on failure, as in benchServe.
 		if err := json.Unmarshal(buf, &r); err != nil || r.Result.TaskID == "" {
-			b.Fatalf("%s", buf)
+			require.NoError(b, err, "%s", buf)
+			require.NotEmpty(b, r.Result.TaskID, "no task created: %s", buf)
 		}
 		get := []byte(request("tasks/get", obj{"_meta": meta(capsTaskBench), "taskId": r.Result.TaskID}))
 		buf = benchServe(b, fx.srv, get, buf, false)
@@ -118,7 +121,8 @@ func BenchmarkTaskMemory(b *testing.B) {
 			} `json:"result"`
 		}
 		if err := json.Unmarshal(buf, &r); err != nil || r.Result.Status != mrtr.TaskInputRequired {
-			b.Fatalf("first task: %s", buf)
+			require.NoError(b, err, "first task: %s", buf)
+			require.Equal(b, mrtr.TaskInputRequired, r.Result.Status, "first task: %s", buf)
 		}
 		b.ReportMetric(float64(len(buf)), "B/get")
 		runtime.KeepAlive(ids)

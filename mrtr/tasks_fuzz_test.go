@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzTaskMethods sends arbitrary params to tasks/get, tasks/update,
@@ -23,16 +24,13 @@ func FuzzTaskMethods(f *testing.F) {
 	}, mrtr.TaskSupport(mrtr.TaskOptional))
 	caps := obj{"elicitation": obj{}, "extensions": obj{mrtr.TasksExtension: obj{}}}
 	msg, _, perr := mrtr.ParseMessage([]byte(request("tools/call", obj{"_meta": meta(caps), "name": "confirm"})))
-	if perr != nil {
-		f.Fatal(perr)
-	}
+	require.Nil(f, perr)
 	resp := fx.srv.Handle(context.Background(), &mrtr.Inbound{Message: msg, Principal: "alice"})
+	require.Nil(f, resp.Error, "%+v", resp)
 	var created struct {
 		TaskID string `json:"taskId"`
 	}
-	if resp.Error != nil || json.Unmarshal(resp.Result, &created) != nil {
-		f.Fatalf("%+v", resp)
-	}
+	require.NoError(f, json.Unmarshal(resp.Result, &created), "%+v", resp)
 	fx.srv.WaitTasks()
 	metaJSON, _ := json.Marshal(meta(caps))
 	for _, seed := range []string{
@@ -66,11 +64,9 @@ func FuzzTaskMethods(f *testing.F) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel() // a listen stream ends at once
 		resp := fx.srv.Handle(ctx, &mrtr.Inbound{Message: msg, Principal: principal, Emit: func([]byte) error { return nil }})
-		if resp == nil {
-			t.Fatal("no response")
-		}
-		if other && method != "subscriptions/listen" && resp.Error == nil {
-			t.Fatalf("another principal reached the task: %s %s", method, params)
+		require.NotNil(t, resp, "no response")
+		if other && method != "subscriptions/listen" {
+			require.NotNil(t, resp.Error, "another principal reached the task: %s %s", method, params)
 		}
 	})
 }

@@ -2,9 +2,10 @@
 
 package stdio_test
 
-// The benchmarks check errors with b.Fatal rather than testify: require and
-// assert call b.Helper, which walks the stack, on every check in the timed
-// loop.
+// Each benchmark checks its calls' answers in the driver, which returns the
+// first error, and the benchmark checks that error with testify once the
+// timer is stopped. The drivers' goroutines send their errors back rather
+// than call testify, which must run on the benchmark's goroutine.
 
 import (
 	"bufio"
@@ -22,6 +23,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkSubprocessToolsCall measures tools/call of the conformance
@@ -56,17 +60,14 @@ func BenchmarkSubprocessToolsCall(b *testing.B) {
 				} else {
 					d = startHTTPFixture(b, bin, inflight)
 				}
-				if err := d.calls(2000, inflight); err != nil {
-					b.Fatalf("warm-up: %v", err)
-				}
+				require.NoError(b, d.calls(2000, inflight), "warm-up")
 				cpu0, self0, busy0 := procCPU(b, d.pid()), cpuTime(), machineBusy(b)
 				b.ResetTimer()
 				start := time.Now()
-				if err := d.calls(b.N, inflight); err != nil {
-					b.Fatal(err)
-				}
+				err := d.calls(b.N, inflight)
 				elapsed := time.Since(start)
 				b.StopTimer()
+				require.NoError(b, err)
 				cpu := procCPU(b, d.pid()) - cpu0
 				other := machineBusy(b) - busy0 - cpu - (cpuTime() - self0)
 				b.ReportMetric(float64(b.N)/elapsed.Seconds(), "calls/s")
@@ -114,9 +115,7 @@ func fixtureBinary(b *testing.B) string {
 			fixtureErr = fmt.Errorf("go build ./conformance/server: %v\n%s", err, out)
 		}
 	})
-	if fixtureErr != nil {
-		b.Fatal(fixtureErr)
-	}
+	require.NoError(b, fixtureErr)
 	return fixturePath
 }
 
@@ -125,18 +124,15 @@ func fixtureBinary(b *testing.B) string {
 func procCPU(b *testing.B, pid int) time.Duration {
 	b.Helper()
 	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	// The command name (field 2) is in parentheses and may hold spaces.
 	i := bytes.LastIndexByte(raw, ')')
 	f := bytes.Fields(raw[i+1:])
 	// f[0] is field 3 (state); utime and stime are fields 14 and 15.
 	utime, err1 := strconv.ParseInt(string(f[11]), 10, 64)
 	stime, err2 := strconv.ParseInt(string(f[12]), 10, 64)
-	if err1 != nil || err2 != nil {
-		b.Fatalf("/proc/%d/stat: %q", pid, raw)
-	}
+	require.NoError(b, err1, "/proc/%d/stat: %q", pid, raw)
+	require.NoError(b, err2, "/proc/%d/stat: %q", pid, raw)
 	return time.Duration(utime+stime) * 10 * time.Millisecond
 }
 
@@ -156,17 +152,13 @@ func serverEnv() []string {
 func machineBusy(b *testing.B) time.Duration {
 	b.Helper()
 	raw, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	line, _, _ := bytes.Cut(raw, []byte("\n"))
 	f := bytes.Fields(line)
 	var ticks int64
 	for _, i := range []int{1, 2, 3, 6, 7} {
 		n, err := strconv.ParseInt(string(f[i]), 10, 64)
-		if err != nil {
-			b.Fatalf("/proc/stat: %q", line)
-		}
+		require.NoError(b, err, "/proc/stat: %q", line)
 		ticks += n
 	}
 	return time.Duration(ticks) * 10 * time.Millisecond
@@ -195,28 +187,20 @@ func startStdioFixture(b *testing.B, bin string) *stdioFixture {
 	cmd := exec.Command(bin, "-stdio")
 	cmd.Env = serverEnv()
 	in, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	out, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
+	require.NoError(b, cmd.Start())
 	b.Cleanup(func() {
 		_ = in.Close()
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
 		select {
 		case err := <-done:
-			if err != nil {
-				b.Errorf("the fixture exited with %v", err)
-			}
+			assert.NoError(b, err, "the fixture's exit")
 		case <-time.After(10 * time.Second):
 			_ = cmd.Process.Kill()
-			b.Error("the fixture did not exit when its stdin closed")
+			assert.Fail(b, "the fixture did not exit when its stdin closed")
 		}
 	})
 	return &stdioFixture{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 64<<10)}
@@ -273,16 +257,12 @@ type httpFixture struct {
 func startHTTPFixture(b *testing.B, bin string, conns int) *httpFixture {
 	b.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	addr := l.Addr().String()
 	l.Close()
 	cmd := exec.Command(bin, "-addr", addr, "-path", "/mcp")
 	cmd.Env = serverEnv()
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, cmd.Start())
 	b.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
@@ -295,7 +275,7 @@ func startHTTPFixture(b *testing.B, bin string, conns int) *httpFixture {
 			break
 		}
 		if time.Now().After(deadline) {
-			b.Fatalf("the fixture did not listen on %s", addr)
+			require.FailNowf(b, "the fixture did not listen", "on %s within 10s", addr)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

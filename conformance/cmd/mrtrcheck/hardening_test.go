@@ -18,6 +18,8 @@ import (
 	"github.com/mrtrkit/mrtrkit/internal/testkit"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/transport/streamablehttp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // hardeningArgs keep the hardening scenarios short in tests.
@@ -38,17 +40,11 @@ func hardenedHandlerReadTimeout(t *testing.T, d time.Duration, srvOpts ...mrtr.O
 	}
 	quiet := slog.New(slog.DiscardHandler)
 	srv, err := mrtr.NewServer(desc, append([]mrtr.Option{mrtr.WithCodec(testkit.FreshCodec(t)), mrtr.WithLogger(quiet)}, srvOpts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.AddTool(mrtr.Tool{Name: "ask", InputSchema: json.RawMessage(`{"type":"object"}`)},
-		mrtr.HandlerFunc(func(context.Context, *mrtr.Request) (mrtr.Result, error) { return mrtr.TextResult("ok"), nil })); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, srv.AddTool(mrtr.Tool{Name: "ask", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		mrtr.HandlerFunc(func(context.Context, *mrtr.Request) (mrtr.Result, error) { return mrtr.TextResult("ok"), nil })))
 	h, err := streamablehttp.New(srv, streamablehttp.WithLogger(quiet), streamablehttp.WithReadTimeout(d))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return h
 }
 
@@ -160,18 +156,14 @@ func runHardeningCLI(t *testing.T, url, re string) (int, suite.Report, string) {
 	args := append([]string{"-url", url, "-run", re, "-json"}, hardeningArgs...)
 	code, out, errOut := runCLI(t, args...)
 	var rep suite.Report
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatalf("exit %d: the report does not decode: %v\n%s\n%s", code, err, out, errOut)
-	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), "exit %d: the report does not decode\n%s\n%s", code, out, errOut)
 	return code, rep, out
 }
 
 func statusOf(t *testing.T, rep suite.Report, id string) suite.Result {
 	t.Helper()
 	res, ok := rep.Result(id)
-	if !ok {
-		t.Fatalf("%s did not run: %+v", id, rep.Results)
-	}
+	require.True(t, ok, "%s did not run: %+v", id, rep.Results)
 	return res
 }
 
@@ -180,29 +172,19 @@ func TestHardeningPassesOnMrtrkit(t *testing.T) {
 	url := serve(t, hardenedHandler(t), nil)
 	start := time.Now()
 	code, rep, out := runHardeningCLI(t, url, `^hardening\.`)
-	if code != exitOK {
-		t.Fatalf("exit %d\n%s", code, out)
-	}
-	if want := len(hardeningScenarios()) - len(serverScenarios()); len(rep.Results) != want {
-		t.Fatalf("%d results, want %d:\n%s", len(rep.Results), want, out)
-	}
+	require.Equal(t, exitOK, code, "exit code\n%s", out)
+	require.Len(t, rep.Results, len(hardeningScenarios())-len(serverScenarios()), "results:\n%s", out)
 	for _, res := range rep.Results {
-		if res.Status != suite.Pass {
-			t.Errorf("%s: %s: %s", res.ID, res.Status, res.Reason)
-		}
+		assert.Equal(t, suite.Pass, res.Status, "%s: %s", res.ID, res.Reason)
 	}
-	if !strings.Contains(statusOf(t, rep, "hardening.listen-cap").Reason, "listen stream 17 was refused with HTTP 429") {
-		t.Errorf("listen-cap: %s", statusOf(t, rep, "hardening.listen-cap").Reason)
-	}
-	if d := time.Since(start); d > 30*time.Second {
-		t.Errorf("the hardening scenarios took %s", d)
-	}
+	assert.Contains(t, statusOf(t, rep, "hardening.listen-cap").Reason, "listen stream 17 was refused with HTTP 429", "listen-cap")
+	d := time.Since(start)
+	assert.LessOrEqual(t, d, 30*time.Second, "the hardening scenarios took %s", d)
 	// Large answers alone do not fail hardening.unread-response: the
 	// weakened server below fails it by its lock.
 	code, rep, out = runHardeningCLI(t, serve(t, padded(hardenedHandler(t)), nil), `^hardening\.unread-response$`)
-	if res := statusOf(t, rep, "hardening.unread-response"); code != exitOK || res.Status != suite.Pass {
-		t.Fatalf("large answers: exit %d\n%s", code, out)
-	}
+	require.Equal(t, exitOK, code, "large answers: exit code\n%s", out)
+	require.Equal(t, suite.Pass, statusOf(t, rep, "hardening.unread-response").Status, "large answers:\n%s", out)
 }
 
 func TestHardeningListenCapInfo(t *testing.T) {
@@ -211,9 +193,8 @@ func TestHardeningListenCapInfo(t *testing.T) {
 	h := hardenedHandler(t, mrtr.WithMaxListeners(0, 0))
 	url := serve(t, h, nil)
 	code, rep, out := runHardeningCLI(t, url, `^hardening\.listen-cap$`)
-	if code != exitOK || statusOf(t, rep, "hardening.listen-cap").Status != suite.Info {
-		t.Fatalf("exit %d\n%s", code, out)
-	}
+	require.Equal(t, exitOK, code, "exit code\n%s", out)
+	require.Equal(t, suite.Info, statusOf(t, rep, "hardening.listen-cap").Status, out)
 }
 
 func TestHardeningFailsOnWeakServers(t *testing.T) {
@@ -243,17 +224,13 @@ func TestHardeningFailsOnWeakServers(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
 			code, rep, out := runHardeningCLI(t, tc.url(t), tc.re)
-			if code != exitFail {
-				t.Errorf("exit %d, want %d\n%s", code, exitFail, out)
-			}
+			assert.Equal(t, exitFail, code, "exit code\n%s", out)
 			for _, id := range tc.failing {
-				if res := statusOf(t, rep, id); res.Status != suite.Fail {
-					t.Errorf("%s: %s (%s), want FAIL", id, res.Status, res.Reason)
-				}
+				res := statusOf(t, rep, id)
+				assert.Equal(t, suite.Fail, res.Status, "%s (%s)", id, res.Reason)
 			}
-			if d := time.Since(start); d > 20*time.Second {
-				t.Errorf("took %s", d)
-			}
+			d := time.Since(start)
+			assert.LessOrEqual(t, d, 20*time.Second, "took %s", d)
 		})
 	}
 }
@@ -263,7 +240,7 @@ func TestHardeningSlowBodyInfo(t *testing.T) {
 	// serves others meanwhile: INFO.
 	url := serve(t, hardenedHandlerReadTimeout(t, 10*time.Second), nil)
 	code, rep, out := runHardeningCLI(t, url, `^hardening\.slow-body$`)
-	if res := statusOf(t, rep, "hardening.slow-body"); code != exitOK || res.Status != suite.Info {
-		t.Fatalf("exit %d\n%s", code, out)
-	}
+	res := statusOf(t, rep, "hardening.slow-body")
+	require.Equal(t, exitOK, code, "exit code\n%s", out)
+	require.Equal(t, suite.Info, res.Status, out)
 }

@@ -17,6 +17,8 @@ import (
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/mrtr/legacy"
 	"github.com/mrtrkit/mrtrkit/transport/streamablehttp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func runCLI(t *testing.T, args ...string) (int, string, string) {
@@ -43,9 +45,7 @@ func askServer(t *testing.T, dual bool) string {
 		desc.LegacyVersions = []string{"2025-11-25"}
 	}
 	srv, err := mrtr.NewServer(desc, mrtr.WithCodec(codec), mrtr.WithLogger(slog.New(slog.DiscardHandler)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	h := mrtr.HandlerFunc(func(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
 		if a, ok := req.Responses.Elicitation("name"); ok && a.Accepted() {
 			return &mrtr.CallToolResult{Content: []mrtr.Content{mrtr.Text("hello")}}, nil
@@ -57,22 +57,16 @@ func askServer(t *testing.T, dual bool) string {
 	})
 	schema := json.RawMessage(`{"type":"object","properties":{"topic":{"type":"string"}}}`)
 	for _, name := range []string{"ask", "ask_twin"} {
-		if err := srv.AddTool(mrtr.Tool{Name: name, InputSchema: schema}, h); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, srv.AddTool(mrtr.Tool{Name: name, InputSchema: schema}, h))
 	}
 	opts := []streamablehttp.Option{streamablehttp.WithLogger(slog.New(slog.DiscardHandler))}
 	if dual {
 		eng, err := legacy.New(srv, legacy.WithLogger(slog.New(slog.DiscardHandler)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		opts = append(opts, streamablehttp.WithLegacy(eng))
 	}
 	handler, err := streamablehttp.New(srv, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ts := httptest.NewServer(handler)
 	t.Cleanup(ts.Close)
 	return ts.URL + "/mcp"
@@ -130,41 +124,33 @@ func TestUsageErrors(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			code, out, errOut := runCLI(t, args...)
-			if code != exitUsage {
-				t.Errorf("exit %d, want %d; stdout %q stderr %q", code, exitUsage, out, errOut)
-			}
-			if out != "" {
-				t.Errorf("usage error wrote to stdout: %q", out)
-			}
+			assert.Equal(t, exitUsage, code, "exit code; stdout %q stderr %q", out, errOut)
+			assert.Empty(t, out, "usage error wrote to stdout")
 		})
 	}
-	if code, _, errOut := runCLI(t, "-h"); code != exitOK || !strings.Contains(errOut, "Usage: mrtrcheck") {
-		t.Errorf("-h: exit %d, %q", code, errOut)
-	}
+	code, _, errOut := runCLI(t, "-h")
+	assert.Equal(t, exitOK, code, "-h: exit code; stderr %q", errOut)
+	assert.Contains(t, errOut, "Usage: mrtrcheck", "-h")
 }
 
 func TestList(t *testing.T) {
 	code, out, _ := runCLI(t, "-list")
-	if code != exitOK || !strings.Contains(out, "state.flip-middle") || !strings.Contains(out, "(informational)") {
-		t.Fatalf("exit %d:\n%s", code, out)
-	}
+	require.Equal(t, exitOK, code, "exit code:\n%s", out)
+	require.Contains(t, out, "state.flip-middle")
+	require.Contains(t, out, "(informational)")
 	code, out, _ = runCLI(t, "-list", "-json")
+	require.Equal(t, exitOK, code, "-json: exit code:\n%s", out)
 	var all []suite.Scenario
-	if code != exitOK || json.Unmarshal([]byte(out), &all) != nil || len(all) != len(suite.Scenarios())+len(hardeningScenarios()) {
-		t.Fatalf("exit %d:\n%s", code, out)
-	}
+	require.NoError(t, json.Unmarshal([]byte(out), &all), "-json:\n%s", out)
+	require.Len(t, all, len(suite.Scenarios())+len(hardeningScenarios()), "-json: every scenario, the hardening ones too")
 }
 
 func TestGoodServerExitsZero(t *testing.T) {
 	url := goodServer(t)
 	code, out, errOut := runCLI(t, "-url", url, "-tool", "ask", "-args", `{"topic":"x"}`, "-other-tool", "ask_twin", "-json", "-body-wait", "500ms")
-	if code != exitOK {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
+	require.Equal(t, exitOK, code, "exit code\n%s\n%s", out, errOut)
 	var rep suite.Report
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatalf("the JSON report does not decode: %v\n%s", err, out)
-	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), "the JSON report does not decode\n%s", out)
 	// NOT-RUN: the cross-principal replay (no tokens), state.forged (the
 	// AEAD state is opaque), hardening.listen-cap (the server advertises
 	// no list changes, so serves no listen streams), and the legacy
@@ -176,47 +162,40 @@ func TestGoodServerExitsZero(t *testing.T) {
 			legacyNotRun++
 		}
 	}
-	if legacyNotRun == 0 || rep.Counts[suite.Fail] != 0 || rep.Counts[suite.NotRun] != 3+legacyNotRun || rep.Counts[suite.Pass] < 20 {
-		t.Errorf("counts %v, %d legacy NOT-RUN", rep.Counts, legacyNotRun)
-	}
-	if res, ok := rep.Result("replay.other-principal"); !ok || res.Status != suite.NotRun {
-		t.Errorf("replay.other-principal: %+v", res)
+	assert.NotZero(t, legacyNotRun, "legacy, server and tasks scenarios NOT-RUN; counts %v", rep.Counts)
+	assert.Zero(t, rep.Counts[suite.Fail], "FAIL count; counts %v", rep.Counts)
+	assert.Equal(t, 3+legacyNotRun, rep.Counts[suite.NotRun], "NOT-RUN count; counts %v, %d legacy NOT-RUN", rep.Counts, legacyNotRun)
+	assert.GreaterOrEqual(t, rep.Counts[suite.Pass], 20, "PASS count; counts %v", rep.Counts)
+	res, ok := rep.Result("replay.other-principal")
+	if assert.True(t, ok, "replay.other-principal did not run") {
+		assert.Equal(t, suite.NotRun, res.Status, "replay.other-principal: %+v", res)
 	}
 }
 
 func TestWeakServerExitsOne(t *testing.T) {
 	url := acceptAnyState(t)
 	code, out, errOut := runCLI(t, "-url", url, "-tool", "ask", "-other-tool", "ask_twin", "-run", `^(state\.flip|replay\.)`)
-	if code != exitFail {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
+	require.Equal(t, exitFail, code, "exit code\n%s\n%s", out, errOut)
 	for _, want := range []string{"baseline.round-trip", "state.flip-middle", "FAIL", "accepted: HTTP 200, result complete", "scenarios:"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the table lacks %q:\n%s", want, out)
-		}
+		assert.Contains(t, out, want, "the table")
 	}
-	if strings.Contains(out, "envelope.") {
-		t.Errorf("-run did not select:\n%s", out)
-	}
+	assert.NotContains(t, out, "envelope.", "-run did not select")
 }
 
 func TestUnreachableServerExitsOne(t *testing.T) {
 	code, out, _ := runCLI(t, "-url", "http://127.0.0.1:1/mcp", "-timeout", "2s", "-run", "^http\\.get$")
-	if code != exitFail || !strings.Contains(out, "http.get") {
-		t.Fatalf("exit %d\n%s", code, out)
-	}
+	require.Equal(t, exitFail, code, "exit code\n%s", out)
+	require.Contains(t, out, "http.get")
 }
 
 func TestStrictExitsOneOnNotRun(t *testing.T) {
 	url := goodServer(t)
 	args := []string{"-url", url, "-tool", "ask", "-args", `{"topic":"x"}`, "-other-tool", "ask_twin", "-run", `^replay\.`}
-	if code, out, errOut := runCLI(t, args...); code != exitOK {
-		t.Fatalf("without -strict: exit %d\n%s\n%s", code, out, errOut)
-	}
-	code, out, errOut := runCLI(t, append(args, "-strict")...)
-	if code != exitFail || !strings.Contains(out, "-strict counts as a failure") {
-		t.Fatalf("with -strict: exit %d\n%s\n%s", code, out, errOut)
-	}
+	code, out, errOut := runCLI(t, args...)
+	require.Equal(t, exitOK, code, "without -strict: exit code\n%s\n%s", out, errOut)
+	code, out, errOut = runCLI(t, append(args, "-strict")...)
+	require.Equal(t, exitFail, code, "with -strict: exit code\n%s\n%s", out, errOut)
+	require.Contains(t, out, "-strict counts as a failure", "with -strict")
 }
 
 func TestAnswersFlagIsSent(t *testing.T) {
@@ -248,31 +227,26 @@ func TestAnswersFlagIsSent(t *testing.T) {
 	defer ts.Close()
 	args := []string{"-url", ts.URL + "/mcp", "-tool", "ask", "-run", `^baseline`}
 	code, out, _ := runCLI(t, args...)
-	if code != exitOK || !strings.Contains(out, "NOT-RUN") || !strings.Contains(out, "supply the answer it expects with -answers") {
-		t.Fatalf("without -answers: exit %d\n%s", code, out)
-	}
+	require.Equal(t, exitOK, code, "without -answers: exit code\n%s", out)
+	require.Contains(t, out, "NOT-RUN", "without -answers")
+	require.Contains(t, out, "supply the answer it expects with -answers", "without -answers")
 	code, out, _ = runCLI(t, append(args, "-answers", `{"name":{"role":"assistant","content":{"type":"text","text":"magic"},"model":"m"}}`)...)
-	if code != exitOK || !strings.Contains(out, "1 PASS, 0 FAIL") {
-		t.Fatalf("with -answers: exit %d\n%s", code, out)
-	}
+	require.Equal(t, exitOK, code, "with -answers: exit code\n%s", out)
+	require.Contains(t, out, "1 PASS, 0 FAIL", "with -answers")
 }
 
 func TestLegacyFlags(t *testing.T) {
 	url := askServer(t, true)
 	code, out, errOut := runCLI(t, "-url", url, "-tool", "ask", "-args", `{"topic":"x"}`, "-run", `^legacy\.`,
 		"-legacy-tool", `ask={"topic":"legacy"}`, "-legacy-tool", "ask_twin", "-legacy-tool", "not_listed", "-legacy-rounds", "2")
-	if code != exitOK {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
+	require.Equal(t, exitOK, code, "exit code\n%s\n%s", out, errOut)
 	for _, want := range []string{"legacy.no-leak", "ask 1 round(s) of legs; ask_twin 1 round(s) of legs", "of 1..2", "not_listed is not listed, skipped",
 		"legacy.session-principal", "needs two principals", "11 PASS, 0 FAIL, 1 NOT-RUN"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the table lacks %q:\n%s", want, out)
-		}
+		assert.Contains(t, out, want, "the table")
 	}
 	// A server of 2026-07-28 only: every legacy scenario is NOT-RUN.
 	code, out, _ = runCLI(t, "-url", goodServer(t), "-tool", "ask", "-run", `^legacy\.`)
-	if code != exitOK || !strings.Contains(out, "server does not serve the initialize era") || !strings.Contains(out, "0 PASS, 0 FAIL, 12 NOT-RUN") {
-		t.Fatalf("exit %d\n%s", code, out)
-	}
+	require.Equal(t, exitOK, code, "2026-07-28 only: exit code\n%s", out)
+	require.Contains(t, out, "server does not serve the initialize era", "2026-07-28 only")
+	require.Contains(t, out, "0 PASS, 0 FAIL, 12 NOT-RUN", "2026-07-28 only")
 }

@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // A call reported by the child process reads back as it was, its time
@@ -17,13 +20,10 @@ func TestGoodLineRoundTrip(t *testing.T) {
 	line := fmt.Sprintf("call %d %d %d %d %d %s %s", 2*time.Second, tr.total, 1, tr.connect, tr.wait, "wrong", strconv.Quote("status 429: \"busy\" now"))
 	parseGoodLine(line, 100*time.Millisecond, g)
 	parseGoodLine("garbage", 0, g)
-	if len(g.at) != 1 || g.at[0] != 2100*time.Millisecond || g.latency[0] != tr.total {
-		t.Fatalf("recorded %v %v", g.at, g.latency)
-	}
-	if g.worst != tr || g.dials != 1 {
-		t.Fatalf("worst %+v, dials %d", g.worst, g.dials)
-	}
-	if g.outcomes.get("wrong") != 1 || g.outcomes.examples()[0] != `wrong: status 429: "busy" now` {
-		t.Fatalf("outcomes %v %v", g.outcomes, g.outcomes.examples())
-	}
+	require.Equal(t, []time.Duration{2100 * time.Millisecond}, g.at, "the time of the one good line, moved by the offset")
+	require.Equal(t, []time.Duration{tr.total}, g.latency)
+	assert.Equal(t, tr, g.worst)
+	assert.Equal(t, 1, g.dials)
+	assert.Equal(t, 1, g.outcomes.get("wrong"), "outcomes %v", g.outcomes)
+	assert.Equal(t, []string{`wrong: status 429: "busy" now`}, g.outcomes.examples())
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // tasksExtension is the Tasks extension (SEP-2663).
@@ -41,17 +43,11 @@ func taskRequest(t testing.TB, url, method, name string, params map[string]any) 
 	t.Helper()
 	params["_meta"] = taskMeta()
 	x := post(t, method+" "+name, url, modernHeaders(method, name), map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-	if x.status != http.StatusOK {
-		t.Fatalf("%s %s: HTTP %d", method, name, x.status)
-	}
+	require.Equal(t, http.StatusOK, x.status, "%s %s: HTTP status", method, name)
 	m := x.next(t)
-	if m.Error != nil {
-		t.Fatalf("%s %s: %+v", method, name, m.Error)
-	}
+	require.Nil(t, m.Error, "%s %s: %+v", method, name, m.Error)
 	var v taskView
-	if err := json.Unmarshal(m.Result, &v); err != nil {
-		t.Fatalf("%s: %v", method, err)
-	}
+	require.NoError(t, json.Unmarshal(m.Result, &v), method)
 	return v, x.replica
 }
 
@@ -66,9 +62,8 @@ func waitTask(t testing.TB, url, id, want string, within time.Duration) (taskVie
 		if v.Status == want {
 			return v, served
 		}
-		if time.Now().After(deadline) || (v.Status != "working" && v.Status != "input_required") {
-			t.Fatalf("task %s: status %q, want %q", id, v.Status, want)
-		}
+		require.Contains(t, []string{"working", "input_required"}, v.Status, "task %s: status %q, want %q", id, v.Status, want)
+		require.False(t, time.Now().After(deadline), "task %s: status %q after %s, want %q", id, v.Status, within, want)
 		time.Sleep(100 * time.Millisecond)
 	}
 }
@@ -79,25 +74,20 @@ func waitTask(t testing.TB, url, id, want string, within time.Duration) (taskVie
 func TestSharedTasks(t *testing.T) {
 	a, b, c := reps[0], reps[1], reps[2]
 	created, rep := taskRequest(t, a.url, "tools/call", "task_confirm", map[string]any{"name": "task_confirm", "arguments": map[string]any{}})
-	if created.ResultType != "task" || rep != a.name {
-		t.Fatalf("tools/call on %s: %+v from %s", a.name, created, rep)
-	}
+	require.Equal(t, "task", created.ResultType, "tools/call on %s: %+v", a.name, created)
+	require.Equal(t, a.name, rep, "tools/call on %s answered by", a.name)
 	id := created.TaskID
 	// Durable before sent: the second replica finds it at once.
-	if v, _ := taskRequest(t, b.url, "tasks/get", id, map[string]any{"taskId": id}); v.TaskID != id {
-		t.Fatalf("tasks/get on %s right after creation: %+v", b.name, v)
-	}
-	v, _ := waitTask(t, b.url, id, "input_required", 10*time.Second)
-	if _, ok := v.InputRequests["r1/ok"]; !ok {
-		t.Fatalf("input requests %v, want r1/ok", v.InputRequests)
-	}
+	v, _ := taskRequest(t, b.url, "tasks/get", id, map[string]any{"taskId": id})
+	require.Equal(t, id, v.TaskID, "tasks/get on %s right after creation: %+v", b.name, v)
+	v, _ = waitTask(t, b.url, id, "input_required", 10*time.Second)
+	require.Contains(t, v.InputRequests, "r1/ok", "input requests")
 	taskRequest(t, c.url, "tasks/update", id, map[string]any{"taskId": id, "inputResponses": map[string]any{
 		"r1/ok": map[string]any{"action": "accept", "content": map[string]any{"yes": true}}}})
 	v, _ = waitTask(t, b.url, id, "completed", 10*time.Second)
 	want := "asked=" + a.name + " finished=" + c.name + " action=accept"
-	if v.Result == nil || v.Result.text() != want {
-		t.Fatalf("result %+v, want %q (the task resumed on the replica that completed its answers)", v.Result, want)
-	}
+	require.NotNil(t, v.Result, "want %q", want)
+	require.Equal(t, want, v.Result.text(), "the task resumed on the replica that completed its answers")
 	t.Logf("task %s: created on %s, polled on %s, answered on %s: %s", id, a.name, b.name, c.name, v.Result.text())
 
 	// Another principal does not exist here (no authentication), but a
@@ -105,9 +95,9 @@ func TestSharedTasks(t *testing.T) {
 	for _, r := range reps {
 		x := post(t, "tasks/get guessed on "+r.name, r.url, modernHeaders("tasks/get", "AAAAAAAAAAAAAAAAAAAAAA"), map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tasks/get",
 			"params": map[string]any{"taskId": "AAAAAAAAAAAAAAAAAAAAAA", "_meta": taskMeta()}})
-		if m := x.next(t); m.Error == nil || m.Error.Code != -32602 {
-			t.Fatalf("guessed id on %s: %+v", r.name, m)
-		}
+		m := x.next(t)
+		require.NotNil(t, m.Error, "guessed id on %s: %+v", r.name, m)
+		require.Equal(t, -32602, m.Error.Code, "guessed id on %s: %+v", r.name, m)
 	}
 
 	// A task running on a, cancelled through nginx, ends cancelled.
@@ -123,9 +113,7 @@ func TestSharedTasks(t *testing.T) {
 		"r1/ok": map[string]any{"action": "decline"}}})
 	v, more := waitTask(t, proxyURL, created.TaskID, "completed", 10*time.Second)
 	all := append(append([]string{createdOn}, polledOn...), append([]string{answeredOn}, more...)...)
-	if len(distinct(all)) < 2 {
-		t.Fatalf("every request of the task landed on %v: nginx should spread them", all)
-	}
+	require.GreaterOrEqual(t, len(distinct(all)), 2, "every request of the task landed on %v: nginx should spread them", all)
 	t.Logf("task %s through nginx: served by %v: %s", created.TaskID, all, v.Result.text())
 }
 
@@ -133,9 +121,8 @@ func TestSharedTasks(t *testing.T) {
 func startVictimTask(t *testing.T, victim *replica) string {
 	t.Helper()
 	v, rep := taskRequest(t, victim.url, "tools/call", "task_slow", map[string]any{"name": "task_slow", "arguments": map[string]any{"ms": 1500}})
-	if v.ResultType != "task" || rep != victim.name {
-		t.Fatalf("task_slow on %s: %+v from %s", victim.name, v, rep)
-	}
+	require.Equal(t, "task", v.ResultType, "task_slow on %s: %+v", victim.name, v)
+	require.Equal(t, victim.name, rep, "task_slow on %s answered by", victim.name)
 	return v.TaskID
 }
 
@@ -144,8 +131,8 @@ func startVictimTask(t *testing.T, victim *replica) string {
 func checkVictimTask(t *testing.T, victim *replica, id string) {
 	t.Helper()
 	v, served := waitTask(t, proxyURL, id, "completed", 20*time.Second)
-	if v.Result == nil || v.Result.text() == "finished="+victim.name || !strings.HasPrefix(v.Result.text(), "finished=") {
-		t.Fatalf("the task of the killed replica: %+v", v.Result)
-	}
+	require.NotNil(t, v.Result, "the task of the killed replica")
+	require.True(t, strings.HasPrefix(v.Result.text(), "finished="), "the task of the killed replica: %+v", v.Result)
+	require.NotEqual(t, "finished="+victim.name, v.Result.text(), "the task of the killed replica finished on it")
 	t.Logf("task %s of the killed replica %s: taken over, %s (polled on %v)", id, victim.name, v.Result.text(), served)
 }

@@ -1,8 +1,7 @@
 package legacy
 
-// The benchmarks check errors with b.Fatal rather than testify: require and
-// assert call b.Helper, which walks the stack, on every check in the timed
-// loop.
+// In the timed loops, testify is called only when a check has failed:
+// require and assert call b.Helper, which walks the stack, on every call.
 
 import (
 	"context"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/stretchr/testify/require"
 )
 
 // benchTool asks the client for its roots once, then answers: one round.
@@ -26,16 +26,14 @@ func benchTool(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
 
 func benchServer(b *testing.B) *mrtr.Server {
 	srv := newTestServer(b, &book{})
-	if err := srv.AddTool(mrtr.Tool{Name: "bench", InputSchema: json.RawMessage(`{"type":"object"}`)}, mrtr.HandlerFunc(benchTool)); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, srv.AddTool(mrtr.Tool{Name: "bench", InputSchema: json.RawMessage(`{"type":"object"}`)}, mrtr.HandlerFunc(benchTool)))
 	return srv
 }
 
 func mustParse(b *testing.B, s string) *mrtr.Message {
 	m, _, perr := mrtr.ParseMessage([]byte(s))
 	if perr != nil {
-		b.Fatal(perr)
+		require.Nil(b, perr)
 	}
 	return m
 }
@@ -95,7 +93,7 @@ func benchBridged(b *testing.B, perCall bool) {
 		i++
 		sess, err := v.e.Session(s.ID(), caller("ada"))
 		if err != nil {
-			b.Fatal(err)
+			require.NoError(b, err)
 		}
 		msg := mustParse(b, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,"method":"tools/call","params":{"name":"bench","arguments":{}}}`)
 		if perCall {
@@ -115,7 +113,7 @@ func benchBridged(b *testing.B, perCall bool) {
 				}
 				a, err := v.e.Session(s.ID(), caller("ada"))
 				if err != nil {
-					b.Fatal(err)
+					require.NoError(b, err)
 				}
 				body := append(append([]byte(`{"jsonrpc":"2.0","id":`), m.ID...), answer...)
 				a.Handle(context.Background(), mustParse(b, string(body)), nil)
@@ -125,7 +123,7 @@ func benchBridged(b *testing.B, perCall bool) {
 		}
 		sess.Release()
 		if resp.Error != nil {
-			b.Fatalf("call failed: %+v", resp.Error)
+			require.Nil(b, resp.Error, "call failed")
 		}
 	}
 	reportCPU(b, start)
@@ -148,13 +146,13 @@ func BenchmarkModernCall(b *testing.B) {
 			RequestState string `json:"requestState"`
 		}
 		if resp.Error != nil || json.Unmarshal(resp.Result, &r) != nil || r.RequestState == "" {
-			b.Fatalf("first round: %+v %s", resp.Error, resp.Result)
+			require.Failf(b, "first round", "%+v %s", resp.Error, resp.Result)
 		}
 		retry := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bench","arguments":{},` + meta +
 			`,"requestState":"` + r.RequestState + `","inputResponses":{"where":{"roots":[{"uri":"file:///w","name":"w"}]}}}}`
 		in.Message = mustParse(b, retry)
 		if resp := srv.Handle(context.Background(), in); resp.Error != nil {
-			b.Fatalf("retry: %+v", resp.Error)
+			require.Nil(b, resp.Error, "retry")
 		}
 	}
 	reportCPU(b, start)

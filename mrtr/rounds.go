@@ -41,7 +41,16 @@ func (s *Server) openState(c *call, args json.RawMessage) (state.Claims, *Error)
 		s.log.Info("mrtr: requestState refused", "reason", reason, "method", c.method, "target", clip(c.target))
 		return state.Claims{}, InvalidStateError(reason == state.ReasonExpired.String())
 	}
-	token, ok := wire.String(c.p.RequestState)
+	// The module's own codec keeps nothing of the token it opens, and the
+	// request body is not written to while it does: it can read the token
+	// where it lies. Any other Codec gets a string of its own.
+	var token string
+	var ok bool
+	if sealsWithoutKeeping(s.codec) {
+		token, ok = wire.StringView(c.p.RequestState)
+	} else {
+		token, ok = wire.String(c.p.RequestState)
+	}
 	if !ok {
 		return refuse("not_a_string")
 	}
@@ -212,8 +221,9 @@ func putAsked(m map[string]byte) {
 }
 
 // sealsWithoutKeeping reports whether c is this module's own codec, whose
-// Seal reads the claims' Asked map and keeps no reference to it. Any
-// other Codec may keep what it is given, so it gets a map of its own.
+// Seal reads the claims' Asked map and whose Open reads the token, and
+// which keeps no reference to either. Any other Codec may keep what it is
+// given, so it gets memory of its own.
 func sealsWithoutKeeping(c state.Codec) bool {
 	_, ok := c.(*state.RingCodec)
 	return ok

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/state"
@@ -40,7 +41,16 @@ func (s *Server) openState(c *call, args json.RawMessage) (state.Claims, *Error)
 		s.log.Info("mrtr: requestState refused", "reason", reason, "method", c.method, "target", clip(c.target))
 		return state.Claims{}, InvalidStateError(reason == state.ReasonExpired.String())
 	}
-	token, ok := wire.String(c.p.RequestState)
+	// The module's own codec keeps nothing of the token it opens, and the
+	// request body is not written to while it does: it can read the token
+	// where it lies. Any other Codec gets a string of its own.
+	var token string
+	var ok bool
+	if sealsWithoutKeeping(s.codec) {
+		token, ok = wire.StringView(c.p.RequestState)
+	} else {
+		token, ok = wire.String(c.p.RequestState)
+	}
 	if !ok {
 		return refuse("not_a_string")
 	}
@@ -128,7 +138,14 @@ func (s *Server) inputRequired(c *call, r *InputRequired, args json.RawMessage, 
 func (s *Server) inputRequiredJournal(c *call, r *InputRequired, args json.RawMessage, round int, j *journal) (json.RawMessage, *Error) {
 	// What the handler embeds is validated first: a malformed request is a
 	// server bug whatever the client declared.
-	asked := make(map[string]byte, len(r.Requests))
+	var asked map[string]byte
+	if c.capture == nil && sealsWithoutKeeping(s.codec) {
+		// The map lives only until Seal returns: take it from the pool.
+		asked = askedPool.Get().(map[string]byte)
+		defer putAsked(asked)
+	} else {
+		asked = make(map[string]byte, len(r.Requests))
+	}
 	for key, ir := range r.Requests {
 		if key == "" || len(key) > state.MaxAskedKeyLen || strings.HasPrefix(key, reservedKeyPrefix) {
 			return nil, s.internal("handler asked with a bad key", fmt.Errorf("input request keys are 1 to %d bytes and do not begin with %q", state.MaxAskedKeyLen, reservedKeyPrefix), c)
@@ -186,4 +203,28 @@ func (s *Server) inputRequiredJournal(c *call, r *InputRequired, args json.RawMe
 	}
 	sort.Strings(c.rec.Asked)
 	return s.render(wire.ResultInputRequired, &c.irBody, nil, nil)
+}
+
+// askedPool holds the maps of asked keys that inputRequiredJournal hands
+// to a codec known not to keep them (sealsWithoutKeeping). Maps that grew
+// past maxPooledAsked entries are left to the garbage collector.
+var askedPool = sync.Pool{New: func() any { return make(map[string]byte, 8) }}
+
+const maxPooledAsked = 16
+
+func putAsked(m map[string]byte) {
+	if len(m) > maxPooledAsked {
+		return
+	}
+	clear(m)
+	askedPool.Put(m)
+}
+
+// sealsWithoutKeeping reports whether c is this module's own codec, whose
+// Seal reads the claims' Asked map and whose Open reads the token, and
+// which keeps no reference to either. Any other Codec may keep what it is
+// given, so it gets memory of its own.
+func sealsWithoutKeeping(c state.Codec) bool {
+	_, ok := c.(*state.RingCodec)
+	return ok
 }

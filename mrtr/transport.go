@@ -163,6 +163,7 @@ type envelope struct {
 
 	hasID bool
 	split []member
+	room  *parsedMessage // where the message and its split go, once params is seen
 	args  strictjson.Verdict
 	dup   bool // an envelope member appears twice
 }
@@ -174,6 +175,7 @@ func (env *envelope) read(body []byte) *Error {
 	// Only split is captured by the closure that outlives the call, so
 	// that env stays on the caller's stack.
 	var split []member
+	var room *parsedMessage
 	err := strictjson.Object(body, func(name []byte, val json.RawMessage) error {
 		var slot *json.RawMessage
 		switch string(name) {
@@ -202,14 +204,15 @@ func (env *envelope) read(body []byte) *Error {
 			return nil
 		}
 		// Room for a retry's params (name, arguments, _meta, requestState,
-		// inputResponses) without growing.
-		split = make([]member, 0, 8)
+		// inputResponses) without growing, allocated with the message.
+		room = new(parsedMessage)
+		split = room.split[:0]
 		return func(n []byte, val json.RawMessage) error {
 			split = append(split, member{n, val})
 			return nil
 		}
 	}, &env.args)
-	env.split = split
+	env.split, env.room = split, room
 	if err != nil {
 		return parseError("body is not valid JSON")
 	}
@@ -238,7 +241,19 @@ func (env *envelope) request(id ID) (*Message, ID, *Error) {
 	if isAbsent(env.Params) {
 		env.Params, env.split = nil, nil
 	}
-	return &Message{ID: id, Method: method, Params: env.Params, split: env.split, splitOK: env.split != nil, args: env.args}, id, nil
+	room := env.room
+	if room == nil {
+		room = new(parsedMessage)
+	}
+	room.msg = Message{ID: id, Method: method, Params: env.Params, split: env.split, splitOK: env.split != nil, args: env.args}
+	return &room.msg, id, nil
+}
+
+// parsedMessage is a parsed request and the room its params' members are
+// split into, allocated at once.
+type parsedMessage struct {
+	msg   Message
+	split [8]member
 }
 
 // member is one member of an object, by exact name.

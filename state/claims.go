@@ -107,7 +107,9 @@ func sortedAskedKeys(m map[string]byte, buf []string) []string {
 	for k := range m {
 		buf = append(buf, k)
 	}
-	slices.Sort(buf)
+	if len(buf) > 1 {
+		slices.Sort(buf)
+	}
 	return buf
 }
 

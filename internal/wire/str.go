@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/json"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // String decodes raw into a Go string exactly as json.Unmarshal would,
@@ -20,6 +21,20 @@ func String(raw []byte) (string, bool) {
 		return "", false
 	}
 	return s, true
+}
+
+// StringView is String without the copy in the common case: the string
+// of a bare literal shares raw's memory. It is for a string whose use
+// ends before anything could write to raw, and which nothing keeps; the
+// value it returns is always the one String would.
+func StringView(raw []byte) (string, bool) {
+	if body, ok := plainString(raw); ok {
+		if len(body) == 0 {
+			return "", true
+		}
+		return unsafe.String(&body[0], len(body)), true
+	}
+	return String(raw)
 }
 
 // plainString returns what stands between the quotes of raw when raw is a

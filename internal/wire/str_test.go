@@ -21,7 +21,27 @@ func TestStringMatchesEncodingJSON(t *testing.T) {
 		wantOK := json.Unmarshal([]byte(raw), &want) == nil
 		got, ok := String([]byte(raw))
 		assert.Falsef(t, ok != wantOK || got != want, "String(%q) = %q, %v; encoding/json gives %q, %v", raw, got, ok, want, wantOK)
+		view, ok := StringView([]byte(raw))
+		assert.Falsef(t, ok != wantOK || view != want, "StringView(%q) = %q, %v; encoding/json gives %q, %v", raw, view, ok, want, wantOK)
 	}
+}
+
+// TestStringView checks that StringView reads a bare literal in place,
+// without allocating, and copies whatever has escapes.
+func TestStringView(t *testing.T) {
+	raw := []byte(`"AbC-_09"`)
+	var got string
+	allocs := testing.AllocsPerRun(100, func() { got, _ = StringView(raw) })
+	assert.Zero(t, allocs)
+	require.Equal(t, "AbC-_09", got)
+	raw[1] = 'x' // shares raw's memory, as documented
+	assert.Equal(t, "xbC-_09", got)
+
+	esc := []byte(`"a\nb"`)
+	got, ok := StringView(esc)
+	require.True(t, ok)
+	esc[1] = 'z'
+	assert.Equal(t, "a\nb", got, "an escaped literal is decoded into memory of its own")
 }
 
 // FuzzString checks that String and encoding/json agree on every input
@@ -37,6 +57,8 @@ func FuzzString(f *testing.F) {
 		require.Falsef(t, ok && wantErr != nil, "String(%q) accepted %q; encoding/json refuses: %v", raw, got, wantErr)
 		require.Falsef(t, ok && got != want, "String(%q) = %q; encoding/json gives %q", raw, got, want)
 		require.Falsef(t, !ok && wantErr == nil, "String(%q) refused; encoding/json reads %q", raw, want)
+		view, vok := StringView(raw)
+		require.Falsef(t, vok != ok || view != got, "StringView(%q) = %q, %v; String gives %q, %v", raw, view, vok, got, ok)
 	})
 }
 

@@ -37,23 +37,10 @@ func acceptsResponses(lines []string) bool {
 		return true
 	}
 	var js, sse weight
-	for _, line := range lines {
-		for line != "" {
-			var elem string
-			elem, line = cutElement(line)
-			typ, params := cutParams(elem)
-			main, sub, ok := strings.Cut(typ, "/")
-			if !ok || main == "" || sub == "" || (main == "*" && sub != "*") {
-				continue
-			}
-			q, ok := qOf(params)
-			if !ok {
-				continue
-			}
-			js.consider(specificity(main, sub, "application", "json"), q)
-			sse.consider(specificity(main, sub, "text", "event-stream"), q)
-		}
-	}
+	eachMediaRange(lines, func(main, sub string, q int) {
+		js.consider(specificity(main, sub, "application", "json"), q)
+		sse.consider(specificity(main, sub, "text", "event-stream"), q)
+	})
 	return js.acceptable() && sse.acceptable()
 }
 
@@ -65,6 +52,15 @@ func acceptsStream(lines []string) bool {
 		return true
 	}
 	var sse weight
+	eachMediaRange(lines, func(main, sub string, q int) {
+		sse.consider(specificity(main, sub, "text", "event-stream"), q)
+	})
+	return sse.acceptable()
+}
+
+// eachMediaRange calls f with each well-formed media range of the Accept
+// header lines and its weight in thousandths; malformed ones are skipped.
+func eachMediaRange(lines []string, f func(main, sub string, q int)) {
 	for _, line := range lines {
 		for line != "" {
 			var elem string
@@ -78,10 +74,9 @@ func acceptsStream(lines []string) bool {
 			if !ok {
 				continue
 			}
-			sse.consider(specificity(main, sub, "text", "event-stream"), q)
+			f(main, sub, q)
 		}
 	}
-	return sse.acceptable()
 }
 
 // weight is the best match found so far for one media type.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -69,6 +70,45 @@ func TestStraightLineThreeRounds(t *testing.T) {
 	require.Equal(t, 3, res.Rounds)
 	require.Equal(t, [][]string{{"who"}, {"poem"}, {"roots"}}, res.Asked)
 	require.EqualValues(t, 4, runs.Load())
+}
+
+// CallID and CallStart are drawn on a call's first run and are the same on
+// every later run of that call; another call draws its own.
+func TestCallIDIsStableWithinACall(t *testing.T) {
+	f := newFixture(t)
+	var mu sync.Mutex
+	seen := map[string][]string{} // the name answered → the CallIDs its runs saw
+	starts := map[string][]int64{}
+	f.addTool("id", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		id, start := mrtr.CallID(req), mrtr.CallStart(req).UnixMilli()
+		who, err := mrtr.Elicit(ctx, req, "who", whoForm("Who?"))
+		name := "?"
+		if err == nil {
+			name = fmt.Sprint(who.Content["name"])
+		}
+		mu.Lock()
+		seen[name] = append(seen[name], fmt.Sprintf("%x", id))
+		starts[name] = append(starts[name], start)
+		mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		return mrtr.TextResult(name), nil
+	})
+	for _, name := range []string{"Ada", "Bob"} {
+		_, st := f.call("tools/call", toolCall("id", capsEverything, "", nil)).inputRequired(t)
+		mu.Lock()
+		first := seen["?"][len(seen["?"])-1]
+		firstStart := starts["?"][len(starts["?"])-1]
+		mu.Unlock()
+		f.call("tools/call", toolCall("id", capsEverything, st, obj{"who": accepted(name)})).complete(t)
+		f.call("tools/call", toolCall("id", capsEverything, st, obj{"who": accepted(name)})).complete(t) // the same state again
+		require.Equal(t, []string{first, first}, seen[name], "every run of a call sees the CallID of its first run")
+		require.Equal(t, []int64{firstStart, firstStart}, starts[name])
+	}
+	require.Len(t, seen["?"], 2)
+	require.NotEqual(t, seen["?"][0], seen["?"][1], "two calls draw two CallIDs")
+	require.NotEqual(t, strings.Repeat("0", 32), seen["?"][0])
 }
 
 // An unknown tool or prompt names the nearest ones the caller sees, and

@@ -41,16 +41,9 @@ func (s *Server) openState(c *call, args json.RawMessage) (state.Claims, *Error)
 		s.log.Info("mrtr: requestState refused", "reason", reason, "method", c.method, "target", clip(c.target))
 		return state.Claims{}, InvalidStateError(reason == state.ReasonExpired.String())
 	}
-	// The module's own codec keeps nothing of the token it opens, and the
-	// request body is not written to while it does: it can read the token
-	// where it lies. Any other Codec gets a string of its own.
-	var token string
-	var ok bool
-	if sealsWithoutKeeping(s.codec) {
-		token, ok = wire.StringView(c.p.RequestState)
-	} else {
-		token, ok = wire.String(c.p.RequestState)
-	}
+	// A Codec keeps nothing of the token it opens, and the request body is
+	// not written to while it does: it reads the token where it lies.
+	token, ok := wire.StringView(c.p.RequestState)
 	if !ok {
 		return refuse("not_a_string")
 	}
@@ -139,8 +132,9 @@ func (s *Server) inputRequiredJournal(c *call, r *InputRequired, args json.RawMe
 	// What the handler embeds is validated first: a malformed request is a
 	// server bug whatever the client declared.
 	var asked map[string]byte
-	if c.capture == nil && sealsWithoutKeeping(s.codec) {
-		// The map lives only until Seal returns: take it from the pool.
+	if c.capture == nil {
+		// The map lives only until Seal returns (a Codec keeps nothing):
+		// take it from the pool. A task's capture keeps its map.
 		asked = askedPool.Get().(map[string]byte)
 		defer putAsked(asked)
 	} else {
@@ -206,7 +200,7 @@ func (s *Server) inputRequiredJournal(c *call, r *InputRequired, args json.RawMe
 }
 
 // askedPool holds the maps of asked keys that inputRequiredJournal hands
-// to a codec known not to keep them (sealsWithoutKeeping). Maps that grew
+// to the codec, which keeps nothing it is given. Maps that grew
 // past maxPooledAsked entries are left to the garbage collector.
 var askedPool = sync.Pool{New: func() any { return make(map[string]byte, 8) }}
 
@@ -218,13 +212,4 @@ func putAsked(m map[string]byte) {
 	}
 	clear(m)
 	askedPool.Put(m)
-}
-
-// sealsWithoutKeeping reports whether c is this module's own codec, whose
-// Seal reads the claims' Asked map and whose Open reads the token, and
-// which keeps no reference to either. Any other Codec may keep what it is
-// given, so it gets memory of its own.
-func sealsWithoutKeeping(c state.Codec) bool {
-	_, ok := c.(*state.RingCodec)
-	return ok
 }

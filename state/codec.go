@@ -26,6 +26,12 @@ import (
 // them again. Implementations are safe for concurrent use. NewAEAD and
 // NewHMAC build this package's implementation, a *RingCodec; mrtr.WithCodec
 // accepts any Codec.
+//
+// A Codec keeps nothing it is given: Seal reads the claims (their Asked
+// map included) only until it returns, and Open reads token only until it
+// returns and returns nothing that shares memory with it. mrtr relies on
+// this to hand Open a token that lies in a request body and Seal a map it
+// reuses.
 type Codec interface {
 	// Seal sets IssuedAt and ExpiresAt from the codec's clock and TTL and
 	// returns a URL-safe token carrying c. It refuses a Round outside

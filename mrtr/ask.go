@@ -154,11 +154,29 @@ func Key(base string, parts ...any) string {
 // after the last question. It is stable only once the call has asked (or
 // memoised) something; a call that completes on its first run draws it
 // then.
-func CallID(req *Request) [16]byte { return req.runner().j.callID }
+// After the handler has returned it is zero.
+func CallID(req *Request) [16]byte {
+	ru := req.runner()
+	ru.mu.Lock()
+	defer ru.mu.Unlock()
+	if !ru.owns(req) {
+		return [16]byte{}
+	}
+	return ru.j.callID
+}
 
 // CallStart returns when the call's first run began, the same on every
 // run: use it instead of time.Now wherever the time decides a question.
-func CallStart(req *Request) time.Time { return time.UnixMilli(req.runner().j.start) }
+// After the handler has returned it is the zero Time.
+func CallStart(req *Request) time.Time {
+	ru := req.runner()
+	ru.mu.Lock()
+	defer ru.mu.Unlock()
+	if !ru.owns(req) {
+		return time.Time{}
+	}
+	return time.UnixMilli(ru.j.start)
+}
 
 // Memo returns the value f computed on an earlier run of this call under
 // key, or calls f and records its result in the call's sealed state.
@@ -178,20 +196,20 @@ func Memo[T any](ctx context.Context, req *Request, key string, f func(context.C
 	var zero T
 	r := req.runner()
 	fp := typeFingerprint(reflect.TypeFor[T]())
-	raw, found, err := r.memoLookup(key, fp)
+	raw, found, err := r.memoLookup(req, key, fp)
 	if err != nil {
 		return zero, err
 	}
 	if found {
 		var v T
 		if err := json.Unmarshal(raw, &v); err != nil {
-			r.diverge("memo_type", fmt.Sprintf("memo %q no longer decodes into %v: %v", key, reflect.TypeFor[T](), err))
+			r.divergeLocked(req, "memo_type", fmt.Sprintf("memo %q no longer decodes into %v: %v", key, reflect.TypeFor[T](), err))
 			return zero, errReplayDiverged
 		}
 		return v, nil
 	}
 	v, err := f(context.WithValue(ctx, memoCtxKey{}, key))
-	r.memoDone(key)
+	r.memoDone(req, key)
 	if err != nil {
 		return zero, err
 	}
@@ -199,7 +217,7 @@ func Memo[T any](ctx context.Context, req *Request, key string, f func(context.C
 	if err != nil {
 		return zero, fmt.Errorf("mrtr: memo %q: %w", key, err)
 	}
-	r.memoStore(key, fp, b)
+	r.memoStore(req, key, fp, b)
 	return v, nil
 }
 

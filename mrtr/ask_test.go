@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -109,6 +111,51 @@ func TestCallIDIsStableWithinACall(t *testing.T) {
 	require.Len(t, seen["?"], 2)
 	require.NotEqual(t, seen["?"][0], seen["?"][1], "two calls draw two CallIDs")
 	require.NotEqual(t, strings.Repeat("0", 32), seen["?"][0])
+}
+
+// A goroutine the handler leaves running that asks, memoises or reads the
+// CallID after the handler returned gets an error and a zero CallID, and
+// touches nothing of the call that is being served meanwhile (runs are
+// pooled: the next call may be handed the same one).
+func TestAskAfterTheHandlerReturned(t *testing.T) {
+	f := newFixture(t)
+	late, lateDone := make(chan struct{}), make(chan []error, 1)
+	f.addTool("leak", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		_, err := mrtr.Elicit(ctx, req, "who", whoForm("Who?"))
+		go func() {
+			<-late
+			_, e1 := mrtr.Elicit(ctx, req, "late", whoForm("Late?"))
+			_, e2 := mrtr.Memo(ctx, req, "late-memo", func(context.Context) (int, error) { return 1, nil })
+			var e3 error
+			if id := mrtr.CallID(req); id != [16]byte{} {
+				e3 = fmt.Errorf("CallID %x after the call ended", id)
+			}
+			lateDone <- []error{e1, e2, e3}
+		}()
+		return nil, err
+	})
+	inB, goB := make(chan struct{}), make(chan struct{})
+	f.addTool("hold", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		_, err := mrtr.Elicit(ctx, req, "who2", whoForm("Who else?"))
+		close(inB)
+		<-goB
+		return nil, err
+	})
+	f.call("tools/call", toolCall("leak", capsElicit, "", nil)).inputRequired(t)
+
+	msg, _, perr := mrtr.ParseMessage([]byte(request("tools/call", toolCall("hold", capsElicit, "", nil))))
+	require.Nil(t, perr)
+	respB := make(chan *mrtr.Response, 1)
+	go func() { respB <- f.srv.Handle(context.Background(), &mrtr.Inbound{Message: msg}) }()
+	<-inB // call B holds a run while the leaked goroutine asks
+	close(late)
+	errs := <-lateDone
+	close(goB)
+	res, _ := decodeResponse(t, <-respB).inputRequired(t)
+	require.Equal(t, []string{"who2"}, slices.Sorted(maps.Keys(res["inputRequests"].(obj))), "call B asks only its own question")
+	require.ErrorContains(t, errs[0], "the call has ended")
+	require.ErrorContains(t, errs[1], "the call has ended")
+	require.NoError(t, errs[2])
 }
 
 // An unknown tool or prompt names the nearest ones the caller sees, and

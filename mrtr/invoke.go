@@ -280,10 +280,15 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 		hctx = h
 	}
 	res, herr := c.ep.handler.Handle(hctx, req)
-	if req.run != nil && !(ctx.Err() == nil && hctx.Err() == context.DeadlineExceeded) {
-		if out, err, done := s.settleRun(c, req, res, herr, args); done {
-			return out, err
+	if req.run != nil {
+		if !(ctx.Err() == nil && hctx.Err() == context.DeadlineExceeded) {
+			out, err, done := s.settleRun(c, req, res, herr, args)
+			if done {
+				req.releaseRun()
+				return out, err
+			}
 		}
+		req.releaseRun()
 	}
 	if req.taskPhase == phaseDetachable && herr != nil && errors.Is(herr, errDetach) {
 		detach()

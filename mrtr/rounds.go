@@ -196,7 +196,9 @@ func (s *Server) inputRequiredJournal(c *call, r *InputRequired, args json.RawMe
 		c.rec.Asked = append(c.rec.Asked, k)
 	}
 	sort.Strings(c.rec.Asked)
-	return s.render(wire.ResultInputRequired, &c.irBody, nil, nil)
+	out, perr := s.render(wire.ResultInputRequired, &c.irBody, nil, nil)
+	c.irBody = inputRequiredBody{} // its questions may be a pooled run's
+	return out, perr
 }
 
 // askedPool holds the maps of asked keys that inputRequiredJournal hands

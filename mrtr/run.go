@@ -21,12 +21,25 @@ import (
 
 // run records what one run of a straight-line handler asked and learned.
 // It is made on the first ask, memo, CallID or CallStart, so a handler
-// that does none of these pays nothing for it; a run of a few questions
-// costs one allocation for its bookkeeping.
+// that does none of these pays nothing for it. Runs are pooled: a call
+// releases its run once it is settled, and a goroutine of the handler
+// that asks after that finds the run is no longer its request's
+// (errCallOver) rather than another call's questions.
 type run struct {
-	mu  sync.Mutex
-	req *Request
-	j   journal // header; entries are the journal's, sorted (entryLess)
+	mu sync.Mutex
+	runState
+
+	// What settling a round builds and nothing needs once the round is
+	// sealed and rendered, kept (emptied) from call to call.
+	asks    map[string]InputRequest
+	entries []jentry
+	payload []byte
+}
+
+// runState is a run's contents, zeroed as a whole when it is released.
+type runState struct {
+	req *Request // the request the run belongs to; nil while pooled
+	j   journal  // header; entries are the journal's, sorted (entryLess)
 
 	reached  []reachEntry   // what this run asked, in ask order
 	index    map[string]int // key → position in reached, once it is long
@@ -40,6 +53,43 @@ type run struct {
 	pendingBuf [2]string
 	entryBuf   [2]jentry
 }
+
+// runs holds released runs.
+var runs = sync.Pool{New: func() any { return new(run) }}
+
+// errCallOver is what an ask, a memo or a CallID returns when the
+// handler's call has already been answered: a goroutine the handler left
+// running asked after the handler returned.
+var errCallOver = errors.New("mrtr: the call has ended: ask only while the handler runs")
+
+// owns reports whether ru still belongs to r. The caller holds ru.mu.
+func (ru *run) owns(r *Request) bool { return ru.req == r }
+
+// releaseRun returns the request's run, if it has one, to the pool once
+// its call is settled. r.run keeps pointing at it: a late ask locks it
+// and finds it no longer owned by r.
+func (r *Request) releaseRun() {
+	ru := r.run
+	if ru == nil {
+		return
+	}
+	ru.mu.Lock()
+	owned := ru.owns(r)
+	keep := owned && len(ru.asks) <= maxPooledAsked && cap(ru.entries) <= maxPooledAsked && cap(ru.payload) <= maxPooledPayload
+	if owned {
+		ru.runState = runState{}
+		clear(ru.asks)
+		clear(ru.entries)
+		ru.entries, ru.payload = ru.entries[:0], ru.payload[:0]
+	}
+	ru.mu.Unlock()
+	if keep {
+		runs.Put(ru)
+	}
+}
+
+// maxPooledPayload is the largest journal buffer a pooled run keeps.
+const maxPooledPayload = 4096
 
 // reachEntry is one question as this run asked it.
 type reachEntry struct {
@@ -152,7 +202,8 @@ func drawCallID(id *[16]byte) {
 
 // newRun makes the request's run.
 func newRun(r *Request) *run {
-	ru := &run{req: r}
+	ru := runs.Get().(*run)
+	ru.req = r
 	ru.reached, ru.pending = ru.reachBuf[:0], ru.pendingBuf[:0]
 	r.run = ru
 	return ru
@@ -163,6 +214,7 @@ func newRun(r *Request) *run {
 func (r *Request) resume(b []byte) error {
 	ru := newRun(r)
 	if err := decodeJournalInto(&ru.j, b, ru.entryBuf[:0]); err != nil {
+		r.releaseRun()
 		r.run = nil
 		return err
 	}
@@ -170,8 +222,17 @@ func (r *Request) resume(b []byte) error {
 	return nil
 }
 
+// divergeLocked is diverge for a caller that does not hold ru.mu.
+func (ru *run) divergeLocked(r *Request, reason, detail string) {
+	ru.mu.Lock()
+	defer ru.mu.Unlock()
+	if ru.owns(r) {
+		ru.diverge(reason, detail)
+	}
+}
+
 // diverge records why this run does not fit the journal; the first
-// reason wins. The caller holds r.mu or owns r.
+// reason wins. The caller holds ru.mu or owns ru.
 func (ru *run) diverge(reason, detail string) {
 	if ru.diverged == "" {
 		ru.diverged, ru.detail = reason, detail
@@ -213,6 +274,9 @@ func (r *Request) ask(ctx context.Context, key string, q InputRequest, opts []As
 	ru := r.runner()
 	ru.mu.Lock()
 	defer ru.mu.Unlock()
+	if !ru.owns(r) {
+		return nil, errCallOver
+	}
 	if ru.diverged != "" {
 		return nil, errReplayDiverged
 	}
@@ -330,12 +394,15 @@ func encodeAnswer(a any) ([]byte, error) {
 	return json.Marshal(a)
 }
 
-func (ru *run) memoLookup(key string, fp [digestLen]byte) ([]byte, bool, error) {
+func (ru *run) memoLookup(r *Request, key string, fp [digestLen]byte) ([]byte, bool, error) {
 	if key == "" || len(key) > maxKeyLen || strings.HasPrefix(key, reservedKeyPrefix) {
 		return nil, false, fmt.Errorf("mrtr: memo key %q: keys are 1 to %d bytes and do not begin with %q", clip(key), maxKeyLen, reservedKeyPrefix)
 	}
 	ru.mu.Lock()
 	defer ru.mu.Unlock()
+	if !ru.owns(r) {
+		return nil, false, errCallOver
+	}
 	if ru.diverged != "" {
 		return nil, false, errReplayDiverged
 	}
@@ -362,17 +429,23 @@ func (ru *run) memoLookup(key string, fp [digestLen]byte) ([]byte, bool, error) 
 
 // memoDone notes that the f of memo key returned, whatever it returned:
 // later asks are no longer its own.
-func (ru *run) memoDone(key string) {
+func (ru *run) memoDone(r *Request, key string) {
 	ru.mu.Lock()
 	defer ru.mu.Unlock()
+	if !ru.owns(r) {
+		return
+	}
 	if i := slices.Index(ru.active, key); i >= 0 {
 		ru.active = slices.Delete(ru.active, i, i+1)
 	}
 }
 
-func (ru *run) memoStore(key string, fp [digestLen]byte, value []byte) {
+func (ru *run) memoStore(r *Request, key string, fp [digestLen]byte, value []byte) {
 	ru.mu.Lock()
 	defer ru.mu.Unlock()
+	if !ru.owns(r) {
+		return
+	}
 	ru.newMemo = append(ru.newMemo, jentry{tag: tagMemo, key: key, digest: fp, value: value})
 	for i := range ru.reached {
 		if re := &ru.reached[i]; re.memo == key && re.answer != nil {
@@ -436,9 +509,21 @@ func (s *Server) settleRun(c *call, req *Request, res Result, herr error, args j
 	case herr == nil:
 		return nil, nil, false // a complete result
 	}
-	// Another round: every pending question, and the journal.
-	ir := &InputRequired{Requests: make(map[string]InputRequest, len(ru.pending))}
-	j := journal{callID: ru.j.callID, start: ru.j.start, entries: make([]jentry, 0, len(ru.reached)+len(ru.newMemo))}
+	// Another round: every pending question, and the journal. A task
+	// keeps what it captures; a sealed round needs none of it once
+	// rendered, so the run's own scratch holds it.
+	ir := &InputRequired{}
+	var j journal
+	if c.capture != nil {
+		ir.Requests = make(map[string]InputRequest, len(ru.pending))
+		j.entries = make([]jentry, 0, len(ru.reached)+len(ru.newMemo))
+	} else {
+		if ru.asks == nil {
+			ru.asks = make(map[string]InputRequest, len(ru.pending))
+		}
+		ir.Requests, j.entries = ru.asks, ru.entries[:0]
+	}
+	j.callID, j.start = ru.j.callID, ru.j.start
 	for i := range ru.reached {
 		re := &ru.reached[i]
 		switch {
@@ -464,7 +549,13 @@ func (s *Server) settleRun(c *call, req *Request, res Result, herr error, args j
 		}
 		return 1
 	})
-	ir.State = appendJournal(nil, &j)
+	if c.capture != nil {
+		ir.State = appendJournal(nil, &j)
+	} else {
+		ru.entries = j.entries
+		ru.payload = appendJournal(ru.payload[:0], &j)
+		ir.State = ru.payload
+	}
 	out, err := s.inputRequiredJournal(c, ir, args, req.Round, &j)
 	return out, err, true
 }

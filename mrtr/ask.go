@@ -10,7 +10,6 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 )
 
@@ -237,16 +236,12 @@ func typeFingerprint(t reflect.Type) [digestLen]byte {
 	return d
 }
 
-// digestBufs holds the buffers questions are serialised into before
-// hashing, so that a digest costs no allocation in the steady state.
-var digestBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
-
 // questionDigest identifies a question by what it asks: its kind and its
 // fields, each length-prefixed, hashed with SHA-256 and cut to 16 bytes.
 // bind, when set, stands for the question's contents.
 func questionDigest(q InputRequest, bind []byte) [digestLen]byte {
-	bp := digestBufs.Get().(*[]byte)
-	b := append((*bp)[:0], byte(q.inputKind()))
+	var buf [512]byte // most questions fit: no allocation
+	b := append(buf[:0], byte(q.inputKind()))
 	field := func(v []byte) { b = append(binary.AppendUvarint(b, uint64(len(v))), v...) }
 	str := func(v string) { b = append(binary.AppendUvarint(b, uint64(len(v))), v...) }
 	num := func(v uint64) { b = binary.AppendUvarint(b, v) }
@@ -326,8 +321,6 @@ func questionDigest(q InputRequest, bind []byte) [digestLen]byte {
 		field(jsonOrNil(v.ToolChoice))
 	}
 	sum := sha256.Sum256(b)
-	*bp = b
-	digestBufs.Put(bp)
 	var d [digestLen]byte
 	copy(d[:], sum[:])
 	return d

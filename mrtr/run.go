@@ -239,7 +239,12 @@ func (ru *run) diverge(reason, detail string) {
 	}
 }
 
+// memoOf returns the memo whose f asks with ctx, if any. With no memo's
+// f running, no ask belongs to one.
 func (ru *run) memoOf(ctx context.Context) string {
+	if len(ru.active) == 0 {
+		return ""
+	}
 	if m, ok := ctx.Value(memoCtxKey{}).(string); ok {
 		return m
 	}
@@ -639,9 +644,14 @@ func readRecordedElicit(raw []byte) (*ElicitResult, bool) {
 	if q < 0 {
 		return nil, false
 	}
-	r := &ElicitResult{Action: Action(rest[:q])}
-	switch r.Action {
-	case Accepted, Declined, Cancelled:
+	r := &ElicitResult{}
+	switch string(rest[:q]) {
+	case string(Accepted):
+		r.Action = Accepted
+	case string(Declined):
+		r.Action = Declined
+	case string(Cancelled):
+		r.Action = Cancelled
 	default:
 		return nil, false
 	}

@@ -339,7 +339,7 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 		}
 		hint = &h
 	}
-	return s.render(wire.ResultComplete, body, meta, hint)
+	return s.renderCall(c, wire.ResultComplete, body, meta, hint)
 }
 
 // internal logs err with what the call was and returns the opaque

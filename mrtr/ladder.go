@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"time"
+	"unsafe"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -116,6 +117,8 @@ type call struct {
 	req     Request
 	hctx    handlerContext
 	irBody  inputRequiredBody
+
+	result *[]byte // the pooled buffer renderCall rendered the result into
 }
 
 // exchange is the memory serving one request takes, allocated at once:
@@ -192,6 +195,12 @@ func (s *Server) respond(ctx context.Context, in *Inbound, rec *Call, c *call, o
 		rec.ResultType = wire.ResultComplete
 	}
 	*out = Response{ID: msg.ID, Result: result}
+	if c.result != nil && len(s.intercept) == 0 && len(result) > 0 && unsafe.SliceData(result) == unsafe.SliceData(*c.result) {
+		// Nothing but the Response holds the result: its transport may
+		// hand the buffer back once written. (An interceptor may keep
+		// what it was given, so intercepted results are never pooled.)
+		out.pooled = c.result
+	}
 	return out
 }
 

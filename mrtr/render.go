@@ -3,7 +3,9 @@ package mrtr
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/mrtrkit/mrtrkit/discover"
 	"github.com/mrtrkit/mrtrkit/internal/wire"
@@ -15,13 +17,47 @@ import (
 // cacheable, then _meta: the server's identity merged with the handler's
 // own _meta.
 func (s *Server) render(resultType string, body any, meta Object, hint *discover.Hint) (json.RawMessage, *Error) {
+	return s.renderInto(nil, resultType, body, meta, hint)
+}
+
+// resultBufs holds the buffers a call's own result is rendered into
+// (renderCall), handed back by Response.Release.
+var resultBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// maxPooledResult is the largest result buffer kept for reuse.
+const maxPooledResult = 16 << 10
+
+// renderCall is render for what the call c answers with: the result goes
+// into a pooled buffer, which c remembers so that the Response that
+// carries it can hand it back (Response.Release).
+func (s *Server) renderCall(c *call, resultType string, body any, meta Object, hint *discover.Hint) (json.RawMessage, *Error) {
+	bp := resultBufs.Get().(*[]byte)
+	out, err := s.renderInto(bp, resultType, body, meta, hint)
+	if err != nil {
+		resultBufs.Put(bp)
+		return nil, err
+	}
+	*bp = out
+	c.result = bp
+	return out, nil
+}
+
+// renderInto is render into *dst when dst is not nil, grown as needed,
+// and into a new buffer otherwise.
+func (s *Server) renderInto(dst *[]byte, resultType string, body any, meta Object, hint *discover.Hint) (json.RawMessage, *Error) {
+	buf := func(size int) []byte {
+		if dst == nil {
+			return make([]byte, 0, size)
+		}
+		return slices.Grow((*dst)[:0], size)
+	}
 	var out []byte
 	if m, ok := body.(memberAppender); ok {
 		size := 256 + len(s.infoMeta)
 		if h, ok := body.(interface{ sizeHint() int }); ok {
 			size = 64 + len(s.infoMeta) + h.sizeHint()
 		}
-		out = make([]byte, 0, size)
+		out = buf(size)
 		out = append(out, `{"resultType":"`...)
 		out = append(out, resultType...)
 		out = append(out, `",`...)
@@ -39,7 +75,7 @@ func (s *Server) render(resultType string, body any, meta Object, hint *discover
 				return nil, s.internal("encoding a result failed", err, nil)
 			}
 		}
-		out = make([]byte, 0, len(b)+len(s.infoMeta)+64)
+		out = buf(len(b) + len(s.infoMeta) + 64)
 		out = append(out, `{"resultType":"`...)
 		out = append(out, resultType...)
 		out = append(out, '"')

@@ -196,7 +196,7 @@ func (s *Server) inputRequiredJournal(c *call, r *InputRequired, args json.RawMe
 		c.rec.Asked = append(c.rec.Asked, k)
 	}
 	sort.Strings(c.rec.Asked)
-	out, perr := s.render(wire.ResultInputRequired, &c.irBody, nil, nil)
+	out, perr := s.renderCall(c, wire.ResultInputRequired, &c.irBody, nil, nil)
 	c.irBody = inputRequiredBody{} // its questions may be a pooled run's
 	return out, perr
 }

@@ -296,6 +296,25 @@ type Response struct {
 	Result json.RawMessage
 	// Error is the error answered instead of a result; nil on success.
 	Error *Error
+
+	pooled *[]byte // the buffer Result lies in, when Release may reuse it
+}
+
+// Release hands the memory Result lies in back to the Server, which
+// renders later results into it, and sets Result to nil. A transport
+// calls it once it has written the response and holds nothing of Result
+// any longer; it is never required (a response not released is left to
+// the garbage collector) and releasing a second time does nothing.
+// Release the *Response that Handle returned, never a copy of it.
+func (r *Response) Release() {
+	bp := r.pooled
+	if bp == nil {
+		return
+	}
+	r.pooled, r.Result = nil, nil
+	if cap(*bp) <= maxPooledResult {
+		resultBufs.Put(bp)
+	}
 }
 
 // MarshalJSON renders the response object.

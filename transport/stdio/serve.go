@@ -357,6 +357,7 @@ func (c *conn) run(r *request) {
 		resp = &mrtr.Response{ID: r.msg.ID, Error: mrtr.NewError(mrtr.CodeInternalError, "Internal error", nil)}
 	}
 	r.finish(resp)
+	resp.Release() // written: the Server may render into its memory again
 }
 
 // forget removes a request from the table of those in flight.

@@ -59,6 +59,7 @@ func (m *modern) serve(w http.ResponseWriter, r *http.Request, x exchange) {
 	// answer: let them go before a slow client is written to.
 	c.in.Message = nil
 	c.finish(resp)
+	resp.Release() // written: the Server may render into its memory again
 }
 
 // modernCall is one request in flight.

@@ -3,6 +3,7 @@ package mrtr
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"testing"
 
@@ -91,10 +92,14 @@ func TestInputRequiredBodyMatchesEncodingJSON(t *testing.T) {
 	}
 	for _, asks := range cases {
 		for _, token := range []string{"tok-en_1", `a "quoted" é tok\en`, "a<b"} {
-			body := inputRequiredBody{asks, token}
+			body := inputRequiredBody{requests: asks, token: token}
 			want, err := json.Marshal(&inputRequiredWire{wireInputRequests(asks), token})
 			require.NoError(t, err)
 			got, err := body.appendMembers([]byte("{"))
+			require.NoError(t, err)
+			require.Equal(t, string(want), string(got)+"}")
+			body.keys = slices.Sorted(maps.Keys(asks)) // as inputRequired passes them
+			got, err = body.appendMembers([]byte("{"))
 			require.NoError(t, err)
 			require.Equal(t, string(want), string(got)+"}")
 		}

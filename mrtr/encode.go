@@ -3,6 +3,7 @@ package mrtr
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -86,6 +87,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 // requestState.
 type inputRequiredBody struct {
 	requests map[string]InputRequest
+	keys     []string // the keys of requests, sorted; nil: not yet
 	token    string
 }
 
@@ -108,18 +110,19 @@ func wireInputRequests(reqs map[string]InputRequest) map[string]inputRequestWire
 // its inputRequiredWire, the keys in order and the questions of the
 // common kinds (a form elicitation, roots) without reflection.
 func (r *inputRequiredBody) appendMembers(b []byte) ([]byte, error) {
-	keys := make([]string, 0, len(r.requests))
-	for k := range r.requests {
+	keys := r.keys
+	if keys == nil {
+		keys = slices.Sorted(maps.Keys(r.requests))
+	}
+	for _, k := range keys {
 		if htmlChars(k) {
 			return r.appendSlow(b)
 		}
-		keys = append(keys, k)
 	}
 	plainToken := plainASCII(r.token) // a codec's base64url text, as a rule
 	if !plainToken && htmlChars(r.token) {
 		return r.appendSlow(b)
 	}
-	slices.Sort(keys)
 	b = append(b, `"inputRequests":{`...)
 	for i, k := range keys {
 		if i > 0 {
@@ -157,19 +160,8 @@ func plainASCII(s string) bool {
 // question.
 func (r *inputRequiredBody) sizeHint() int {
 	n := len(r.token) + 40
-	for k, q := range r.requests {
-		n += len(k) + 64
-		if e, ok := q.(*ElicitRequest); ok && e != nil && e.RequestedSchema != nil {
-			n += len(e.Message) + 64
-			for name, p := range e.RequestedSchema.Properties {
-				n += len(name) + len(p) + 4
-			}
-			for _, req := range e.RequestedSchema.Required {
-				n += len(req) + 3
-			}
-		} else {
-			n += 192
-		}
+	for _, k := range r.keys {
+		n += len(k) + 256
 	}
 	return n
 }

@@ -3,7 +3,7 @@ package mrtr
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
@@ -140,6 +140,12 @@ func (s *Server) inputRequiredJournal(c *call, r *InputRequired, args json.RawMe
 	} else {
 		asked = make(map[string]byte, len(r.Requests))
 	}
+	// One pass over the questions: check the keys (and, for a raw
+	// handler, the questions and the client's capabilities), note each
+	// key's kind for the state and collect the keys, sorted once below
+	// for the record and the body alike.
+	keys := make([]string, 0, len(r.Requests))
+	incapable := false
 	for key, ir := range r.Requests {
 		if key == "" || len(key) > state.MaxAskedKeyLen || strings.HasPrefix(key, reservedKeyPrefix) {
 			return nil, s.internal("handler asked with a bad key", fmt.Errorf("input request keys are 1 to %d bytes and do not begin with %q", state.MaxAskedKeyLen, reservedKeyPrefix), c)
@@ -148,14 +154,14 @@ func (s *Server) inputRequiredJournal(c *call, r *InputRequired, args json.RawMe
 			if err := validateInputRequest(ir); err != nil {
 				return nil, s.internal("handler asked a malformed question", fmt.Errorf("request %q: %w", key, err), c)
 			}
+			incapable = incapable || !capable(ir, c.meta.ClientCapabilities)
 		}
 		asked[key] = byte(ir.inputKind())
+		keys = append(keys, key)
 	}
 	c.stage = StageCapability
-	if j == nil { // as above: gated when asked
-		if err := gateCapabilities(r.Requests, c.meta.ClientCapabilities); err != nil {
-			return nil, err
-		}
+	if incapable { // as above: a straight-line run gated each when asked
+		return nil, gateCapabilities(r.Requests, c.meta.ClientCapabilities)
 	}
 	next := round + 1
 	if next > s.maxRounds {
@@ -189,13 +195,10 @@ func (s *Server) inputRequiredJournal(c *call, r *InputRequired, args json.RawMe
 	}
 	// inputRequests is always present, {} for a load-shedding round: some
 	// clients retry a state-only answer only when they see the map.
-	c.irBody = inputRequiredBody{requests: r.Requests, token: token}
+	slices.Sort(keys)
+	c.irBody = inputRequiredBody{requests: r.Requests, keys: keys, token: token}
 	c.rec.ResultType = wire.ResultInputRequired
-	c.rec.Asked = make([]string, 0, len(r.Requests))
-	for k := range r.Requests {
-		c.rec.Asked = append(c.rec.Asked, k)
-	}
-	sort.Strings(c.rec.Asked)
+	c.rec.Asked = keys
 	out, perr := s.renderCall(c, wire.ResultInputRequired, &c.irBody, nil, nil)
 	c.irBody = inputRequiredBody{} // its questions may be a pooled run's
 	return out, perr

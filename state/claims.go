@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"slices"
 	"time"
+	"unsafe"
 )
 
 // Limits on the Asked map of Claims. Seal refuses claims beyond them and the
@@ -226,7 +227,8 @@ func (e decodeError) Error() string { return string(e) }
 
 // decodeClaims parses an encoded claims block. It treats b as untrusted: it
 // checks every length, rejects trailing bytes and non-minimal encodings, and
-// never panics. The returned Payload aliases b.
+// never panics. The returned Payload and strings alias b, which must not
+// change afterwards.
 func decodeClaims(b []byte) (Claims, error) {
 	if len(b) == 0 {
 		return Claims{}, decodeError("empty claims")
@@ -240,7 +242,13 @@ func decodeClaims(b []byte) (Claims, error) {
 	}
 	payloadStart := len(b) - int(payloadLen)
 
-	r := claimsReader{s: string(b[i:payloadStart])}
+	// The strings of the claims alias b, which Open decoded into a buffer
+	// of its own that nothing writes again (the Payload after them is
+	// capped at its own end): one allocation fewer per opened token.
+	r := claimsReader{}
+	if payloadStart > i {
+		r.s = unsafe.String(&b[i], payloadStart-i)
+	}
 	var c Claims
 	x := r.uvarint()
 	issued := int64(x>>1) ^ -int64(x&1)

@@ -32,10 +32,8 @@ func FuzzArgumentsVerdict(f *testing.F) {
 		}
 		c := &call{in: &Inbound{Message: msg}}
 		var args json.RawMessage
-		for _, m := range msg.split {
-			if string(m.name) == "arguments" {
-				args = m.value
-			}
+		if msg.params != nil {
+			args = msg.params.Arguments
 		}
 		for _, strings := range []bool{false, true} {
 			got, want := c.checkArguments(args, strings), strictArguments(args, strings)

@@ -204,14 +204,6 @@ func missingExtension(id string) *Error {
 // readMember returns the raw value of the params member name.
 func (c *call) readMember(name string) json.RawMessage {
 	var out json.RawMessage
-	if c.in.Message.splitOK {
-		for _, m := range c.in.Message.split {
-			if string(m.name) == name {
-				out = m.value
-			}
-		}
-		return out
-	}
 	if len(c.in.Message.Params) == 0 || c.in.Message.Params[0] != '{' {
 		return nil
 	}

@@ -305,3 +305,24 @@ func TestRegressionJSONRPCMemberNamesAreCaseSensitive(t *testing.T) {
 		})
 	}
 }
+
+// A params member the Server reads that appears twice is refused before
+// anything reads either copy: two readers of one body must never see two
+// different names, states or answers.
+func TestDuplicateParamsMembersAreRefused(t *testing.T) {
+	f := newFixture(t)
+	f.addTool("echo", func(context.Context, *mrtr.Request) (mrtr.Result, error) { return mrtr.TextResult("ran"), nil })
+	m := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	for _, params := range []string{
+		`"name":"echo","name":"other",` + m,
+		`"name":"echo","arguments":{},"arguments":{"a":1},` + m,
+		`"name":"echo","requestState":"a","requestState":"b",` + m,
+		`"name":"echo","inputResponses":{},"inputResponses":{},` + m,
+		`"name":"echo",` + m + `,` + m,
+	} {
+		e := f.raw(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + params + `}}`).fail(t, mrtr.CodeInvalidRequest)
+		require.Equal(t, "Invalid request: params: duplicate member name", e.Message, params)
+	}
+	// Members the Server does not read may repeat, as before.
+	f.raw(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","x":1,"x":2,` + m + `}}`).complete(t)
+}

@@ -30,22 +30,18 @@ type params struct {
 	Notifications  json.RawMessage
 }
 
-// read fills p from the params of msg, matching member names exactly. It
-// uses the members ParseMessage found, and splits Params itself for a
-// Message built some other way.
-func (p *params) read(msg *Message) error {
-	if msg.splitOK {
-		for _, m := range msg.split {
-			if err := p.set(string(m.name), m.value); err != nil {
-				return err
-			}
-		}
-		return nil
+// readParams returns the params of msg, matching member names exactly:
+// those ParseMessage read in its one pass over the body, or, for a
+// Message built some other way, read from Params now.
+func readParams(msg *Message) (*params, error) {
+	if msg.params != nil {
+		return msg.params, msg.paramsErr
 	}
+	p := new(params)
 	if len(msg.Params) == 0 {
-		return nil
+		return p, nil
 	}
-	return wire.EachMember(msg.Params, p.set)
+	return p, wire.EachMember(msg.Params, p.set)
 }
 
 // set records the params member name.
@@ -90,7 +86,7 @@ func (p *params) set(name string, v json.RawMessage) error {
 type call struct {
 	in     *Inbound
 	method string
-	p      params
+	p      *params
 	meta   *Meta
 	target string   // the name or uri of a method with a target
 	ep     endpoint // what the target resolved to
@@ -214,8 +210,10 @@ func (s *Server) serve(ctx context.Context, in *Inbound, rec *Call, c *call) (re
 			rec.RefusedAt, rec.Refusal = c.stage, c.stage.String()
 		}
 	}()
-	if err := c.p.read(in.Message); err != nil {
-		return nil, invalidRequest("params: " + err.Error())
+	var perr error
+	if c.p, perr = readParams(in.Message); perr != nil {
+		c.p = new(params)
+		return nil, invalidRequest("params: " + perr.Error())
 	}
 	// _meta is split once; its version claim is read before the rest is
 	// judged, because header and body must agree on the version before the

@@ -651,7 +651,7 @@ func (e *taskEngine) run(ctx context.Context, r *taskRecord) (out json.RawMessag
 		answers, _ = json.Marshal(m)
 	}
 	c.resume = &resumeState{round: r.Round, journal: r.Journal, asked: r.Asked, responses: answers}
-	c.p.InputResponses = answers
+	c.p = &params{InputResponses: answers}
 	c.capture = new(taskCapture)
 	req := c.request()
 	req.Name, req.Arguments, req.taskPhase = r.Tool, r.Args, phaseTask

@@ -90,12 +90,13 @@ type Message struct {
 	// Error is the error object of a response, verbatim; nil otherwise.
 	Error json.RawMessage
 
-	// split holds the members of Params, found by ParseMessage in its one
-	// pass over the body; splitOK says they are there. args is what the
-	// strict door found in params.arguments in that same pass.
-	split   []member
-	splitOK bool
-	args    strictjson.Verdict
+	// params holds the members of Params the Server reads, found by
+	// ParseMessage in its one pass over the body (nil for a Message built
+	// some other way), and paramsErr what was wrong with them. args is
+	// what the strict door found in params.arguments in that same pass.
+	params    *params
+	paramsErr error
+	args      strictjson.Verdict
 }
 
 // IsNotification reports whether the message is a notification: a method
@@ -162,8 +163,8 @@ type envelope struct {
 	JSONRPC, ID, Method, Params, Result, Error json.RawMessage
 
 	hasID bool
-	split []member
-	room  *parsedMessage // where the message and its split go, once params is seen
+	room  *parsedMessage // where the message and its params go, once params is seen
+	perr  error          // what reading params' members found wrong
 	args  strictjson.Verdict
 	dup   bool // an envelope member appears twice
 }
@@ -172,10 +173,10 @@ type envelope struct {
 // and, when params is an object, splits its members too, so that no later
 // step walks the body again to find them.
 func (env *envelope) read(body []byte) *Error {
-	// Only split is captured by the closure that outlives the call, so
-	// that env stays on the caller's stack.
-	var split []member
+	// Only room and perr are captured by the closure that outlives the
+	// call, so that env stays on the caller's stack.
 	var room *parsedMessage
+	var perr error
 	err := strictjson.Object(body, func(name []byte, val json.RawMessage) error {
 		var slot *json.RawMessage
 		switch string(name) {
@@ -200,19 +201,19 @@ func (env *envelope) read(body []byte) *Error {
 		*slot = val
 		return nil
 	}, func(name []byte) func([]byte, json.RawMessage) error {
-		if string(name) != "params" || split != nil {
+		if string(name) != "params" || room != nil {
 			return nil
 		}
-		// Room for a retry's params (name, arguments, _meta, requestState,
-		// inputResponses) without growing, allocated with the message.
+		// The params the Server reads go into the message's own room.
 		room = new(parsedMessage)
-		split = room.split[:0]
 		return func(n []byte, val json.RawMessage) error {
-			split = append(split, member{n, val})
+			if err := room.p.set(string(n), val); err != nil && perr == nil {
+				perr = err
+			}
 			return nil
 		}
 	}, &env.args)
-	env.split, env.room = split, room
+	env.room, env.perr = room, perr
 	if err != nil {
 		return parseError("body is not valid JSON")
 	}
@@ -238,28 +239,20 @@ func (env *envelope) request(id ID) (*Message, ID, *Error) {
 	if env.Params != nil && !isAbsent(env.Params) && env.Params[0] != '{' {
 		return nil, id, invalidRequest("params must be an object")
 	}
-	if isAbsent(env.Params) {
-		env.Params, env.split = nil, nil
-	}
 	room := env.room
-	if room == nil {
-		room = new(parsedMessage)
+	if isAbsent(env.Params) || room == nil {
+		env.Params, env.perr = nil, nil
+		room = new(parsedMessage) // params absent: none to read
 	}
-	room.msg = Message{ID: id, Method: method, Params: env.Params, split: env.split, splitOK: env.split != nil, args: env.args}
+	room.msg = Message{ID: id, Method: method, Params: env.Params, params: &room.p, paramsErr: env.perr, args: env.args}
 	return &room.msg, id, nil
 }
 
-// parsedMessage is a parsed request and the room its params' members are
-// split into, allocated at once.
+// parsedMessage is a parsed request and its params as the Server reads
+// them, allocated at once.
 type parsedMessage struct {
-	msg   Message
-	split [8]member
-}
-
-// member is one member of an object, by exact name.
-type member struct {
-	name  []byte
-	value json.RawMessage
+	msg Message
+	p   params
 }
 
 // parseResponse checks a response: exactly one of result (an object) and
@@ -364,12 +357,8 @@ func encodeNotification(method string, params any) ([]byte, error) {
 // modern request, whatever else the message says.
 func (m *Message) ClaimedVersion() (string, bool) {
 	var meta json.RawMessage
-	if m.splitOK {
-		for _, p := range m.split {
-			if string(p.name) == "_meta" {
-				meta = p.value
-			}
-		}
+	if m.params != nil {
+		meta = m.params.Meta
 	} else if len(m.Params) > 0 {
 		_ = wire.EachMember(m.Params, func(name string, v json.RawMessage) error {
 			if name == "_meta" {

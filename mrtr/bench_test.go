@@ -28,6 +28,7 @@ func benchServe(b *testing.B, srv *mrtr.Server, body []byte, buf []byte, wantErr
 	if err != nil {
 		require.NoError(b, err)
 	}
+	resp.Release() // written, as a transport releases it
 	return out
 }
 

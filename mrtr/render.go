@@ -21,8 +21,9 @@ func (s *Server) render(resultType string, body any, meta Object, hint *discover
 }
 
 // resultBufs holds the buffers a call's own result is rendered into
-// (renderCall), handed back by Response.Release.
-var resultBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+// (renderCall), handed back by Response.Release. A new one is empty, so
+// that a transport that never releases pays for no more than the result.
+var resultBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // maxPooledResult is the largest result buffer kept for reuse.
 const maxPooledResult = 16 << 10

@@ -320,7 +320,7 @@ func TestDuplicateParamsMembersAreRefused(t *testing.T) {
 		`"name":"echo","inputResponses":{},"inputResponses":{},` + m,
 		`"name":"echo",` + m + `,` + m,
 	} {
-		e := f.raw(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + params + `}}`).fail(t, mrtr.CodeInvalidRequest)
+		e := f.raw(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{`+params+`}}`).fail(t, mrtr.CodeInvalidRequest)
 		require.Equal(t, "Invalid request: params: duplicate member name", e.Message, params)
 	}
 	// Members the Server does not read may repeat, as before.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/state"
@@ -183,10 +184,23 @@ func (s *Server) inputRequiredJournal(c *call, r *InputRequired, args json.RawMe
 	if j != nil {
 		asked[journalKey] = journalVersion
 	}
-	token, err := s.codec.Seal(state.Claims{
+	claims := state.Claims{
 		Principal: b.Principal, Audience: b.Audience, Method: b.Method,
 		Target: b.Target, ArgsDigest: b.ArgsDigest, Round: next, Asked: asked, Payload: r.State,
-	})
+	}
+	var token string
+	var err error
+	if as, ok := s.codec.(state.AppendSealer); ok {
+		// The token goes into a pooled buffer that outlives it only until
+		// the body is rendered (c.irBody is cleared below).
+		tb := tokenBufs.Get().(*[]byte)
+		defer tokenBufs.Put(tb)
+		if *tb, err = as.AppendSeal((*tb)[:0], claims); err == nil {
+			token = unsafe.String(unsafe.SliceData(*tb), len(*tb))
+		}
+	} else {
+		token, err = s.codec.Seal(claims)
+	}
 	if err != nil {
 		if reason, _ := state.ReasonOf(err); reason == state.ReasonTooLarge && j != nil {
 			return nil, s.journalTooLarge(c, j, err)
@@ -203,6 +217,10 @@ func (s *Server) inputRequiredJournal(c *call, r *InputRequired, args json.RawMe
 	c.irBody = inputRequiredBody{} // its questions may be a pooled run's
 	return out, perr
 }
+
+// tokenBufs holds the buffers tokens are sealed into before they are
+// copied into the answer.
+var tokenBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // askedPool holds the maps of asked keys that inputRequiredJournal hands
 // to the codec, which keeps nothing it is given. Maps that grew

@@ -182,6 +182,11 @@ func (r *RingCodec) KeyIDs() []string {
 // Seal implements Codec with the ring in use.
 func (r *RingCodec) Seal(c Claims) (string, error) { return r.cur.Load().Seal(c) }
 
+// AppendSeal implements AppendSealer with the current key ring.
+func (r *RingCodec) AppendSeal(dst []byte, c Claims) ([]byte, error) {
+	return r.cur.Load().AppendSeal(dst, c)
+}
+
 // Open implements Codec with the ring in use.
 func (r *RingCodec) Open(token string) (Claims, error) { return r.cur.Load().Open(token) }
 
@@ -294,15 +299,39 @@ func (c *codec) nonce(b []byte) error {
 	return err
 }
 
+// An AppendSealer is a Codec that can also append a token to a buffer
+// instead of returning it as a string, sparing the string's allocation in
+// a server that copies the token into the answer it encodes. The codecs
+// of this package are AppendSealers.
+type AppendSealer interface {
+	Codec
+	// AppendSeal appends to dst the token Seal would return for c.
+	AppendSeal(dst []byte, c Claims) ([]byte, error)
+}
+
 // Seal implements Codec.
 func (c *codec) Seal(cl Claims) (string, error) {
+	var token string
+	err := c.seal(cl, func(text []byte) { token = string(text) })
+	return token, err
+}
+
+// AppendSeal implements AppendSealer.
+func (c *codec) AppendSeal(dst []byte, cl Claims) ([]byte, error) {
+	err := c.seal(cl, func(text []byte) { dst = append(dst, text...) })
+	return dst, err
+}
+
+// seal makes the token of cl and hands its text, which lies in a buffer
+// reused once seal returns, to out.
+func (c *codec) seal(cl Claims, out func(text []byte)) error {
 	if err := c.validate(&cl); err != nil {
-		return "", err
+		return err
 	}
 	issued := c.cfg.now().UnixMilli()
 	ttl := uint64(c.cfg.ttl / time.Millisecond)
 	if issued > math.MaxInt64-int64(ttl) {
-		return "", errors.New("state: seal: clock too far in the future")
+		return errors.New("state: seal: clock too far in the future")
 	}
 	var keyBuf [16]string
 	keys := sortedAskedKeys(cl.Asked, keyBuf[:0])
@@ -312,7 +341,7 @@ func (c *codec) Seal(cl Claims) (string, error) {
 	frameLen := len(k.header) + c.overhead + n
 	tokenLen := tokenEncoding.EncodedLen(frameLen)
 	if tokenLen > c.cfg.maxSize {
-		return "", refuse(ReasonTooLarge, "token would be "+strconv.Itoa(tokenLen)+" characters, the limit is "+strconv.Itoa(c.cfg.maxSize))
+		return refuse(ReasonTooLarge, "token would be "+strconv.Itoa(tokenLen)+" characters, the limit is "+strconv.Itoa(c.cfg.maxSize))
 	}
 
 	// One buffer holds the frame followed by its base64 text.
@@ -325,7 +354,7 @@ func (c *codec) Seal(cl Claims) (string, error) {
 		p := h + chacha20poly1305.NonceSizeX
 		frame = frame[:p]
 		if err := c.nonce(frame[h:p]); err != nil {
-			return "", fmt.Errorf("state: seal: nonce: %w", err)
+			return fmt.Errorf("state: seal: nonce: %w", err)
 		}
 		frame = appendClaims(frame, &cl, issued, ttl, keys)
 		// Encrypt in place: the ciphertext overwrites the plaintext
@@ -339,11 +368,12 @@ func (c *codec) Seal(cl Claims) (string, error) {
 		k.macs.Put(m)
 	}
 	if len(frame) != frameLen {
-		return "", errors.New("state: seal: internal error: frame size mismatch")
+		return errors.New("state: seal: internal error: frame size mismatch")
 	}
 	text := (*bp)[frameLen : frameLen+tokenLen]
 	tokenEncoding.Encode(text, frame)
-	return string(text), nil
+	out(text)
+	return nil
 }
 
 // Open implements Codec. The checks run in this order, and the first failure

@@ -885,3 +885,33 @@ func TestRefusalsBeforeCryptoNeverDecrypt(t *testing.T) {
 	require.NoError(t, err)
 	assert.EqualValues(t, 1, opens.Load())
 }
+
+// AppendSeal appends a token that opens to the claims sealed, as one from
+// Seal does, after what dst held; a refusal appends nothing.
+func TestAppendSeal(t *testing.T) {
+	for _, cc := range codecCases {
+		t.Run(cc.name, func(t *testing.T) {
+			codec := cc.codec(t)
+			var sealer AppendSealer = codec
+			in := sampleClaims(t)
+			out, err := sealer.AppendSeal([]byte("prefix:"), in)
+			require.NoError(t, err)
+			require.True(t, strings.HasPrefix(string(out), "prefix:"))
+			token := string(out[len("prefix:"):])
+			got, err := codec.Open(token)
+			require.NoError(t, err)
+			require.Equal(t, in.Principal, got.Principal)
+			require.Equal(t, in.Asked, got.Asked)
+			require.Equal(t, in.Payload, got.Payload)
+			other, err := codec.Seal(in)
+			require.NoError(t, err)
+			require.Len(t, token, len(other))
+
+			bad := in
+			bad.Round = 0
+			out, err = sealer.AppendSeal([]byte("prefix:"), bad)
+			require.Error(t, err)
+			require.Equal(t, "prefix:", string(out))
+		})
+	}
+}

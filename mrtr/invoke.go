@@ -246,6 +246,7 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 		}
 	}
 	c.stage = StageAnswers
+	req.Responses.list = c.answers[:0]
 	if err := s.decodeResponses(c.p.InputResponses, asked, &req.Responses); err != nil {
 		return nil, err
 	}

@@ -114,7 +114,8 @@ type call struct {
 	hctx    handlerContext
 	irBody  inputRequiredBody
 
-	result *[]byte // the pooled buffer renderCall rendered the result into
+	result  *[]byte   // the pooled buffer renderCall rendered the result into
+	answers [1]answer // room for a round of one answer, as most rounds are
 }
 
 // exchange is the memory serving one request takes, allocated at once:

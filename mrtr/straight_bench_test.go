@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
@@ -106,6 +108,51 @@ func benchPair(b *testing.B, h mrtr.HandlerFunc) {
 			buf := make([]byte, 0, 2048)
 			b.ReportAllocs()
 			cpuLoop(b, func() { buf = benchServe(b, fx.srv, bodies[i], buf, false) })
+		})
+	}
+}
+
+// BenchmarkInterleavedThree serves rawThree's and straightThree's rounds
+// in one process, in alternating batches of 100, and reports the median
+// of the batch-pair ratios straight/raw (straight/raw): a machine whose
+// speed drifts, or whose CPU is stolen in bursts, moves both halves of a
+// pair alike. Its ns/op is the time of one raw and one straight round.
+func BenchmarkInterleavedThree(b *testing.B) {
+	fr, fs := newFixture(b, mrtr.WithLogger(discardLogger)), newFixture(b, mrtr.WithLogger(discardLogger))
+	fr.addTool("three", rawThree)
+	fs.addTool("three", straightThree)
+	raw, straight := benchRounds(b, fr, "three"), benchRounds(b, fs, "three")
+	for i, name := range []string{"First", "Middle", "Final"} {
+		b.Run(name, func(b *testing.B) {
+			const batch = 100
+			buf := make([]byte, 0, 2048)
+			serve := func(fx *fixture, body []byte) time.Duration {
+				t0 := time.Now()
+				for range batch {
+					buf = benchServe(b, fx.srv, body, buf, false)
+				}
+				return time.Since(t0)
+			}
+			var ratios []float64
+			n := 0
+			for b.Loop() {
+				n++
+				if n%batch != 0 {
+					continue
+				}
+				// One pair of batches per batch of b.N, in alternating order.
+				var r, s time.Duration
+				if len(ratios)%2 == 0 {
+					r, s = serve(fr, raw[i]), serve(fs, straight[i])
+				} else {
+					s, r = serve(fs, straight[i]), serve(fr, raw[i])
+				}
+				ratios = append(ratios, float64(s)/float64(r))
+			}
+			if len(ratios) > 0 {
+				slices.Sort(ratios)
+				b.ReportMetric(ratios[len(ratios)/2], "straight/raw")
+			}
 		})
 	}
 }

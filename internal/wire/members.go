@@ -127,6 +127,9 @@ func SkipSpace(b []byte, i int) int {
 // -1 when it is not terminated.
 func SkipString(b []byte, i int) int {
 	for j := i + 1; j < len(b); j++ {
+		if j = PlainRun(b, j); j >= len(b) {
+			break
+		}
 		switch b[j] {
 		case '\\':
 			j++

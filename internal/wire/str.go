@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"unicode/utf8"
 	"unsafe"
@@ -45,10 +46,8 @@ func plainString(raw []byte) ([]byte, bool) {
 		return nil, false
 	}
 	body := raw[1 : len(raw)-1]
-	for _, c := range body {
-		if !plainByte[c] {
-			return nil, false
-		}
+	if PlainRun(body, 0) != len(body) {
+		return nil, false
 	}
 	return body, true
 }
@@ -134,4 +133,31 @@ func AppendString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// PlainRun returns the index of the first byte of b at or after i that is
+// a quote, a backslash, a control character or not ASCII, or len(b) when
+// there is none. It reads eight bytes at a time: the long strings of a
+// request (a requestState is hundreds of base64url characters) hold none
+// of these bytes, and every reader of strings skips to them first.
+func PlainRun(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		// A byte's high bit is set in one of these terms exactly when it
+		// is below 0x20, equal to '"' or '\\', or at least 0x80 (a borrow
+		// out of a byte happens only when that byte is itself one of them).
+		lt := w - 0x20*ones
+		quote := (w ^ 0x22*ones) - ones
+		bslash := (w ^ 0x5C*ones) - ones
+		if (lt|quote|bslash|w)&highs != 0 {
+			break
+		}
+	}
+	for ; i < len(b); i++ {
+		if !plainByte[b[i]] {
+			return i
+		}
+	}
+	return i
 }

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -126,5 +127,43 @@ func FuzzAppendString(f *testing.F) {
 		if utf8.ValidString(s) && s == want {
 			require.Equal(t, s, back, "valid text %q changed", s)
 		}
+	})
+}
+
+// plainRunByBytes is PlainRun one byte at a time: what it must agree with.
+func plainRunByBytes(b []byte, i int) int {
+	for ; i < len(b); i++ {
+		if c := b[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			return i
+		}
+	}
+	return i
+}
+
+// Every byte that stops PlainRun stops it wherever it lies in a word of
+// eight, after runs of every length, and the bytes around those that
+// stop it (0x1f/0x20, 0x21/0x22/0x23, 0x5b/0x5c/0x5d, 0x7f/0x80, 0xff)
+// are judged alike by both readers.
+func TestPlainRun(t *testing.T) {
+	for _, c := range []byte{0x00, 0x01, 0x1f, 0x20, 0x21, '"', 0x23, 0x5b, '\\', 0x5d, 0x7e, 0x7f, 0x80, 0xa0, 0xdc, 0xff} {
+		for n := range 40 {
+			for start := range 3 {
+				b := append(bytes.Repeat([]byte{'a'}, n), c, 'z', 'z')
+				require.Equal(t, plainRunByBytes(b, start), PlainRun(b, start), "byte %#x after %d plain bytes, from %d", c, n, start)
+			}
+		}
+	}
+	require.Equal(t, 0, PlainRun(nil, 0))
+	require.Equal(t, 11, PlainRun([]byte("abcdefghijk"), 0))
+}
+
+func FuzzPlainRun(f *testing.F) {
+	f.Add([]byte(`AQECazGQeXcwFwWg6BJfMWgXOffqjHX-GYSFVijAcn0z"x`), 0)
+	f.Add([]byte("abc\x1fdefghijk\\"), 2)
+	f.Fuzz(func(t *testing.T, b []byte, i int) {
+		if i < 0 || i > len(b) {
+			return
+		}
+		require.Equal(t, plainRunByBytes(b, i), PlainRun(b, i))
 	})
 }

@@ -716,7 +716,7 @@ func readFlatContent(raw json.RawMessage, alias bool) (m map[string]any, fast bo
 		var val any
 		switch c := v[0]; {
 		case c == '"':
-			if body := v[1 : len(v)-1]; alias && literalBody(body) {
+			if body := v[1 : len(v)-1]; alias && wire.Plain(body) {
 				val = aliasIn(raw, body)
 				break
 			}

@@ -91,6 +91,15 @@ func TestRecordedElicitRoundTrip(t *testing.T) {
 	}
 	_, ok := readRecordedElicit([]byte(`{"action":"maybe"}`))
 	require.False(t, ok)
+
+	// Any other form of an answer (members in another order, spaces) is
+	// read as the client's answers are, and an unknown action refused.
+	other, err := decodeRecorded(kindElicitForm, []byte(`{ "content": {"name":"Ada"}, "action": "accept" }`))
+	require.NoError(t, err)
+	require.Equal(t, Accepted, other.(*ElicitResult).Action)
+	require.Equal(t, map[string]any{"name": "Ada"}, other.(*ElicitResult).Content)
+	_, err = decodeRecorded(kindElicitForm, []byte(`{"action": "maybe"}`))
+	require.Error(t, err)
 }
 
 // readFlatContent decodes what encoding/json decodes, or declines, aliasing its input or not.

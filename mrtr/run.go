@@ -599,27 +599,12 @@ func isInputRequired(r Result) bool {
 func decodeRecorded(k kind, raw []byte) (any, error) {
 	switch k {
 	case kindElicitForm, kindElicitURL:
-		// encodeAnswer wrote {"action":"...","content":{...}}, the action
-		// one of three plain words: read it as written.
+		// encodeAnswer writes {"action":"...","content":{...}}: read it as
+		// written.
 		if r, ok := readRecordedElicit(raw); ok {
 			return r, nil
 		}
-		r := &ElicitResult{}
-		err := wire.EachMember(raw, func(name string, v json.RawMessage) error {
-			switch name {
-			case "action":
-				a, ok := wire.String(v)
-				if !ok {
-					return errBadJournal
-				}
-				r.Action = Action(a)
-			case "content":
-				r.raw = v
-				return json.Unmarshal(v, &r.Content)
-			}
-			return nil
-		})
-		return r, err
+		return decodeAnswer(k, raw) // any other form: as the client's answers are read
 	case kindSampling:
 		var r SamplingResult
 		err := json.Unmarshal(raw, &r)
@@ -644,17 +629,11 @@ func readRecordedElicit(raw []byte) (*ElicitResult, bool) {
 	if q < 0 {
 		return nil, false
 	}
-	r := &ElicitResult{}
-	switch string(rest[:q]) {
-	case string(Accepted):
-		r.Action = Accepted
-	case string(Declined):
-		r.Action = Declined
-	case string(Cancelled):
-		r.Action = Cancelled
-	default:
+	a, ok := wire.Interned(raw[len(pre)-1:len(pre)+q+1], actionNames)
+	if !ok || !slices.Contains(actionNames, a) {
 		return nil, false
 	}
+	r := &ElicitResult{Action: Action(a)}
 	rest = rest[q:]
 	switch {
 	case len(rest) == 2: // "}
@@ -669,17 +648,6 @@ func readRecordedElicit(raw []byte) (*ElicitResult, bool) {
 		return r, true
 	}
 	return nil, false
-}
-
-// literalBody reports whether a string literal's body decodes to itself:
-// printable ASCII without quotes or escapes.
-func literalBody(b []byte) bool {
-	for _, c := range b {
-		if c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-			return false
-		}
-	}
-	return true
 }
 
 // aliasIn returns s as a string, aliasing it when it lies within buf (a

@@ -46,7 +46,7 @@ func plainString(raw []byte) ([]byte, bool) {
 		return nil, false
 	}
 	body := raw[1 : len(raw)-1]
-	if PlainRun(body, 0) != len(body) {
+	if !Plain(body) {
 		return nil, false
 	}
 	return body, true
@@ -134,6 +134,11 @@ func AppendString(b []byte, s string) []byte {
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
+
+// Plain reports whether b stands for itself between JSON quotes: ASCII
+// from 0x20 up, without a quote or a backslash (the bytes plainByte
+// lets through).
+func Plain(b []byte) bool { return PlainRun(b, 0) == len(b) }
 
 // PlainRun returns the index of the first byte of b at or after i that is
 // a quote, a backslash, a control character or not ASCII, or len(b) when

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
@@ -45,7 +44,7 @@ func (s *Session) modernRequest(msg *mrtr.Message, answers json.RawMessage, stat
 			case "inputResponses", "requestState", "task":
 				// The bridge's own, or no concern of the modern server.
 			default:
-				plain = plain && plainName(name)
+				plain = plain && wire.Plain(name)
 				b = appendMember(b, name, v)
 			}
 		})
@@ -91,23 +90,11 @@ func appendMember(b []byte, name []byte, v json.RawMessage) []byte {
 	return append(b, ',')
 }
 
-// plainName reports whether a member name is written as it is between
-// quotes, in JSON as by strconv.Quote: printable ASCII, no quote or
-// backslash.
-func plainName(name []byte) bool {
-	for _, c := range name {
-		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
 // appendMeta renders the _meta of a modern request for this session: the
 // modern version, the session's capabilities, client info and log level,
 // and of the client's own _meta its progress token and every key the
 // protocol does not reserve. plain reports that every key of the client's
-// is a plainName.
+// is plain (wire.Plain).
 func (s *Session) appendMeta(b []byte, clientMeta json.RawMessage) (_ []byte, plain bool) {
 	plain = true
 	b = append(b, `{"`+wire.MetaProtocolVersion+`":`...)
@@ -130,7 +117,7 @@ func (s *Session) appendMeta(b []byte, clientMeta json.RawMessage) (_ []byte, pl
 			if string(name) != wire.MetaProgressToken && reserved(name) {
 				return
 			}
-			plain = plain && plainName(name)
+			plain = plain && wire.Plain(name)
 			b = append(b, ',')
 			b = appendQuote(b, name)
 			b = append(b, ':')

@@ -37,7 +37,7 @@ func eachMember(b []byte, fn func(name []byte, v json.RawMessage)) error {
 // appendQuote appends name quoted as strconv.Quote quotes it, without
 // making a string of it.
 func appendQuote(b []byte, name []byte) []byte {
-	if !plainName(name) {
+	if !wire.Plain(name) {
 		return strconv.AppendQuote(b, string(name))
 	}
 	b = append(b, '"')

@@ -3,6 +3,7 @@ package mrtr
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -132,15 +133,10 @@ func (s *Server) inputRequired(c *call, r *InputRequired, args json.RawMessage, 
 func (s *Server) inputRequiredJournal(c *call, r *InputRequired, args json.RawMessage, round int, j *journal) (json.RawMessage, *Error) {
 	// What the handler embeds is validated first: a malformed request is a
 	// server bug whatever the client declared.
-	var asked map[string]byte
-	if c.capture == nil {
-		// The map lives only until Seal returns (a Codec keeps nothing):
-		// take it from the pool. A task's capture keeps its map.
-		asked = askedPool.Get().(map[string]byte)
-		defer putAsked(asked)
-	} else {
-		asked = make(map[string]byte, len(r.Requests))
-	}
+	// The map lives only until Seal returns (a Codec keeps nothing), or
+	// is copied into a task's capture: take it from the pool.
+	asked := askedPool.Get().(map[string]byte)
+	defer putAsked(asked)
 	// One pass over the questions: check the keys (and, for a raw
 	// handler, the questions and the client's capabilities), note each
 	// key's kind for the state and collect the keys, sorted once below
@@ -173,8 +169,10 @@ func (s *Server) inputRequiredJournal(c *call, r *InputRequired, args json.RawMe
 	c.stage = StageNone
 	if c.capture != nil {
 		// A task's run: the questions and the journal stay in the task
-		// record, under its bound, rather than going to the client.
-		*c.capture = taskCapture{round: next, journal: r.State, asked: asked, asks: wireInputRequests(r.Requests)}
+		// record, under its bound, rather than going to the client. What
+		// the round was built in (a run's scratch, the pooled map) is not
+		// the record's: copy it.
+		*c.capture = taskCapture{round: next, journal: slices.Clone(r.State), asked: maps.Clone(asked), asks: wireInputRequests(r.Requests)}
 		return nil, nil
 	}
 	b, perr := s.binding(c, args)

@@ -514,21 +514,14 @@ func (s *Server) settleRun(c *call, req *Request, res Result, herr error, args j
 	case herr == nil:
 		return nil, nil, false // a complete result
 	}
-	// Another round: every pending question, and the journal. A task
-	// keeps what it captures; a sealed round needs none of it once
-	// rendered, so the run's own scratch holds it.
-	ir := &InputRequired{}
-	var j journal
-	if c.capture != nil {
-		ir.Requests = make(map[string]InputRequest, len(ru.pending))
-		j.entries = make([]jentry, 0, len(ru.reached)+len(ru.newMemo))
-	} else {
-		if ru.asks == nil {
-			ru.asks = make(map[string]InputRequest, len(ru.pending))
-		}
-		ir.Requests, j.entries = ru.asks, ru.entries[:0]
+	// Another round: every pending question, and the journal, built in
+	// the run's own scratch: inputRequiredJournal seals them or, for a
+	// task, copies them into its record, and keeps none of it.
+	if ru.asks == nil {
+		ru.asks = make(map[string]InputRequest, len(ru.pending))
 	}
-	j.callID, j.start = ru.j.callID, ru.j.start
+	ir := &InputRequired{Requests: ru.asks}
+	j := journal{callID: ru.j.callID, start: ru.j.start, entries: ru.entries[:0]}
 	for i := range ru.reached {
 		re := &ru.reached[i]
 		switch {
@@ -554,13 +547,9 @@ func (s *Server) settleRun(c *call, req *Request, res Result, herr error, args j
 		}
 		return 1
 	})
-	if c.capture != nil {
-		ir.State = appendJournal(nil, &j)
-	} else {
-		ru.entries = j.entries
-		ru.payload = appendJournal(ru.payload[:0], &j)
-		ir.State = ru.payload
-	}
+	ru.entries = j.entries
+	ru.payload = appendJournal(ru.payload[:0], &j)
+	ir.State = ru.payload
 	out, err := s.inputRequiredJournal(c, ir, args, req.Round, &j)
 	return out, err, true
 }

@@ -119,8 +119,7 @@ func (r *inputRequiredBody) appendMembers(b []byte) ([]byte, error) {
 			return r.appendSlow(b)
 		}
 	}
-	plainToken := plainASCII(r.token) // a codec's base64url text, as a rule
-	if !plainToken && htmlChars(r.token) {
+	if htmlChars(r.token) {
 		return r.appendSlow(b)
 	}
 	b = append(b, `"inputRequests":{`...)
@@ -136,23 +135,7 @@ func (r *inputRequiredBody) appendMembers(b []byte) ([]byte, error) {
 		}
 	}
 	b = append(b, `},"requestState":`...)
-	if plainToken {
-		b = append(b, '"')
-		b = append(b, r.token...)
-		return append(b, '"'), nil
-	}
 	return wire.AppendString(b, r.token), nil
-}
-
-// plainASCII reports whether s is printable ASCII that neither
-// appendString nor encoding/json escapes, so that it is written as it is.
-func plainASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			return false
-		}
-	}
-	return true
 }
 
 // sizeHint is about how many bytes appendMembers writes, so that render
@@ -197,10 +180,10 @@ func appendInputRequest(b []byte, q InputRequest) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// htmlChars reports whether s holds a character appendString writes
+// htmlChars reports whether s holds a character wire.AppendString writes
 // otherwise than encoding/json: the HTML characters, which encoding/json
-// escapes, and backspace and form feed, which it escapes as \b and \f.
-func htmlChars(s string) bool { return strings.ContainsAny(s, "<>&\b\f") }
+// escapes.
+func htmlChars(s string) bool { return strings.ContainsAny(s, "<>&") }
 
 // appendElicit renders a form elicitation as encoding/json does, or
 // reports false for anything it leaves to encoding/json: another mode,

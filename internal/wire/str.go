@@ -87,6 +87,10 @@ func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Runs that need no escaping, eight bytes at a time.
+		if i = PlainRun(unsafe.Slice(unsafe.StringData(s), len(s)), i); i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/go-playground/validator/v10"
 	"github.com/mrtrkit/mrtrkit/internal/strictjson"
@@ -708,19 +709,20 @@ func readElicitAnswer(raw json.RawMessage) (action Action, content json.RawMessa
 // false for anything else (arrays, objects), which encoding/json then
 // decodes.
 // When alias is set, raw is part of a buffer nothing writes again (a
-// journal's payload): names and plain strings are not copied but alias it.
+// journal's payload): names and plain strings are not copied but alias it
+// (a name the reader unescaped is a copy of its own, aliased as well).
 func readFlatContent(raw json.RawMessage, alias bool) (m map[string]any, fast bool) {
 	m = make(map[string]any, 4)
 	fast = true
+	str := wire.String
+	if alias {
+		str = wire.StringView
+	}
 	err := wire.EachMemberBytes(raw, func(name []byte, v json.RawMessage) error {
 		var val any
 		switch c := v[0]; {
 		case c == '"':
-			if body := v[1 : len(v)-1]; alias && wire.Plain(body) {
-				val = aliasIn(raw, body)
-				break
-			}
-			s, ok := wire.String(v)
+			s, ok := str(v)
 			if !ok {
 				fast = false
 				return errNotFlat
@@ -744,7 +746,7 @@ func readFlatContent(raw json.RawMessage, alias bool) (m map[string]any, fast bo
 			return errNotFlat
 		}
 		if alias {
-			m[aliasIn(raw, name)] = val
+			m[unsafe.String(unsafe.SliceData(name), len(name))] = val
 		} else {
 			m[string(name)] = val
 		}

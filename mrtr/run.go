@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
@@ -637,18 +636,4 @@ func readRecordedElicit(raw []byte) (*ElicitResult, bool) {
 		return r, true
 	}
 	return nil, false
-}
-
-// aliasIn returns s as a string, aliasing it when it lies within buf (a
-// payload nothing writes again) and copying it otherwise (a name the
-// reader unescaped into a buffer of its own).
-func aliasIn(buf, s []byte) string {
-	if len(s) == 0 {
-		return ""
-	}
-	base, p := uintptr(unsafe.Pointer(unsafe.SliceData(buf))), uintptr(unsafe.Pointer(unsafe.SliceData(s)))
-	if p >= base && p+uintptr(len(s)) <= base+uintptr(len(buf)) {
-		return unsafe.String(unsafe.SliceData(s), len(s))
-	}
-	return string(s)
 }

@@ -207,7 +207,6 @@ func varsJSON(vars map[string]string) json.RawMessage {
 // handler, and gate, seal and render what it returns. args are the
 // arguments the state is bound to.
 func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.RawMessage) (json.RawMessage, *Error) {
-	asked := c.ep.asks
 	fromState := false
 	var once time.Duration // OnceOnly: the lifetime of the presented state to claim
 	var presented []byte   // the payload of a presented state, for a call that becomes a task
@@ -221,7 +220,6 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 				return nil, s.internal("a task record holds a malformed journal", err, c)
 			}
 		}
-		asked = mergeAsked(c.ep.asks, r.asked)
 	} else if !isAbsent(c.p.RequestState) {
 		c.stage = StageState
 		c.rec.StatePresented = true
@@ -239,7 +237,6 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 			delete(claims.Asked, journalKey)
 			req.State = nil
 		}
-		asked = mergeAsked(c.ep.asks, claims.Asked)
 		presented, presentedAsked = claims.Payload, claims.Asked
 		if c.ep.once {
 			once = claims.ExpiresAt.Sub(claims.IssuedAt)
@@ -247,7 +244,7 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 	}
 	c.stage = StageAnswers
 	req.Responses.list = c.answers[:0]
-	if err := s.decodeResponses(c.p.InputResponses, asked, &req.Responses); err != nil {
+	if err := s.decodeResponses(c.p.InputResponses, c.ep.asks, req.asked, &req.Responses); err != nil {
 		return nil, err
 	}
 	if req.Responses.Len() > 0 {

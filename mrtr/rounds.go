@@ -68,22 +68,19 @@ func (s *Server) openState(c *call, args json.RawMessage) (state.Claims, *Error)
 	return claims, nil
 }
 
-// mergeAsked returns the keys a call may be answered on: the static asks
-// of its registration and those its sealed state recorded.
-func mergeAsked(static map[string]kind, sealed map[string]byte) map[string]kind {
-	out := make(map[string]kind, len(static)+len(sealed))
-	for k, v := range static {
-		out[k] = v
+// askedKind returns the kind key was asked as: by the sealed state, else
+// by the static asks of the call's registration.
+func askedKind(static map[string]kind, sealed map[string]byte, key string) (kind, bool) {
+	if v, ok := sealed[key]; ok {
+		return kind(v), true
 	}
-	for k, v := range sealed {
-		out[k] = kind(v)
-	}
-	return out
+	k, ok := static[key]
+	return k, ok
 }
 
-// decodeResponses decodes the answers to the asked keys by the kind each
-// was asked as. Answers to keys not asked are ignored.
-func (s *Server) decodeResponses(raw json.RawMessage, asked map[string]kind, out *Responses) *Error {
+// decodeResponses decodes the answers to the asked keys (askedKind) by the
+// kind each was asked as. Answers to keys not asked are ignored.
+func (s *Server) decodeResponses(raw json.RawMessage, static map[string]kind, sealed map[string]byte, out *Responses) *Error {
 	if isAbsent(raw) {
 		return nil
 	}
@@ -94,7 +91,7 @@ func (s *Server) decodeResponses(raw json.RawMessage, asked map[string]kind, out
 	var perr *Error
 	err := wire.EachMember(raw, func(key string, v json.RawMessage) error {
 		total++
-		k, ok := asked[key]
+		k, ok := askedKind(static, sealed, key)
 		if !ok || isAbsent(v) {
 			return nil
 		}

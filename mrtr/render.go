@@ -21,21 +21,31 @@ func (s *Server) render(resultType string, body any, meta Object, hint *discover
 }
 
 // resultBufs holds the buffers a call's own result is rendered into
-// (renderCall), handed back by Response.Release. A new one is empty, so
-// that a transport that never releases pays for no more than the result.
+// (renderCall), handed back by Response.Release, and those a round's
+// token is sealed into before it is copied into the result. A new one is
+// empty, so that a transport that never releases pays for no more than
+// the result.
 var resultBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // maxPooledResult is the largest result buffer kept for reuse.
 const maxPooledResult = 16 << 10
+
+// putResultBuf hands bp back to resultBufs, unless it grew too large to
+// keep.
+func putResultBuf(bp *[]byte) {
+	if cap(*bp) <= maxPooledResult {
+		resultBufs.Put(bp)
+	}
+}
 
 // renderCall is render for what the call c answers with: the result goes
 // into a pooled buffer, which c remembers so that the Response that
 // carries it can hand it back (Response.Release).
 func (s *Server) renderCall(c *call, resultType string, body any, meta Object, hint *discover.Hint) (json.RawMessage, *Error) {
 	bp := resultBufs.Get().(*[]byte)
-	out, err := s.renderInto(bp, resultType, body, meta, hint)
+	out, err := s.renderInto(*bp, resultType, body, meta, hint)
 	if err != nil {
-		resultBufs.Put(bp)
+		putResultBuf(bp)
 		return nil, err
 	}
 	*bp = out
@@ -43,22 +53,16 @@ func (s *Server) renderCall(c *call, resultType string, body any, meta Object, h
 	return out, nil
 }
 
-// renderInto is render into *dst when dst is not nil, grown as needed,
-// and into a new buffer otherwise.
-func (s *Server) renderInto(dst *[]byte, resultType string, body any, meta Object, hint *discover.Hint) (json.RawMessage, *Error) {
-	buf := func(size int) []byte {
-		if dst == nil {
-			return make([]byte, 0, size)
-		}
-		return slices.Grow((*dst)[:0], size)
-	}
+// renderInto is render into dst's memory (a new buffer when dst is nil),
+// grown as needed.
+func (s *Server) renderInto(dst []byte, resultType string, body any, meta Object, hint *discover.Hint) (json.RawMessage, *Error) {
 	var out []byte
 	if m, ok := body.(memberAppender); ok {
 		size := 256 + len(s.infoMeta)
 		if h, ok := body.(interface{ sizeHint() int }); ok {
 			size = 64 + len(s.infoMeta) + h.sizeHint()
 		}
-		out = buf(size)
+		out = slices.Grow(dst[:0], size)
 		out = append(out, `{"resultType":"`...)
 		out = append(out, resultType...)
 		out = append(out, `",`...)
@@ -76,7 +80,7 @@ func (s *Server) renderInto(dst *[]byte, resultType string, body any, meta Objec
 				return nil, s.internal("encoding a result failed", err, nil)
 			}
 		}
-		out = buf(len(b) + len(s.infoMeta) + 64)
+		out = slices.Grow(dst[:0], len(b)+len(s.infoMeta)+64)
 		out = append(out, `{"resultType":"`...)
 		out = append(out, resultType...)
 		out = append(out, '"')

@@ -188,8 +188,8 @@ func (s *Server) inputRequiredJournal(c *call, r *InputRequired, args json.RawMe
 	if as, ok := s.codec.(state.AppendSealer); ok {
 		// The token goes into a pooled buffer that outlives it only until
 		// the body is rendered (c.irBody is cleared below).
-		tb := tokenBufs.Get().(*[]byte)
-		defer tokenBufs.Put(tb)
+		tb := resultBufs.Get().(*[]byte)
+		defer putResultBuf(tb)
 		if *tb, err = as.AppendSeal((*tb)[:0], claims); err == nil {
 			token = unsafe.String(unsafe.SliceData(*tb), len(*tb))
 		}
@@ -212,10 +212,6 @@ func (s *Server) inputRequiredJournal(c *call, r *InputRequired, args json.RawMe
 	c.irBody = inputRequiredBody{} // its questions may be a pooled run's
 	return out, perr
 }
-
-// tokenBufs holds the buffers tokens are sealed into before they are
-// copied into the answer.
-var tokenBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // askedPool holds the maps of asked keys that inputRequiredJournal hands
 // to the codec, which keeps nothing it is given. Maps that grew

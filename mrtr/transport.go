@@ -305,9 +305,7 @@ func (r *Response) Release() {
 		return
 	}
 	r.pooled, r.Result = nil, nil
-	if cap(*bp) <= maxPooledResult {
-		resultBufs.Put(bp)
-	}
+	putResultBuf(bp)
 }
 
 // MarshalJSON renders the response object.

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"golang.org/x/crypto/chacha20poly1305"
 	"golang.org/x/crypto/hkdf"
@@ -311,27 +312,23 @@ type AppendSealer interface {
 
 // Seal implements Codec.
 func (c *codec) Seal(cl Claims) (string, error) {
-	var token string
-	err := c.seal(cl, func(text []byte) { token = string(text) })
-	return token, err
+	b, err := c.AppendSeal(nil, cl)
+	if err != nil {
+		return "", err
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b)), nil // b is the string's alone
 }
 
-// AppendSeal implements AppendSealer.
+// AppendSeal implements AppendSealer: the frame is built in a pooled
+// buffer and its base64 text written straight into dst.
 func (c *codec) AppendSeal(dst []byte, cl Claims) ([]byte, error) {
-	err := c.seal(cl, func(text []byte) { dst = append(dst, text...) })
-	return dst, err
-}
-
-// seal makes the token of cl and hands its text, which lies in a buffer
-// reused once seal returns, to out.
-func (c *codec) seal(cl Claims, out func(text []byte)) error {
 	if err := c.validate(&cl); err != nil {
-		return err
+		return dst, err
 	}
 	issued := c.cfg.now().UnixMilli()
 	ttl := uint64(c.cfg.ttl / time.Millisecond)
 	if issued > math.MaxInt64-int64(ttl) {
-		return errors.New("state: seal: clock too far in the future")
+		return dst, errors.New("state: seal: clock too far in the future")
 	}
 	var keyBuf [16]string
 	keys := sortedAskedKeys(cl.Asked, keyBuf[:0])
@@ -341,11 +338,10 @@ func (c *codec) seal(cl Claims, out func(text []byte)) error {
 	frameLen := len(k.header) + c.overhead + n
 	tokenLen := tokenEncoding.EncodedLen(frameLen)
 	if tokenLen > c.cfg.maxSize {
-		return refuse(ReasonTooLarge, "token would be "+strconv.Itoa(tokenLen)+" characters, the limit is "+strconv.Itoa(c.cfg.maxSize))
+		return dst, refuse(ReasonTooLarge, "token would be "+strconv.Itoa(tokenLen)+" characters, the limit is "+strconv.Itoa(c.cfg.maxSize))
 	}
 
-	// One buffer holds the frame followed by its base64 text.
-	bp := getBuffer(frameLen + tokenLen)
+	bp := getBuffer(frameLen)
 	defer putBuffer(bp)
 	frame := append((*bp)[:0], k.header...)
 	h := len(frame)
@@ -354,7 +350,7 @@ func (c *codec) seal(cl Claims, out func(text []byte)) error {
 		p := h + chacha20poly1305.NonceSizeX
 		frame = frame[:p]
 		if err := c.nonce(frame[h:p]); err != nil {
-			return fmt.Errorf("state: seal: nonce: %w", err)
+			return dst, fmt.Errorf("state: seal: nonce: %w", err)
 		}
 		frame = appendClaims(frame, &cl, issued, ttl, keys)
 		// Encrypt in place: the ciphertext overwrites the plaintext
@@ -368,12 +364,9 @@ func (c *codec) seal(cl Claims, out func(text []byte)) error {
 		k.macs.Put(m)
 	}
 	if len(frame) != frameLen {
-		return errors.New("state: seal: internal error: frame size mismatch")
+		return dst, errors.New("state: seal: internal error: frame size mismatch")
 	}
-	text := (*bp)[frameLen : frameLen+tokenLen]
-	tokenEncoding.Encode(text, frame)
-	out(text)
-	return nil
+	return tokenEncoding.AppendEncode(slices.Grow(dst, tokenLen), frame), nil
 }
 
 // Open implements Codec. The checks run in this order, and the first failure

@@ -156,6 +156,26 @@ func TestAskAfterTheHandlerReturned(t *testing.T) {
 	require.ErrorContains(t, errs[0], "the call has ended")
 	require.ErrorContains(t, errs[1], "the call has ended")
 	require.NoError(t, errs[2])
+
+	// A call whose handler never asked ends just as well.
+	late2, late2Done := make(chan struct{}), make(chan []error, 1)
+	f.addTool("quiet", func(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		go func() {
+			<-late2
+			var e1 error
+			if id := mrtr.CallID(req); id != [16]byte{} || !mrtr.CallStart(req).IsZero() {
+				e1 = fmt.Errorf("CallID %x after the call ended", id)
+			}
+			_, e2 := mrtr.Elicit(ctx, req, "late", whoForm("Late?"))
+			late2Done <- []error{e1, e2}
+		}()
+		return mrtr.TextResult("done"), nil
+	})
+	f.call("tools/call", toolCall("quiet", capsElicit, "", nil)).complete(t)
+	close(late2)
+	errs = <-late2Done
+	require.NoError(t, errs[0])
+	require.ErrorContains(t, errs[1], "the call has ended")
 }
 
 // An unknown tool or prompt names the nearest ones the caller sees, and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sort"
+	"sync/atomic"
 )
 
 // Result is what a Handler returns: exactly one of *CallToolResult,
@@ -104,8 +105,8 @@ type Request struct {
 	asked   map[string]byte
 	emit    func([]byte) error
 	headers map[string]string
-	run     *run // this run's asks and memos; nil until the first, or made from the journal
-	resumed bool // run holds what earlier runs of a straight-line handler recorded
+	run     atomic.Pointer[run] // this run's asks and memos; nil until the first, or made from the journal
+	resumed bool                // run holds what earlier runs of a straight-line handler recorded
 
 	taskPhase uint8 // phaseNone, phaseDetachable or phaseTask (Detach)
 }

@@ -278,21 +278,20 @@ func (s *Server) invoke(ctx context.Context, c *call, req *Request, args json.Ra
 		hctx = h
 	}
 	res, herr := c.ep.handler.Handle(hctx, req)
-	if req.run != nil {
-		if !(ctx.Err() == nil && hctx.Err() == context.DeadlineExceeded) {
-			out, err, done := s.settleRun(c, req, res, herr, args)
-			if done {
-				req.releaseRun()
-				return out, err
-			}
+	timedOut := ctx.Err() == nil && hctx.Err() == context.DeadlineExceeded
+	if req.run.Load() != nil && !timedOut {
+		out, err, done := s.settleRun(c, req, res, herr, args)
+		if done {
+			req.releaseRun()
+			return out, err
 		}
-		req.releaseRun()
 	}
+	req.releaseRun()
 	if req.taskPhase == phaseDetachable && herr != nil && errors.Is(herr, errDetach) {
 		detach()
 		return nil, nil
 	}
-	if ctx.Err() == nil && hctx.Err() == context.DeadlineExceeded {
+	if timedOut {
 		c.stage = StageTimeout
 		s.log.Warn("mrtr: a handler ran out of time", "method", c.method, "target", clip(c.target), "timeout", s.limits.handlerTimeout)
 		return nil, NewError(CodeInternalError, "Request timed out after "+s.limits.handlerTimeout.String(), nil)

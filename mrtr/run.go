@@ -64,14 +64,20 @@ var errCallOver = errors.New("mrtr: the call has ended: ask only while the handl
 // owns reports whether ru still belongs to r. The caller holds ru.mu.
 func (ru *run) owns(r *Request) bool { return ru.req == r }
 
-// releaseRun returns the request's run, if it has one, to the pool once
-// its call is settled. r.run keeps pointing at it: a late ask locks it
-// and finds it no longer owned by r.
+// endedRun is the run of a request whose handler returned without one:
+// it belongs to no request, so a late ask, memo or CallID finds the call
+// over, as it does on a released run.
+var endedRun run
+
+// releaseRun ends the request's run once its call is settled: a run of
+// its own goes back to the pool, and a request that had none gets
+// endedRun. r.run keeps pointing at what it had: a late ask locks it and
+// finds it no longer owned by r.
 func (r *Request) releaseRun() {
-	ru := r.run
-	if ru == nil {
+	if r.run.CompareAndSwap(nil, &endedRun) {
 		return
 	}
+	ru := r.run.Load()
 	ru.mu.Lock()
 	owned := ru.owns(r)
 	keep := owned && len(ru.asks) <= maxPooledAsked && cap(ru.entries) <= maxPooledAsked && cap(ru.payload) <= maxPooledPayload
@@ -173,14 +179,20 @@ func (ru *run) previous(key string) *jentry {
 	return ru.recorded(tagPending, key)
 }
 
-// runner returns the request's run, made on first use.
+// runner returns the request's run, made on first use (by one of the
+// handler's goroutines, if several ask at once).
 func (r *Request) runner() *run {
-	if r.run != nil {
-		return r.run
+	if ru := r.run.Load(); ru != nil {
+		return ru
 	}
 	ru := newRun(r)
 	drawCallID(&ru.j.callID)
 	ru.j.start = time.Now().UnixMilli()
+	if !r.run.CompareAndSwap(nil, ru) {
+		ru.runState = runState{} // another goroutine was first
+		runs.Put(ru)
+		return r.run.Load()
+	}
 	return ru
 }
 
@@ -199,24 +211,25 @@ func drawCallID(id *[16]byte) {
 	callIDs.Put(g)
 }
 
-// newRun makes the request's run.
+// newRun takes a run for r from the pool.
 func newRun(r *Request) *run {
 	ru := runs.Get().(*run)
 	ru.req = r
 	ru.reached, ru.pending = ru.reachBuf[:0], ru.pendingBuf[:0]
-	r.run = ru
 	return ru
 }
 
 // resume makes the request's run from the journal earlier runs recorded,
-// encoded in b; the run's journal aliases b.
+// encoded in b; the run's journal aliases b. It runs before the handler,
+// which has no run yet.
 func (r *Request) resume(b []byte) error {
 	ru := newRun(r)
 	if err := decodeJournalInto(&ru.j, b, ru.entryBuf[:0]); err != nil {
-		r.releaseRun()
-		r.run = nil
+		ru.runState = runState{}
+		runs.Put(ru)
 		return err
 	}
+	r.run.Store(ru)
 	r.resumed = true
 	return nil
 }
@@ -482,7 +495,7 @@ func (ru *run) orphans() []string {
 // a complete result, an input-required round carrying the journal, or a
 // refusal when the run does not fit the call.
 func (s *Server) settleRun(c *call, req *Request, res Result, herr error, args json.RawMessage) (json.RawMessage, *Error, bool) {
-	ru := req.run
+	ru := req.run.Load()
 	ru.mu.Lock()
 	defer ru.mu.Unlock()
 	pendingErr := herr != nil && errors.Is(herr, ErrInputRequired)

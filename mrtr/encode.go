@@ -3,7 +3,6 @@ package mrtr
 import (
 	"bytes"
 	"encoding/json"
-	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -87,7 +86,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 // requestState.
 type inputRequiredBody struct {
 	requests map[string]InputRequest
-	keys     []string // the keys of requests, sorted; nil: not yet
+	keys     []string // the keys of requests, sorted
 	token    string
 }
 
@@ -111,9 +110,6 @@ func wireInputRequests(reqs map[string]InputRequest) map[string]inputRequestWire
 // common kinds (a form elicitation, roots) without reflection.
 func (r *inputRequiredBody) appendMembers(b []byte) ([]byte, error) {
 	keys := r.keys
-	if keys == nil {
-		keys = slices.Sorted(maps.Keys(r.requests))
-	}
 	for _, k := range keys {
 		if htmlChars(k) {
 			return r.appendSlow(b)

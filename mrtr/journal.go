@@ -108,20 +108,12 @@ func appendJournal(dst []byte, j *journal) []byte {
 
 var errBadJournal = errors.New("mrtr: malformed journal")
 
-// decodeJournal parses an encoded journal. Although a journal is only
-// ever read from an authenticated state, it is decoded as untrusted
-// input: every length is checked, entries must be in order and unique,
-// and trailing bytes are refused. Values alias b.
-func decodeJournal(b []byte) (*journal, error) {
-	j := &journal{}
-	if err := decodeJournalInto(j, b, nil); err != nil {
-		return nil, err
-	}
-	return j, nil
-}
-
-// decodeJournalInto is decodeJournal into j, its entries appended to buf
-// (a run's own array, so that a short journal costs no allocation).
+// decodeJournalInto parses an encoded journal into j, its entries
+// appended to buf (a run's own array, so that a short journal costs no
+// allocation). Although a journal is only ever read from an authenticated
+// state, it is decoded as untrusted input: every length is checked,
+// entries must be in order and unique, and trailing bytes are refused.
+// Values alias b.
 func decodeJournalInto(j *journal, b []byte, buf []jentry) error {
 	if len(b) < 1+16 || b[0] != journalVersion {
 		return errBadJournal

@@ -120,3 +120,12 @@ func FuzzFlatContent(f *testing.F) {
 		}
 	})
 }
+
+// decodeJournal is decodeJournalInto into a new journal.
+func decodeJournal(b []byte) (*journal, error) {
+	j := &journal{}
+	if err := decodeJournalInto(j, b, nil); err != nil {
+		return nil, err
+	}
+	return j, nil
+}

@@ -65,12 +65,8 @@ type OAuth struct {
 	refresh  *refresher // nil: no refresh token
 	granted  []string
 	issuer   string
-	clients  map[string]registered // by issuer
+	clients  map[string]clientAuth // by issuer
 	attempts int
-}
-
-type registered struct {
-	id, secret, method string
 }
 
 // refresher refreshes an access token (RFC 6749 §6) with the resource
@@ -81,7 +77,7 @@ type refresher struct {
 	expiry   time.Time
 	endpoint string
 	resource string
-	client   registered
+	client   clientAuth
 }
 
 // MaxAuthorizations bounds the authorizations one OAuth runs in all.
@@ -93,7 +89,7 @@ func NewOAuth(cfg OAuthConfig) *OAuth {
 	if hc == nil {
 		hc = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
-	return &OAuth{cfg: cfg, hc: hc, clients: map[string]registered{}}
+	return &OAuth{cfg: cfg, hc: hc, clients: map[string]clientAuth{}}
 }
 
 // Token returns the current access token ("" before authorization). An
@@ -113,29 +109,14 @@ func (o *OAuth) Token(ctx context.Context) (string, error) {
 
 // doRefresh runs one refresh_token grant.
 func (o *OAuth) doRefresh(ctx context.Context, r *refresher) error {
+	ca := r.client
+	if ca.method != "client_secret_basic" && ca.method != "client_secret_post" {
+		// none, or a registered method this client does not perform:
+		// the client_id alone.
+		ca = clientAuth{id: ca.id, method: "none"}
+	}
 	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {r.token}, "resource": {r.resource}}
-	if r.client.method != "client_secret_basic" {
-		form.Set("client_id", r.client.id)
-		if r.client.method == "client_secret_post" {
-			form.Set("client_secret", r.client.secret)
-		}
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.endpoint, strings.NewReader(form.Encode()))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept", "application/json")
-	if r.client.method == "client_secret_basic" {
-		req.SetBasicAuth(url.QueryEscape(r.client.id), url.QueryEscape(r.client.secret))
-	}
-	resp, err := o.tokenClient().Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	t, err := parseTokenResponse(r.endpoint, resp.StatusCode, b)
+	t, err := postToken(ctx, o.tokenClient(), r.endpoint, "", form, ca)
 	if err != nil {
 		return fmt.Errorf("refreshing the token: %w", err)
 	}
@@ -331,22 +312,16 @@ func endpointAllowed(raw string) error {
 // client returns the client identity to use at the authorization server
 // as, registering one when needed. Identities are kept by issuer, so one
 // server's client_id never goes to another.
-func (o *OAuth) client(ctx context.Context, as *asMeta) (registered, error) {
+func (o *OAuth) client(ctx context.Context, as *asMeta) (clientAuth, error) {
 	if r, ok := o.clients[as.Issuer]; ok {
 		return r, nil
 	}
-	var r registered
+	var r clientAuth
 	switch {
 	case o.cfg.ClientID != "" && (o.cfg.ClientIssuer == "" || o.cfg.ClientIssuer == as.Issuer):
-		r = registered{id: o.cfg.ClientID, secret: o.cfg.ClientSecret, method: "none"}
-		if r.secret != "" {
-			r.method = "client_secret_basic"
-			if len(as.TokenEndpointAuthMethodsSupported) > 0 && !slices.Contains(as.TokenEndpointAuthMethodsSupported, "client_secret_basic") && slices.Contains(as.TokenEndpointAuthMethodsSupported, "client_secret_post") {
-				r.method = "client_secret_post"
-			}
-		}
+		r = clientAuthFor(o.cfg.ClientID, o.cfg.ClientSecret, nil, as.TokenEndpointAuthMethodsSupported)
 	case o.cfg.ClientMetadataURL != "" && as.CIMDSupported:
-		r = registered{id: o.cfg.ClientMetadataURL, method: "none"}
+		r = clientAuth{id: o.cfg.ClientMetadataURL, method: "none"}
 	case as.RegistrationEndpoint != "":
 		var err error
 		if r, err = o.register(ctx, as); err != nil {
@@ -360,7 +335,7 @@ func (o *OAuth) client(ctx context.Context, as *asMeta) (registered, error) {
 }
 
 // register registers the client dynamically (RFC 7591).
-func (o *OAuth) register(ctx context.Context, as *asMeta) (registered, error) {
+func (o *OAuth) register(ctx context.Context, as *asMeta) (clientAuth, error) {
 	method := "none"
 	if sup := as.TokenEndpointAuthMethodsSupported; len(sup) > 0 && !slices.Contains(sup, "none") {
 		method = sup[0]
@@ -385,17 +360,17 @@ func (o *OAuth) register(ctx context.Context, as *asMeta) (registered, error) {
 	})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, as.RegistrationEndpoint, bytes.NewReader(body))
 	if err != nil {
-		return registered{}, err
+		return clientAuth{}, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := o.hc.Do(req)
 	if err != nil {
-		return registered{}, fmt.Errorf("registering the client: %w", err)
+		return clientAuth{}, fmt.Errorf("registering the client: %w", err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
-		return registered{}, fmt.Errorf("registering the client: HTTP %s: %s", resp.Status, clip(string(b), 200))
+		return clientAuth{}, fmt.Errorf("registering the client: HTTP %s: %s", resp.Status, clip(string(b), 200))
 	}
 	var out struct {
 		ClientID     string `json:"client_id"`
@@ -403,7 +378,7 @@ func (o *OAuth) register(ctx context.Context, as *asMeta) (registered, error) {
 		Method       string `json:"token_endpoint_auth_method"`
 	}
 	if err := json.Unmarshal(b, &out); err != nil || out.ClientID == "" {
-		return registered{}, fmt.Errorf("the registration response has no client_id")
+		return clientAuth{}, fmt.Errorf("the registration response has no client_id")
 	}
 	if out.Method == "" {
 		out.Method = "client_secret_basic" // RFC 7591 §2
@@ -411,7 +386,7 @@ func (o *OAuth) register(ctx context.Context, as *asMeta) (registered, error) {
 			out.Method = "none"
 		}
 	}
-	return registered{id: out.ClientID, secret: out.ClientSecret, method: out.Method}, nil
+	return clientAuth{id: out.ClientID, secret: out.ClientSecret, method: out.Method}, nil
 }
 
 func randomString(n int) string {

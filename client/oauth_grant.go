@@ -242,7 +242,8 @@ func (g *Grant) fetch(ctx context.Context) error {
 	return nil
 }
 
-// clientAuth is how a client authenticates at a token endpoint.
+// clientAuth is a client identity and how it authenticates at a token
+// endpoint (OAuth keeps one per issuer).
 type clientAuth struct {
 	id, secret, method string // method: none, client_secret_basic, client_secret_post, private_key_jwt
 	key                *ClientKey

@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -321,23 +320,18 @@ func orderedParams(params any) ([]member, error) {
 	if string(b) == "null" {
 		return nil, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, fmt.Errorf("%s is not an object", clip(string(b), 40))
-	}
 	var out []member
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		if k := t.(string); k != "_meta" {
+	err = wire.EachMember(b, func(k string, v json.RawMessage) error {
+		if k != "_meta" {
 			out = append(out, member{k, v})
 		}
+		return nil
+	})
+	if errors.Is(err, wire.ErrNotObject) {
+		return nil, fmt.Errorf("%s is %w", clip(string(b), 40), err)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

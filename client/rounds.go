@@ -118,12 +118,12 @@ func (c *Client) run(ctx context.Context, method, name string, params []member, 
 		switch rr.ResultType {
 		case "", wire.ResultComplete:
 			return res, nil
-		case resultTask:
+		case wire.ResultTask:
 			if co != nil && co.task {
 				// The server runs the call as a task (CreateTaskResult).
 				return res, nil
 			}
-			return nil, fail(fmt.Errorf("unrecognised resultType %q: the request did not declare the Tasks extension", resultTask))
+			return nil, fail(fmt.Errorf("unrecognised resultType %q: the request did not declare the Tasks extension", wire.ResultTask))
 		case wire.ResultInputRequired:
 		default:
 			return nil, fail(fmt.Errorf("unrecognised resultType %q", clip(rr.ResultType, 40)))

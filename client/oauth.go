@@ -87,7 +87,7 @@ const MaxAuthorizations = 3
 func NewOAuth(cfg OAuthConfig) *OAuth {
 	hc := cfg.HTTPClient
 	if hc == nil {
-		hc = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		hc = noRedirectClient()
 	}
 	return &OAuth{cfg: cfg, hc: hc, clients: map[string]clientAuth{}}
 }

@@ -440,7 +440,7 @@ const (
 func IDJAG(cfg IDJAGConfig) AssertionFunc {
 	hc := cfg.HTTPClient
 	if hc == nil {
-		hc = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		hc = noRedirectClient()
 	}
 	return func(ctx context.Context, r AssertionRequest) (string, error) {
 		if cfg.IDToken == nil {

@@ -97,6 +97,13 @@ func NewOAuth(cfg OAuthConfig) *OAuth {
 // the refresh fails the old token is returned, so that the server's 401
 // starts a new authorization.
 func (o *OAuth) Token(ctx context.Context) (string, error) {
+	tok, _ := o.current(ctx)
+	return tok, nil
+}
+
+// current is Token with the token's type, both read under one lock so
+// that they belong to the same token.
+func (o *OAuth) current(ctx context.Context) (tok, typ string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if r := o.refresh; r != nil && o.token != "" && !r.expiry.IsZero() && time.Until(r.expiry) < 10*time.Second {
@@ -104,7 +111,7 @@ func (o *OAuth) Token(ctx context.Context) (string, error) {
 			o.refresh = nil
 		}
 	}
-	return o.token, nil
+	return o.token, o.tokenTyp
 }
 
 // doRefresh runs one refresh_token grant.

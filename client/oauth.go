@@ -151,34 +151,45 @@ func (o *OAuth) Authorize(ctx context.Context, resp *http.Response) error {
 	if o.attempts >= MaxAuthorizations {
 		return fmt.Errorf("gave up after %d authorizations", o.attempts)
 	}
-	ch := authChallenge(resp.Header.Values("WWW-Authenticate"))
-	if ch == nil {
-		ch = map[string]string{}
+	ch, scopes, stepUp, err := challengeScopes(resp, o.granted)
+	if err != nil {
+		return err
 	}
-	endpoint := resp.Request.URL
-	scopes := strings.Fields(ch["scope"])
-	if resp.StatusCode == http.StatusForbidden {
-		// Step-up: the union with what was granted; stop when it adds
-		// nothing.
-		union := append([]string(nil), o.granted...)
-		added := false
-		for _, s := range scopes {
-			if !slices.Contains(union, s) {
-				union = append(union, s)
-				added = true
-			}
-		}
-		if !added {
-			return fmt.Errorf("the server wants scope %q, which was granted already", ch["scope"])
-		}
-		scopes = union
-	} else if o.token != "" {
+	if !stepUp && o.token != "" {
 		// A 401 while holding a token: drop it and everything learnt
 		// with it; the resource may have moved to another server.
 		o.token, o.granted, o.issuer, o.refresh = "", nil, "", nil
 	}
 	o.attempts++
-	return o.authorize(ctx, endpoint, ch["resource_metadata"], scopes)
+	return o.authorize(ctx, resp.Request.URL, ch["resource_metadata"], scopes)
+}
+
+// challengeScopes reads the challenge of resp (its parameters, never nil)
+// and the scopes to ask for: those the challenge names, or for a 403
+// (stepUp) their union with granted, refused when that adds nothing.
+func challengeScopes(resp *http.Response, granted []string) (ch map[string]string, scopes []string, stepUp bool, err error) {
+	ch = authChallenge(resp.Header.Values("WWW-Authenticate"))
+	if ch == nil {
+		ch = map[string]string{}
+	}
+	scopes = strings.Fields(ch["scope"])
+	if resp.StatusCode != http.StatusForbidden {
+		return ch, scopes, false, nil
+	}
+	// Step-up: the union with what was granted; stop when it adds
+	// nothing.
+	union := append([]string(nil), granted...)
+	added := false
+	for _, s := range scopes {
+		if !slices.Contains(union, s) {
+			union = append(union, s)
+			added = true
+		}
+	}
+	if !added {
+		return ch, nil, true, fmt.Errorf("the server wants scope %q, which was granted already", ch["scope"])
+	}
+	return ch, union, true, nil
 }
 
 func (o *OAuth) get(ctx context.Context, u string) (*http.Response, []byte, error) {

@@ -161,32 +161,20 @@ func (g *Grant) Authorize(ctx context.Context, resp *http.Response) error {
 	if g.attempts >= MaxAuthorizations {
 		return fmt.Errorf("gave up after %d authorizations", g.attempts)
 	}
-	g.attempts++
-	ch := authChallenge(resp.Header.Values("WWW-Authenticate"))
-	if ch == nil {
-		ch = map[string]string{}
+	g.attempts++ // counted before a refused step-up, unlike OAuth
+	ch, scopes, stepUp, err := challengeScopes(resp, g.granted)
+	if err != nil {
+		return err
 	}
-	scopes := g.cfg.Scopes
-	if len(scopes) == 0 {
-		scopes = strings.Fields(ch["scope"])
-	}
-	if resp.StatusCode == http.StatusForbidden {
-		union := append([]string(nil), g.granted...)
-		added := false
-		for _, s := range strings.Fields(ch["scope"]) {
-			if !slices.Contains(union, s) {
-				union = append(union, s)
-				added = true
-			}
+	if !stepUp {
+		if len(g.cfg.Scopes) > 0 {
+			scopes = g.cfg.Scopes
 		}
-		if !added {
-			return fmt.Errorf("the server wants scope %q, which was granted already", ch["scope"])
+		if g.token != "" {
+			// A 401 while holding a token: start over, the resource may
+			// have moved to another authorization server.
+			g.token, g.granted, g.as = "", nil, nil
 		}
-		scopes = union
-	} else if g.token != "" {
-		// A 401 while holding a token: start over, the resource may have
-		// moved to another authorization server.
-		g.token, g.granted, g.as = "", nil, nil
 	}
 	pr, err := g.disc.discoverPRM(ctx, resp.Request.URL, ch["resource_metadata"])
 	if err != nil {

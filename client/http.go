@@ -93,6 +93,13 @@ func HTTP(url string, opts ...HTTPOption) Transport {
 
 func (t *httpTransport) String() string { return t.url }
 
+// noRedirectClient is the default HTTP client of the package: it follows
+// no redirects, so that requests (and their credentials) go only where
+// they were sent.
+func noRedirectClient() *http.Client {
+	return &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
 func (t *httpTransport) dial(ctx context.Context, c *Client) (conn, error) {
 	u, err := url.Parse(t.url)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -100,7 +107,7 @@ func (t *httpTransport) dial(ctx context.Context, c *Client) (conn, error) {
 	}
 	hc := t.hc
 	if hc == nil {
-		hc = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		hc = noRedirectClient()
 	}
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	return &httpConn{t: t, u: u, hc: hc, c: c, bg: bg, stop: cancel, pending: map[int64]chan *message{}}, nil

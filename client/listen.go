@@ -46,7 +46,7 @@ func (c *Client) Listen(ctx context.Context, filter ListenFilter, fn func(Notifi
 			case m.Method == "notifications/subscriptions/acknowledged":
 				acked.Store(true)
 			case strings.HasSuffix(m.Method, "/list_changed"), m.Method == "notifications/resources/updated",
-				m.Method == notifyTasks && len(filter.TaskIDs) > 0:
+				m.Method == wire.NotifyTasks && len(filter.TaskIDs) > 0:
 			default:
 				return // request-scoped notifications never travel here
 			}

@@ -65,12 +65,8 @@ type OAuth struct {
 	refresh  *refresher // nil: no refresh token
 	granted  []string
 	issuer   string
-	clients  map[string]registered // by issuer
+	clients  map[string]clientAuth // by issuer
 	attempts int
-}
-
-type registered struct {
-	id, secret, method string
 }
 
 // refresher refreshes an access token (RFC 6749 §6) with the resource
@@ -81,7 +77,7 @@ type refresher struct {
 	expiry   time.Time
 	endpoint string
 	resource string
-	client   registered
+	client   clientAuth
 }
 
 // MaxAuthorizations bounds the authorizations one OAuth runs in all.
@@ -91,9 +87,9 @@ const MaxAuthorizations = 3
 func NewOAuth(cfg OAuthConfig) *OAuth {
 	hc := cfg.HTTPClient
 	if hc == nil {
-		hc = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		hc = noRedirectClient()
 	}
-	return &OAuth{cfg: cfg, hc: hc, clients: map[string]registered{}}
+	return &OAuth{cfg: cfg, hc: hc, clients: map[string]clientAuth{}}
 }
 
 // Token returns the current access token ("" before authorization). An
@@ -101,6 +97,13 @@ func NewOAuth(cfg OAuthConfig) *OAuth {
 // the refresh fails the old token is returned, so that the server's 401
 // starts a new authorization.
 func (o *OAuth) Token(ctx context.Context) (string, error) {
+	tok, _ := o.current(ctx)
+	return tok, nil
+}
+
+// current is Token with the token's type, both read under one lock so
+// that they belong to the same token.
+func (o *OAuth) current(ctx context.Context) (tok, typ string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if r := o.refresh; r != nil && o.token != "" && !r.expiry.IsZero() && time.Until(r.expiry) < 10*time.Second {
@@ -108,34 +111,19 @@ func (o *OAuth) Token(ctx context.Context) (string, error) {
 			o.refresh = nil
 		}
 	}
-	return o.token, nil
+	return o.token, o.tokenTyp
 }
 
 // doRefresh runs one refresh_token grant.
 func (o *OAuth) doRefresh(ctx context.Context, r *refresher) error {
+	ca := r.client
+	if ca.method != "client_secret_basic" && ca.method != "client_secret_post" {
+		// none, or a registered method this client does not perform:
+		// the client_id alone.
+		ca = clientAuth{id: ca.id, method: "none"}
+	}
 	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {r.token}, "resource": {r.resource}}
-	if r.client.method != "client_secret_basic" {
-		form.Set("client_id", r.client.id)
-		if r.client.method == "client_secret_post" {
-			form.Set("client_secret", r.client.secret)
-		}
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.endpoint, strings.NewReader(form.Encode()))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept", "application/json")
-	if r.client.method == "client_secret_basic" {
-		req.SetBasicAuth(url.QueryEscape(r.client.id), url.QueryEscape(r.client.secret))
-	}
-	resp, err := o.tokenClient().Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	t, err := parseTokenResponse(r.endpoint, resp.StatusCode, b)
+	t, err := postToken(ctx, o.tokenClient(), r.endpoint, "", form, ca)
 	if err != nil {
 		return fmt.Errorf("refreshing the token: %w", err)
 	}
@@ -163,34 +151,45 @@ func (o *OAuth) Authorize(ctx context.Context, resp *http.Response) error {
 	if o.attempts >= MaxAuthorizations {
 		return fmt.Errorf("gave up after %d authorizations", o.attempts)
 	}
-	ch := authChallenge(resp.Header.Values("WWW-Authenticate"))
-	if ch == nil {
-		ch = map[string]string{}
+	ch, scopes, stepUp, err := challengeScopes(resp, o.granted)
+	if err != nil {
+		return err
 	}
-	endpoint := resp.Request.URL
-	scopes := strings.Fields(ch["scope"])
-	if resp.StatusCode == http.StatusForbidden {
-		// Step-up: the union with what was granted; stop when it adds
-		// nothing.
-		union := append([]string(nil), o.granted...)
-		added := false
-		for _, s := range scopes {
-			if !slices.Contains(union, s) {
-				union = append(union, s)
-				added = true
-			}
-		}
-		if !added {
-			return fmt.Errorf("the server wants scope %q, which was granted already", ch["scope"])
-		}
-		scopes = union
-	} else if o.token != "" {
+	if !stepUp && o.token != "" {
 		// A 401 while holding a token: drop it and everything learnt
 		// with it; the resource may have moved to another server.
 		o.token, o.granted, o.issuer, o.refresh = "", nil, "", nil
 	}
 	o.attempts++
-	return o.authorize(ctx, endpoint, ch["resource_metadata"], scopes)
+	return o.authorize(ctx, resp.Request.URL, ch["resource_metadata"], scopes)
+}
+
+// challengeScopes reads the challenge of resp (its parameters, never nil)
+// and the scopes to ask for: those the challenge names, or for a 403
+// (stepUp) their union with granted, refused when that adds nothing.
+func challengeScopes(resp *http.Response, granted []string) (ch map[string]string, scopes []string, stepUp bool, err error) {
+	ch = authChallenge(resp.Header.Values("WWW-Authenticate"))
+	if ch == nil {
+		ch = map[string]string{}
+	}
+	scopes = strings.Fields(ch["scope"])
+	if resp.StatusCode != http.StatusForbidden {
+		return ch, scopes, false, nil
+	}
+	// Step-up: the union with what was granted; stop when it adds
+	// nothing.
+	union := append([]string(nil), granted...)
+	added := false
+	for _, s := range scopes {
+		if !slices.Contains(union, s) {
+			union = append(union, s)
+			added = true
+		}
+	}
+	if !added {
+		return ch, nil, true, fmt.Errorf("the server wants scope %q, which was granted already", ch["scope"])
+	}
+	return ch, union, true, nil
 }
 
 func (o *OAuth) get(ctx context.Context, u string) (*http.Response, []byte, error) {
@@ -331,22 +330,16 @@ func endpointAllowed(raw string) error {
 // client returns the client identity to use at the authorization server
 // as, registering one when needed. Identities are kept by issuer, so one
 // server's client_id never goes to another.
-func (o *OAuth) client(ctx context.Context, as *asMeta) (registered, error) {
+func (o *OAuth) client(ctx context.Context, as *asMeta) (clientAuth, error) {
 	if r, ok := o.clients[as.Issuer]; ok {
 		return r, nil
 	}
-	var r registered
+	var r clientAuth
 	switch {
 	case o.cfg.ClientID != "" && (o.cfg.ClientIssuer == "" || o.cfg.ClientIssuer == as.Issuer):
-		r = registered{id: o.cfg.ClientID, secret: o.cfg.ClientSecret, method: "none"}
-		if r.secret != "" {
-			r.method = "client_secret_basic"
-			if len(as.TokenEndpointAuthMethodsSupported) > 0 && !slices.Contains(as.TokenEndpointAuthMethodsSupported, "client_secret_basic") && slices.Contains(as.TokenEndpointAuthMethodsSupported, "client_secret_post") {
-				r.method = "client_secret_post"
-			}
-		}
+		r = clientAuthFor(o.cfg.ClientID, o.cfg.ClientSecret, nil, as.TokenEndpointAuthMethodsSupported)
 	case o.cfg.ClientMetadataURL != "" && as.CIMDSupported:
-		r = registered{id: o.cfg.ClientMetadataURL, method: "none"}
+		r = clientAuth{id: o.cfg.ClientMetadataURL, method: "none"}
 	case as.RegistrationEndpoint != "":
 		var err error
 		if r, err = o.register(ctx, as); err != nil {
@@ -360,7 +353,7 @@ func (o *OAuth) client(ctx context.Context, as *asMeta) (registered, error) {
 }
 
 // register registers the client dynamically (RFC 7591).
-func (o *OAuth) register(ctx context.Context, as *asMeta) (registered, error) {
+func (o *OAuth) register(ctx context.Context, as *asMeta) (clientAuth, error) {
 	method := "none"
 	if sup := as.TokenEndpointAuthMethodsSupported; len(sup) > 0 && !slices.Contains(sup, "none") {
 		method = sup[0]
@@ -385,17 +378,17 @@ func (o *OAuth) register(ctx context.Context, as *asMeta) (registered, error) {
 	})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, as.RegistrationEndpoint, bytes.NewReader(body))
 	if err != nil {
-		return registered{}, err
+		return clientAuth{}, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := o.hc.Do(req)
 	if err != nil {
-		return registered{}, fmt.Errorf("registering the client: %w", err)
+		return clientAuth{}, fmt.Errorf("registering the client: %w", err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
-		return registered{}, fmt.Errorf("registering the client: HTTP %s: %s", resp.Status, clip(string(b), 200))
+		return clientAuth{}, fmt.Errorf("registering the client: HTTP %s: %s", resp.Status, clip(string(b), 200))
 	}
 	var out struct {
 		ClientID     string `json:"client_id"`
@@ -403,7 +396,7 @@ func (o *OAuth) register(ctx context.Context, as *asMeta) (registered, error) {
 		Method       string `json:"token_endpoint_auth_method"`
 	}
 	if err := json.Unmarshal(b, &out); err != nil || out.ClientID == "" {
-		return registered{}, fmt.Errorf("the registration response has no client_id")
+		return clientAuth{}, fmt.Errorf("the registration response has no client_id")
 	}
 	if out.Method == "" {
 		out.Method = "client_secret_basic" // RFC 7591 §2
@@ -411,7 +404,7 @@ func (o *OAuth) register(ctx context.Context, as *asMeta) (registered, error) {
 			out.Method = "none"
 		}
 	}
-	return registered{id: out.ClientID, secret: out.ClientSecret, method: out.Method}, nil
+	return clientAuth{id: out.ClientID, secret: out.ClientSecret, method: out.Method}, nil
 }
 
 func randomString(n int) string {

@@ -380,12 +380,6 @@ func (o *OAuth) tokenClient() *http.Client {
 }
 
 func (o *OAuth) authorizeRequest(ctx context.Context, req *http.Request) error {
-	tok, err := o.Token(ctx)
-	if err != nil {
-		return fmt.Errorf("getting a token: %w", err)
-	}
-	o.mu.Lock()
-	typ := o.tokenTyp
-	o.mu.Unlock()
+	tok, typ := o.current(ctx)
 	return presentToken(req, tok, typ, o.cfg.DPoP)
 }

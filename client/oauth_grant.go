@@ -161,32 +161,20 @@ func (g *Grant) Authorize(ctx context.Context, resp *http.Response) error {
 	if g.attempts >= MaxAuthorizations {
 		return fmt.Errorf("gave up after %d authorizations", g.attempts)
 	}
-	g.attempts++
-	ch := authChallenge(resp.Header.Values("WWW-Authenticate"))
-	if ch == nil {
-		ch = map[string]string{}
+	g.attempts++ // counted before a refused step-up, unlike OAuth
+	ch, scopes, stepUp, err := challengeScopes(resp, g.granted)
+	if err != nil {
+		return err
 	}
-	scopes := g.cfg.Scopes
-	if len(scopes) == 0 {
-		scopes = strings.Fields(ch["scope"])
-	}
-	if resp.StatusCode == http.StatusForbidden {
-		union := append([]string(nil), g.granted...)
-		added := false
-		for _, s := range strings.Fields(ch["scope"]) {
-			if !slices.Contains(union, s) {
-				union = append(union, s)
-				added = true
-			}
+	if !stepUp {
+		if len(g.cfg.Scopes) > 0 {
+			scopes = g.cfg.Scopes
 		}
-		if !added {
-			return fmt.Errorf("the server wants scope %q, which was granted already", ch["scope"])
+		if g.token != "" {
+			// A 401 while holding a token: start over, the resource may
+			// have moved to another authorization server.
+			g.token, g.granted, g.as = "", nil, nil
 		}
-		scopes = union
-	} else if g.token != "" {
-		// A 401 while holding a token: start over, the resource may have
-		// moved to another authorization server.
-		g.token, g.granted, g.as = "", nil, nil
 	}
 	pr, err := g.disc.discoverPRM(ctx, resp.Request.URL, ch["resource_metadata"])
 	if err != nil {
@@ -242,7 +230,8 @@ func (g *Grant) fetch(ctx context.Context) error {
 	return nil
 }
 
-// clientAuth is how a client authenticates at a token endpoint.
+// clientAuth is a client identity and how it authenticates at a token
+// endpoint (OAuth keeps one per issuer).
 type clientAuth struct {
 	id, secret, method string // method: none, client_secret_basic, client_secret_post, private_key_jwt
 	key                *ClientKey
@@ -439,7 +428,7 @@ const (
 func IDJAG(cfg IDJAGConfig) AssertionFunc {
 	hc := cfg.HTTPClient
 	if hc == nil {
-		hc = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		hc = noRedirectClient()
 	}
 	return func(ctx context.Context, r AssertionRequest) (string, error) {
 		if cfg.IDToken == nil {

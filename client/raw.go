@@ -165,7 +165,7 @@ type RawResponse struct {
 // when no HTTP response arrives.
 func RawDo(hc *http.Client, req *http.Request) (*RawResponse, error) {
 	if hc == nil {
-		hc = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		hc = noRedirectClient()
 	}
 	resp, err := hc.Do(req)
 	if err != nil {

@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -119,12 +118,12 @@ func (c *Client) run(ctx context.Context, method, name string, params []member, 
 		switch rr.ResultType {
 		case "", wire.ResultComplete:
 			return res, nil
-		case resultTask:
+		case wire.ResultTask:
 			if co != nil && co.task {
 				// The server runs the call as a task (CreateTaskResult).
 				return res, nil
 			}
-			return nil, fail(fmt.Errorf("unrecognised resultType %q: the request did not declare the Tasks extension", resultTask))
+			return nil, fail(fmt.Errorf("unrecognised resultType %q: the request did not declare the Tasks extension", wire.ResultTask))
 		case wire.ResultInputRequired:
 		default:
 			return nil, fail(fmt.Errorf("unrecognised resultType %q", clip(rr.ResultType, 40)))
@@ -321,23 +320,18 @@ func orderedParams(params any) ([]member, error) {
 	if string(b) == "null" {
 		return nil, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, fmt.Errorf("%s is not an object", clip(string(b), 40))
-	}
 	var out []member
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		if k := t.(string); k != "_meta" {
+	err = wire.EachMember(b, func(k string, v json.RawMessage) error {
+		if k != "_meta" {
 			out = append(out, member{k, v})
 		}
+		return nil
+	})
+	if errors.Is(err, wire.ErrNotObject) {
+		return nil, fmt.Errorf("%s is %w", clip(string(b), 40), err)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -60,13 +60,6 @@ const DefaultTaskPollInterval = time.Second
 // bounds the whole wait).
 const maxTaskPollInterval = 24 * time.Hour
 
-// resultTask is the resultType of a CreateTaskResult.
-const resultTask = "task"
-
-// notifyTasks is the notification of a task's new state (Listen with
-// TaskIDs).
-const notifyTasks = "notifications/tasks"
-
 // AsTask declares the Tasks extension on the call. CallTool then runs
 // the call as a task when the server makes it one (a tool the server
 // always answers at once is answered at once), polls it at the server's
@@ -175,7 +168,7 @@ func (c *Client) createTask(ctx context.Context, name string, args any, co *call
 		ResultType string `json:"resultType"`
 	}
 	_ = json.Unmarshal(res, &head)
-	if head.ResultType != resultTask {
+	if head.ResultType != wire.ResultTask {
 		r, err := c.toolResult(name, res, ex)
 		if err != nil {
 			return nil, err

@@ -19,12 +19,11 @@ import (
 // TasksExtension is the identifier of the Tasks extension (SEP-2663).
 const TasksExtension = "io.modelcontextprotocol/tasks"
 
-// Task methods and the result kind of a created task.
+// Task methods.
 const (
 	MethodTasksGet    = "tasks/get"
 	MethodTasksUpdate = "tasks/update"
 	MethodTasksCancel = "tasks/cancel"
-	resultTask        = "task"
 )
 
 // Task statuses.
@@ -474,7 +473,7 @@ func (e *taskEngine) watch(ctx context.Context, req *MethodRequest, value json.R
 					continue
 				}
 				select {
-				case out <- Notification{Method: notifyTasks, Params: e.detailed(ctx, r)}:
+				case out <- Notification{Method: wire.NotifyTasks, Params: e.detailed(ctx, r)}:
 				case <-ctx.Done():
 					return
 				}
@@ -483,9 +482,6 @@ func (e *taskEngine) watch(ctx context.Context, req *MethodRequest, value json.R
 	}()
 	return honoured, out, nil
 }
-
-// notifyTasks is the notification of a task's new state.
-const notifyTasks = "notifications/tasks"
 
 // detailed is the DetailedTask of r: outstanding questions only.
 func (e *taskEngine) detailed(ctx context.Context, r *taskRecord) *taskView {
@@ -757,9 +753,9 @@ func (e *taskEngine) create(ctx context.Context, c *call, args json.RawMessage) 
 	if err != nil {
 		return fail(err)
 	}
-	c.rec.ResultType = resultTask
+	c.rec.ResultType = wire.ResultTask
 	e.start(r)
-	return e.s.render(resultTask, e.view(r, false), nil, nil)
+	return e.s.render(wire.ResultTask, e.view(r, false), nil, nil)
 }
 
 // start runs the task's current run in the background on this replica,

@@ -37,7 +37,12 @@ const (
 const (
 	ResultComplete      = "complete"
 	ResultInputRequired = "input_required"
+	ResultTask          = "task" // Tasks extension: a CreateTaskResult
 )
+
+// NotifyTasks is the notification of a task's new state (Tasks
+// extension).
+const NotifyTasks = "notifications/tasks"
 
 // MaxEcho bounds what an error message or log line repeats of a value the
 // caller sent.

@@ -31,7 +31,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -55,6 +54,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mrtrkit/mrtrkit/client"
 	"github.com/mrtrkit/mrtrkit/internal/fixture"
 
 	"github.com/mrtrkit/mrtrkit/internal/testkit/logbuf"
@@ -64,8 +64,11 @@ import (
 // timeout tests are told (FIXTURE_LEG_TIMEOUT).
 const legTimeout = 2 * time.Second
 
-// client sends the harness's own requests.
-var client = &http.Client{Timeout: 30 * time.Second}
+// hc sends the harness's own requests.
+var hc = &http.Client{Timeout: 30 * time.Second}
+
+// harnessInfo is the clientInfo of the harness's own requests.
+var harnessInfo = client.Implementation{Name: "production-harness", Version: "1"}
 
 // allowedWebOrigin is an origin of the CORS allow-list besides the
 // fixture's own (which the suite's DNS rebinding scenario sends).
@@ -355,7 +358,7 @@ func (h *harness) checkWiring() {
 		req.Header.Set("Origin", c.origin)
 		req.Header.Set("Access-Control-Request-Method", "POST")
 		req.Header.Set("Access-Control-Request-Headers", "authorization, content-type, mcp-protocol-version")
-		resp, err := client.Do(req)
+		resp, err := hc.Do(req)
 		if err != nil {
 			h.check(false, "CORS preflight from %s: %v", c.origin, err)
 			continue
@@ -556,7 +559,7 @@ func (h *harness) stopServer() error {
 }
 
 func (h *harness) get(u string) (int, []byte, error) {
-	resp, err := client.Get(u)
+	resp, err := hc.Get(u)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -566,47 +569,30 @@ func (h *harness) get(u string) (int, []byte, error) {
 }
 
 // rpc sends one 2026-07-28 request to endpoint with token ("" for none)
-// and returns the response (its body read) and the JSON-RPC message.
+// and returns the response and the JSON-RPC message that answers it (an
+// empty map when none does).
 func (h *harness) rpc(endpoint, token, method string, params map[string]any) (*http.Response, map[string]any) {
 	if params == nil {
 		params = map[string]any{}
 	}
-	params["_meta"] = map[string]any{
-		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
-		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
-	}
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-	req, _ := http.NewRequest(http.MethodPost, endpoint, bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", method)
-	if name, ok := params["name"].(string); ok {
-		req.Header.Set("Mcp-Name", name)
-	}
+	params["_meta"] = client.RawMeta(client.LatestVersion, json.RawMessage(`{}`), harnessInfo)
+	p, _ := json.Marshal(params)
+	req, _ := http.NewRequest(http.MethodPost, endpoint, bytes.NewReader(client.RawRequestBody(1, method, p)))
+	name, _ := params["name"].(string)
+	req.Header = client.RawHeader(client.LatestVersion, method, name)
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return &http.Response{StatusCode: 0, Header: http.Header{}}, map[string]any{}
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		var last string
-		sc := bufio.NewScanner(bytes.NewReader(raw))
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			if d, ok := strings.CutPrefix(sc.Text(), "data:"); ok {
-				last = strings.TrimSpace(d)
-			}
-		}
-		raw = []byte(last)
-	}
 	out := map[string]any{}
-	_ = json.Unmarshal(raw, &out)
-	return resp, out
+	resp, err := client.RawDo(hc, req)
+	if err != nil {
+		return &http.Response{StatusCode: 0, Header: http.Header{}}, out
+	}
+	defer resp.Close()
+	if m, _ := resp.Await(1, nil); m != nil {
+		_ = json.Unmarshal(m.Raw, &out)
+	}
+	return resp.Response, out
 }
 
 func toolNames(msg map[string]any) []string {

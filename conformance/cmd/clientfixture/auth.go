@@ -45,12 +45,11 @@ func headless(ctx context.Context, authURL string) (string, error) {
 // authFlow runs the well-behaved OAuth client of every auth scenario:
 // connect, list the tools, call test-tool.
 func authFlow(ctx context.Context, scenario, url string) error {
-	ext, err := extensionAuthorizer(scenario)
-	if err != nil {
-		return err
-	}
-	if ext != nil {
-		return listAndCall(ctx, url, "test-tool", map[string]any{}, client.WithAuthorizer(ext))
+	var c conformanceContext
+	if raw := os.Getenv("MCP_CONFORMANCE_CONTEXT"); raw != "" {
+		if err := json.Unmarshal([]byte(raw), &c); err != nil {
+			return fmt.Errorf("MCP_CONFORMANCE_CONTEXT: %w", err)
+		}
 	}
 	cfg := client.OAuthConfig{
 		RedirectURL:       "http://localhost:3000/callback",
@@ -58,28 +57,24 @@ func authFlow(ctx context.Context, scenario, url string) error {
 		ClientMetadataURL: cimdURL,
 		Browser:           headless,
 	}
-	if raw := os.Getenv("MCP_CONFORMANCE_CONTEXT"); raw != "" {
-		var c struct {
-			ClientID     string `json:"client_id"`
-			ClientSecret string `json:"client_secret"`
-			Issuer       string `json:"issuer"`
-		}
-		if err := json.Unmarshal([]byte(raw), &c); err == nil {
-			cfg.ClientID, cfg.ClientSecret, cfg.ClientIssuer = c.ClientID, c.ClientSecret, c.Issuer
-		}
-	}
-	err = listAndCall(ctx, url, "test-tool", map[string]any{}, client.WithAuthorizer(client.NewOAuth(cfg)))
-	if err != nil && errors.Is(err, context.DeadlineExceeded) {
+	a, err := extensionAuthorizer(scenario, c, cfg)
+	if err != nil {
 		return err
 	}
-	return err
+	if a == nil {
+		cfg.ClientID, cfg.ClientSecret, cfg.ClientIssuer = c.ClientID, c.ClientSecret, c.Issuer
+		a = client.NewOAuth(cfg)
+	}
+	return listAndCall(ctx, url, "test-tool", map[string]any{}, client.WithAuthorizer(a))
 }
 
-// extensionContext is MCP_CONFORMANCE_CONTEXT of the OAuth extension
-// scenarios.
-type extensionContext struct {
+// conformanceContext is MCP_CONFORMANCE_CONTEXT of the auth scenarios:
+// the pre-registered client of the OAuth scenarios and what the OAuth
+// extension scenarios need.
+type conformanceContext struct {
 	ClientID         string `json:"client_id"`
 	ClientSecret     string `json:"client_secret"`
+	Issuer           string `json:"issuer"`
 	PrivateKeyPEM    string `json:"private_key_pem"`
 	IDPClientID      string `json:"idp_client_id"`
 	IDPIDToken       string `json:"idp_id_token"`
@@ -88,14 +83,10 @@ type extensionContext struct {
 }
 
 // extensionAuthorizer returns the authorizer of an OAuth extension
-// scenario, or nil for the other scenarios.
-func extensionAuthorizer(scenario string) (client.Authorizer, error) {
-	var c extensionContext
-	if raw := os.Getenv("MCP_CONFORMANCE_CONTEXT"); raw != "" {
-		if err := json.Unmarshal([]byte(raw), &c); err != nil {
-			return nil, fmt.Errorf("MCP_CONFORMANCE_CONTEXT: %w", err)
-		}
-	}
+// scenario, or nil for the other scenarios. cfg is the OAuth client of
+// the scenarios that run the authorization code flow; the DPoP scenarios
+// add a DPoP key to it.
+func extensionAuthorizer(scenario string, c conformanceContext, cfg client.OAuthConfig) (client.Authorizer, error) {
 	switch scenario {
 	case "auth/client-credentials-basic":
 		return client.NewClientCredentials(client.GrantConfig{ClientID: c.ClientID, ClientSecret: c.ClientSecret}), nil
@@ -128,13 +119,8 @@ func extensionAuthorizer(scenario string) (client.Authorizer, error) {
 		if err != nil {
 			return nil, err
 		}
-		return client.NewOAuth(client.OAuthConfig{
-			RedirectURL:       "http://localhost:3000/callback",
-			ClientName:        "mrtrkit-conformance-client",
-			ClientMetadataURL: cimdURL,
-			Browser:           headless,
-			DPoP:              d,
-		}), nil
+		cfg.DPoP = d
+		return client.NewOAuth(cfg), nil
 	}
 	return nil, nil
 }

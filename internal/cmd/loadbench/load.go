@@ -14,12 +14,14 @@ import (
 
 // target is the one request a load phase sends over and over,
 // pre-encoded. The load phases (drive here, and wrk) do not go through
-// the client package on purpose: they measure the server's CPU per
-// request, and a client that builds _meta, encodes the params and decodes
-// every answer would spend this process's CPU and change the bytes sent,
-// so the figures would no longer compare with those measured before. The
-// traffic of an ordinary client, the first round of a retry scenario,
-// goes through the client package (firstRound).
+// the client package's Client on purpose: they measure the server's CPU
+// per request, and a client that builds _meta, encodes the params and
+// decodes every answer would spend this process's CPU and change the
+// bytes sent, so the figures would no longer compare with those measured
+// before. The request itself is rendered once, before a phase, with the
+// client's raw layer (callBody, callHeader). The traffic of an ordinary
+// client, the first round of a retry scenario, goes through the client
+// package (firstRound).
 type target struct {
 	url    string
 	header http.Header

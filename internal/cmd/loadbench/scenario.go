@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 
+	"github.com/mrtrkit/mrtrkit/client"
 	"github.com/mrtrkit/mrtrkit/discover"
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 	"github.com/mrtrkit/mrtrkit/state"
 	"github.com/mrtrkit/mrtrkit/transport/streamablehttp"
@@ -79,49 +80,35 @@ func scenarioByName(name string) (scenario, bool) {
 	return scenario{}, false
 }
 
-// protocolVersion is the MCP revision every request speaks.
-const protocolVersion = "2026-07-28"
-
-// callBody is a tools/call request body. requestState and answers are
-// added to the params when not empty; answers is the inputResponses
-// object.
+// callBody is a tools/call request body, rendered with the client's raw
+// layer. Its _meta holds only the protocol version and caps, not the
+// clientInfo RawMeta would add, so the bytes measured stay those of
+// earlier runs. requestState and answers are added to the params when not
+// empty; answers is the inputResponses object.
 func callBody(tool, caps, requestState, answers string) []byte {
-	var b strings.Builder
-	b.WriteString(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":`)
-	b.WriteString(quote(tool))
-	b.WriteString(`,"arguments":{"text":"hello"}`)
-	b.WriteString(`,"_meta":{"io.modelcontextprotocol/protocolVersion":"` + protocolVersion + `","io.modelcontextprotocol/clientCapabilities":`)
-	b.WriteString(caps)
-	b.WriteString(`}`)
+	params := []client.RawMember{
+		{Name: "name", Value: client.RawString(tool)},
+		{Name: "arguments", Value: json.RawMessage(`{"text":"hello"}`)},
+		{Name: "_meta", Value: client.RawObject(
+			client.RawMember{Name: wire.MetaProtocolVersion, Value: client.RawString(client.LatestVersion)},
+			client.RawMember{Name: wire.MetaClientCapabilities, Value: json.RawMessage(caps)},
+		)},
+	}
 	if requestState != "" {
-		b.WriteString(`,"requestState":`)
-		b.WriteString(quote(requestState))
+		params = append(params, client.RawMember{Name: "requestState", Value: client.RawString(requestState)})
 	}
 	if answers != "" {
-		b.WriteString(`,"inputResponses":`)
-		b.WriteString(answers)
+		params = append(params, client.RawMember{Name: "inputResponses", Value: json.RawMessage(answers)})
 	}
-	b.WriteString(`}}`)
-	return []byte(b.String())
+	return client.RawRequestBody(1, "tools/call", client.RawObject(params...))
 }
 
 // nameAnswer answers the "name" question of the greet and survey tools.
 const nameAnswer = `{"name":{"action":"accept","content":{"name":"Ada"}}}`
 
-func quote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
-
 // callHeader is every header a 2026-07-28 client sends with a tools/call.
 func callHeader(tool string) http.Header {
-	return http.Header{
-		"Content-Type":         {"application/json"},
-		"Accept":               {"application/json, text/event-stream"},
-		"Mcp-Protocol-Version": {protocolVersion},
-		"Mcp-Method":           {"tools/call"},
-		"Mcp-Name":             {streamablehttp.EncodeHeaderValue(tool)},
-	}
+	return client.RawHeader(client.LatestVersion, "tools/call", tool)
 }
 
 // newHandler returns the HTTP handler a server process serves for the

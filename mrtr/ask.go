@@ -242,89 +242,108 @@ func typeFingerprint(t reflect.Type) [digestLen]byte {
 func questionDigest(q InputRequest, bind []byte) [digestLen]byte {
 	var buf [512]byte // most questions fit: no allocation
 	b := append(buf[:0], byte(q.inputKind()))
-	field := func(v []byte) { b = append(binary.AppendUvarint(b, uint64(len(v))), v...) }
-	str := func(v string) { b = append(binary.AppendUvarint(b, uint64(len(v))), v...) }
-	num := func(v uint64) { b = binary.AppendUvarint(b, v) }
 	switch v := q.(type) {
 	case *ElicitRequest:
 		if bind != nil {
-			str("bind")
-			field(bind)
+			b = appendStr(b, "bind")
+			b = appendField(b, bind)
 			break
 		}
-		str(v.Mode)
-		str(v.Message)
-		str(v.URL)
+		b = appendStr(b, v.Mode)
+		b = appendStr(b, v.Message)
+		b = appendStr(b, v.URL)
 		if rs := v.RequestedSchema; rs != nil {
-			str(rs.Schema)
-			str(rs.Type)
-			var nb [16]string
-			names := nb[:0]
-			for k := range rs.Properties {
-				names = append(names, k)
+			b = appendStr(b, rs.Schema)
+			b = appendStr(b, rs.Type)
+			b = appendNum(b, uint64(len(rs.Properties)))
+			if len(rs.Properties) == 1 {
+				for k, p := range rs.Properties {
+					b = appendStr(b, k)
+					b = appendField(b, p)
+				}
+			} else {
+				var nb [16]string
+				names := nb[:0]
+				for k := range rs.Properties {
+					names = append(names, k)
+				}
+				slices.Sort(names)
+				for _, k := range names {
+					b = appendStr(b, k)
+					b = appendField(b, rs.Properties[k])
+				}
 			}
-			slices.Sort(names)
-			num(uint64(len(names)))
-			for _, k := range names {
-				str(k)
-				field(rs.Properties[k])
-			}
-			num(uint64(len(rs.Required)))
+			b = appendNum(b, uint64(len(rs.Required)))
 			for _, r := range rs.Required {
-				str(r)
+				b = appendStr(b, r)
 			}
 		}
 	case *SamplingRequest:
 		if bind != nil {
-			str("bind")
-			field(bind)
+			b = appendStr(b, "bind")
+			b = appendField(b, bind)
 			break
 		}
-		num(uint64(len(v.Messages)))
+		b = appendNum(b, uint64(len(v.Messages)))
 		for _, m := range v.Messages {
-			str(string(m.Role))
-			num(uint64(len(m.Content)))
+			b = appendStr(b, string(m.Role))
+			b = appendNum(b, uint64(len(m.Content)))
 			for i := range m.Content {
 				c := &m.Content[i]
-				str(c.Type)
-				str(c.Text)
-				str(c.Data)
-				str(c.MIMEType)
-				str(c.ID)
-				str(c.Name)
-				field(c.Input)
-				str(c.ToolUseID)
-				num(uint64(len(c.Content)))
+				b = appendStr(b, c.Type)
+				b = appendStr(b, c.Text)
+				b = appendStr(b, c.Data)
+				b = appendStr(b, c.MIMEType)
+				b = appendStr(b, c.ID)
+				b = appendStr(b, c.Name)
+				b = appendField(b, c.Input)
+				b = appendStr(b, c.ToolUseID)
+				b = appendNum(b, uint64(len(c.Content)))
 				for _, r := range c.Content {
-					field(r)
+					b = appendField(b, r)
 				}
-				field(c.StructuredContent)
+				b = appendField(b, c.StructuredContent)
 				b = strconv.AppendBool(b, c.IsError)
-				field(jsonOrNil(c.Annotations))
-				field(jsonOrNil(c.Meta))
+				b = appendField(b, jsonOrNil(c.Annotations))
+				b = appendField(b, jsonOrNil(c.Meta))
 			}
-			field(jsonOrNil(m.Meta))
+			b = appendField(b, jsonOrNil(m.Meta))
 		}
-		str(v.SystemPrompt)
-		str(v.IncludeContext)
+		b = appendStr(b, v.SystemPrompt)
+		b = appendStr(b, v.IncludeContext)
 		if v.Temperature != nil {
 			b = strconv.AppendFloat(append(b, 't'), *v.Temperature, 'g', -1, 64)
 		}
-		num(uint64(v.MaxTokens))
-		num(uint64(len(v.StopSequences)))
+		b = appendNum(b, uint64(v.MaxTokens))
+		b = appendNum(b, uint64(len(v.StopSequences)))
 		for _, s := range v.StopSequences {
-			str(s)
+			b = appendStr(b, s)
 		}
-		field(jsonOrNil(v.ModelPreferences))
-		field(jsonOrNil(v.Metadata))
-		field(jsonOrNil(v.Tools))
-		field(jsonOrNil(v.ToolChoice))
+		if v.ModelPreferences == nil && v.Metadata == nil && v.Tools == nil && v.ToolChoice == nil {
+			b = append(b, 0, 0, 0, 0) // four empty fields
+			break
+		}
+		b = appendField(b, jsonOrNil(v.ModelPreferences))
+		b = appendField(b, jsonOrNil(v.Metadata))
+		b = appendField(b, jsonOrNil(v.Tools))
+		b = appendField(b, jsonOrNil(v.ToolChoice))
 	}
 	sum := sha256.Sum256(b)
-	var d [digestLen]byte
-	copy(d[:], sum[:])
-	return d
+	return [digestLen]byte(sum[:digestLen])
 }
+
+// appendNum, appendStr and appendField write one part of a question's
+// canonical encoding: a number, or a length-prefixed string or bytes.
+func appendNum(b []byte, v uint64) []byte {
+	if v < 0x80 {
+		return append(b, byte(v))
+	}
+	return binary.AppendUvarint(b, v)
+}
+
+func appendStr(b []byte, v string) []byte { return append(appendNum(b, uint64(len(v))), v...) }
+
+func appendField(b []byte, v []byte) []byte { return append(appendNum(b, uint64(len(v))), v...) }
 
 // jsonOrNil encodes the rarer parts of a question for its digest; nil
 // values cost nothing.

@@ -1,6 +1,7 @@
 package mrtr
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"testing"
 
@@ -11,7 +12,7 @@ func sampleJournal() *journal {
 	j := &journal{start: 1764650000000}
 	copy(j.callID[:], "0123456789abcdef")
 	j.entries = []jentry{
-		{tag: tagAnswer, kind: kindElicitForm, key: "a", digest: [digestLen]byte{1}, value: []byte(`{"action":"accept","content":{"name":"Ada"}}`)},
+		{tag: tagAnswer, kind: kindElicitForm, key: "a", digest: [digestLen]byte{1}, value: []byte("\x01{\"name\":\"Ada\"}")},
 		{tag: tagAnswer, flags: flagInline, kind: kindSampling, attempts: 2, key: "b", value: []byte(`{"role":"assistant"}`)},
 		{tag: tagPending, flags: flagChanged, kind: kindRoots, key: "c"},
 		{tag: tagMemo, key: "m", digest: [digestLen]byte{9}, value: []byte(`42`)},
@@ -89,15 +90,25 @@ func TestRecordedElicitRoundTrip(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, got, slow)
 	}
-	_, ok := readRecordedElicit([]byte(`{"action":"maybe"}`))
-	require.False(t, ok)
-
-	// Any other form of an answer (members in another order, spaces) is
-	// read as the client's answers are, and an unknown action refused.
-	other, err := decodeRecorded(kindElicitForm, []byte(`{ "content": {"name":"Ada"}, "action": "accept" }`))
+	b, err := encodeAnswer(&ElicitResult{Action: Declined})
 	require.NoError(t, err)
-	require.Equal(t, Accepted, other.(*ElicitResult).Action)
-	require.Equal(t, map[string]any{"name": "Ada"}, other.(*ElicitResult).Content)
+	require.Len(t, b, 1, "a declined answer is its action byte")
+	for _, bad := range []string{"", "\x00", "\x04", "\x04{}"} {
+		_, ok := readRecordedElicit([]byte(bad))
+		require.False(t, ok, "%q", bad)
+	}
+	_, err = encodeAnswer(&ElicitResult{Action: "maybe"})
+	require.Error(t, err)
+
+	// Any other form of an answer (the JSON an earlier release recorded,
+	// members in another order, spaces) is read as the client's answers
+	// are, and an unknown action refused.
+	for _, old := range []string{`{"action":"accept","content":{"name":"Ada"}}`, `{ "content": {"name":"Ada"}, "action": "accept" }`} {
+		other, err := decodeRecorded(kindElicitForm, []byte(old))
+		require.NoError(t, err)
+		require.Equal(t, Accepted, other.(*ElicitResult).Action)
+		require.Equal(t, map[string]any{"name": "Ada"}, other.(*ElicitResult).Content)
+	}
 	_, err = decodeRecorded(kindElicitForm, []byte(`{"action": "maybe"}`))
 	require.Error(t, err)
 }
@@ -128,4 +139,21 @@ func decodeJournal(b []byte) (*journal, error) {
 		return nil, err
 	}
 	return j, nil
+}
+
+// A question's digest is part of every journal in flight: a change to its
+// encoding would refuse, as diverged, the calls a deploy finds half done.
+// These digests were computed when the encoding was last written.
+func TestQuestionDigestIsStable(t *testing.T) {
+	temp := 0.5
+	for want, q := range map[string]InputRequest{
+		"e2b9be8bfdb0e5b227258f0d3bc6f0f1": &ElicitRequest{Message: "What is your name?", RequestedSchema: &ElicitSchema{Type: "object", Properties: map[string]json.RawMessage{"name": json.RawMessage(`{"type":"string"}`)}, Required: []string{"name"}}},
+		"3cddc04e24eb4e6597b4adac0f67eaf6": &ElicitRequest{Message: "m", RequestedSchema: &ElicitSchema{Type: "object", Properties: map[string]json.RawMessage{"b": json.RawMessage(`{}`), "a": json.RawMessage(`{"type":"number"}`)}}},
+		"871b63d15aa4747c4a091fd2e9a4cc51": &SamplingRequest{Messages: []SamplingMessage{UserText("for Ada")}, MaxTokens: 50},
+		"8b1521daa6bccbf9d7569624326df5c4": &SamplingRequest{Messages: []SamplingMessage{UserText("x")}, MaxTokens: 300, Temperature: &temp, StopSequences: []string{"a"}, Metadata: Object{"m": json.RawMessage("2")}, SystemPrompt: "s"},
+		"e52d9c508c502347344d8c07ad91cbd6": &RootsRequest{},
+	} {
+		d := questionDigest(q, nil)
+		require.Equal(t, want, hex.EncodeToString(d[:]), "%#v", q)
+	}
 }

@@ -1,21 +1,17 @@
 package mrtr
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 	mathrand "math/rand/v2"
-	"reflect"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
 
 // run records what one run of a straight-line handler asked and learned.
@@ -158,6 +154,14 @@ func (ru *run) removeLast() {
 // recorded returns the journal's entry with tag under key, or nil.
 func (ru *run) recorded(tag byte, key string) *jentry {
 	es := ru.j.entries
+	if len(es) <= indexFrom { // short: a scan is quicker than a search
+		for i := range es {
+			if es[i].tag == tag && es[i].key == key {
+				return &es[i]
+			}
+		}
+		return nil
+	}
 	i := sort.Search(len(es), func(i int) bool {
 		return es[i].tag > tag || es[i].tag == tag && es[i].key >= key
 	})
@@ -279,7 +283,7 @@ func (r *Request) ask(ctx context.Context, key string, q InputRequest, opts []As
 	if key == "" || len(key) > maxKeyLen || strings.HasPrefix(key, reservedKeyPrefix) {
 		return nil, fmt.Errorf("mrtr: question key %q: keys are 1 to %d bytes and do not begin with %q", clip(key), maxKeyLen, reservedKeyPrefix)
 	}
-	if q == nil || reflect.ValueOf(q).IsNil() {
+	if nilRequest(q) {
 		return nil, fmt.Errorf("mrtr: question %q: nil request", key)
 	}
 	k := q.inputKind()
@@ -371,6 +375,19 @@ client:
 	return nil, ErrInputRequired
 }
 
+// nilRequest reports whether q is nil or a nil pointer.
+func nilRequest(q InputRequest) bool {
+	switch v := q.(type) {
+	case *ElicitRequest:
+		return v == nil
+	case *SamplingRequest:
+		return v == nil
+	case *RootsRequest:
+		return v == nil
+	}
+	return q == nil
+}
+
 // accept takes the client's answer to a pending question, checking it
 // first when the ask has a check. The caller holds ru.mu.
 func (ru *run) accept(re *reachEntry, a any, cfg *askConfig) (any, error) {
@@ -398,15 +415,16 @@ func (ru *run) accept(re *reachEntry, a any, cfg *askConfig) (any, error) {
 	return a, nil
 }
 
-// encodeAnswer renders a decoded answer for the journal.
+// encodeAnswer renders a decoded answer for the journal. An elicitation
+// answer is one byte for its action (recordedActions) and the content as
+// the client sent it; other answers are JSON.
 func encodeAnswer(a any) ([]byte, error) {
 	if er, ok := a.(*ElicitResult); ok {
-		b := make([]byte, 0, 32+len(er.Action)+len(er.raw))
-		b = wire.AppendString(append(b, `{"action":`...), string(er.Action))
-		if er.raw != nil {
-			b = append(append(b, `,"content":`...), er.raw...)
+		i := slices.Index(actionNames, string(er.Action))
+		if i < 0 {
+			return nil, fmt.Errorf("mrtr: elicitation answer with action %q", clip(string(er.Action)))
 		}
-		return append(b, '}'), nil
+		return append(append(make([]byte, 0, 1+len(er.raw)), byte(1+i)), er.raw...), nil
 	}
 	return json.Marshal(a)
 }
@@ -600,12 +618,12 @@ func isInputRequired(r Result) bool {
 func decodeRecorded(k kind, raw []byte) (any, error) {
 	switch k {
 	case kindElicitForm, kindElicitURL:
-		// encodeAnswer writes {"action":"...","content":{...}}: read it as
-		// written.
 		if r, ok := readRecordedElicit(raw); ok {
 			return r, nil
 		}
-		return decodeAnswer(k, raw) // any other form: as the client's answers are read
+		// Any other form (a journal an earlier release wrote records the
+		// answer as JSON): as the client's answers are read.
+		return decodeAnswer(k, raw)
 	case kindSampling:
 		var r SamplingResult
 		err := json.Unmarshal(raw, &r)
@@ -618,35 +636,19 @@ func decodeRecorded(k kind, raw []byte) (any, error) {
 	return nil, fmt.Errorf("unknown kind %d", k)
 }
 
-// readRecordedElicit reads an elicitation answer in the one form
-// encodeAnswer writes; ok is false for any other form.
+// readRecordedElicit reads an elicitation answer in the form encodeAnswer
+// writes; ok is false for any other form.
 func readRecordedElicit(raw []byte) (*ElicitResult, bool) {
-	const pre, mid = `{"action":"`, `","content":`
-	if !bytes.HasPrefix(raw, []byte(pre)) || raw[len(raw)-1] != '}' {
+	if len(raw) == 0 || raw[0] == 0 || int(raw[0]) > len(actionNames) {
 		return nil, false
 	}
-	rest := raw[len(pre):]
-	q := bytes.IndexByte(rest, '"')
-	if q < 0 {
-		return nil, false
-	}
-	a, ok := wire.Interned(raw[len(pre)-1:len(pre)+q+1], actionNames)
-	if !ok || !slices.Contains(actionNames, a) {
-		return nil, false
-	}
-	r := &ElicitResult{Action: Action(a)}
-	rest = rest[q:]
-	switch {
-	case len(rest) == 2: // "}
-		return r, true
-	case bytes.HasPrefix(rest, []byte(mid)):
-		content := rest[len(mid) : len(rest)-1]
+	r := &ElicitResult{Action: Action(actionNames[raw[0]-1])}
+	if content := raw[1:]; len(content) > 0 {
 		m, ok := readFlatContent(content, true)
 		if !ok && json.Unmarshal(content, &m) != nil {
 			return nil, false
 		}
 		r.Content, r.raw = m, content
-		return r, true
 	}
-	return nil, false
+	return r, true
 }

@@ -58,6 +58,7 @@ type Form[F any] struct {
 	key        string
 	message    string
 	maxInvalid int
+	bind       mrtr.AskOption // identity(), or nil for a copy with another message
 }
 
 // formCore is the part of a Form that depends on neither F nor the
@@ -87,14 +88,27 @@ func NewForm[F any](key, message string) (*Form[F], error) {
 	if err != nil {
 		return nil, err
 	}
-	return (&Form[F]{fc: fc, key: key, maxInvalid: DefaultMaxInvalid}).with(key, message), nil
+	f := (&Form[F]{fc: fc, key: key, maxInvalid: DefaultMaxInvalid}).with(key, message)
+	f.bind = f.identity() // hashed once for a form asked on many calls
+	return f, nil
 }
 
 // with returns a copy of f under key with message.
 func (f *Form[F]) with(key, message string) *Form[F] {
 	cp := *f
+	if message != f.message {
+		cp.bind = nil // a copy made for a call stays one allocation
+	}
 	cp.key, cp.message = key, message
 	return &cp
+}
+
+// identity returns the option that identifies the form's question: its
+// message and the form's schema and rules, hashed.
+func (f *Form[F]) identity() mrtr.AskOption {
+	var buf [256]byte
+	d := sha256.Sum256(append(append(append(buf[:0], f.message...), 0), f.fc.fingerprint[:]...))
+	return mrtr.BindTo(d[:])
 }
 
 // MustForm is NewForm for forms built in package-level variables: it
@@ -407,11 +421,11 @@ func (f *Form[F]) Ask(ctx context.Context, req *mrtr.Request, opts ...mrtr.AskOp
 	reword := func(_ *mrtr.ElicitRequest, problem error) *mrtr.ElicitRequest {
 		return &mrtr.ElicitRequest{Message: f.reaskMessage(problem), RequestedSchema: f.fc.schema}
 	}
-	// The question is identified by its message and the form's schema and
-	// rules, hashed once at NewForm.
-	var buf [256]byte
-	d := sha256.Sum256(append(append(append(buf[:0], f.message...), 0), f.fc.fingerprint[:]...))
-	all := append([]mrtr.AskOption{mrtr.BindTo(d[:]), mrtr.CheckAnswer(check, reword, f.maxInvalid)}, opts...)
+	bind := f.bind
+	if bind == nil {
+		bind = f.identity()
+	}
+	all := append([]mrtr.AskOption{bind, mrtr.CheckAnswer(check, reword, f.maxInvalid)}, opts...)
 	r, err := mrtr.Elicit(ctx, req, f.key, f.Elicit(), all...)
 	if err != nil {
 		return zero, mrtr.Unanswered, err

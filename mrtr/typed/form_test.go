@@ -384,3 +384,30 @@ func TestFormAskReasksInvalidAnswers(t *testing.T) {
 	assert.Len(t, asked, 1, "a declined form is not asked again")
 	assert.Equal(t, 2, runs)
 }
+
+// A form asked with another message is another question: an answer the
+// user gave to the form's own message is not taken for it.
+func TestFormWithMessageIsAnotherQuestion(t *testing.T) {
+	f := typed.MustForm[nameForm]("who", "Who are you?")
+	srv, _ := newServer(t)
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greet"}, func(ctx context.Context, req *mrtr.Request, _ struct{}) (*mrtr.CallToolResult, error) {
+		form := f
+		if req.Round > 0 {
+			form = f.WithMessage("Who are you, really?")
+		}
+		v, _, err := form.Ask(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return mrtr.TextResult("Hello, " + v.Name + "!"), nil
+	}))
+	var messages []string
+	c := mrtrtest.NewClient(srv, mrtrtest.OnElicitation(func(_ context.Context, r *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
+		messages = append(messages, r.Message)
+		return &mrtr.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada", "agree": true}}, nil
+	}))
+	res, err := c.CallTool(context.Background(), "greet", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "Hello, Ada!", res.Text())
+	assert.Equal(t, []string{"Who are you?", "Who are you, really?"}, messages)
+}

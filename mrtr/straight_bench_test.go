@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mrtrkit/mrtrkit/mrtr"
+	"github.com/mrtrkit/mrtrkit/mrtr/typed"
 )
 
 // Pairs of benchmarks: the same tool written against mrtr.Result (Raw)
@@ -117,10 +118,75 @@ func benchPair(b *testing.B, h mrtr.HandlerFunc) {
 // of the batch-pair ratios straight/raw (straight/raw): a machine whose
 // speed drifts, or whose CPU is stolen in bursts, moves both halves of a
 // pair alike. Its ns/op is the time of one raw and one straight round.
-func BenchmarkInterleavedThree(b *testing.B) {
+func BenchmarkInterleavedThree(b *testing.B) { interleaved(b, rawThree, straightThree) }
+
+// BenchmarkInterleavedThreeTyped is BenchmarkInterleavedThree in the
+// recommended style: the name is a typed.Form, asked in straight-line code
+// against read by a handler written against mrtr.Result.
+func BenchmarkInterleavedThreeTyped(b *testing.B) { interleaved(b, rawThreeTyped, straightThreeTyped) }
+
+// benchNameForm is the form the typed pair asks.
+type benchNameForm struct {
+	Name string `json:"name" validate:"required"`
+}
+
+var askNameForm = typed.MustForm[benchNameForm]("name", "What is your name?")
+
+// rawThreeTyped is rawThree with the name asked and read through a
+// typed.Form.
+func rawThreeTyped(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
+	var st struct {
+		Name, Draft string
+	}
+	if req.State != nil {
+		if err := json.Unmarshal(req.State, &st); err != nil {
+			return nil, err
+		}
+	}
+	who, act, err := askNameForm.Read(req)
+	if err != nil {
+		return nil, err
+	}
+	if act == mrtr.Accepted {
+		st.Name = who.Name
+	}
+	if d, ok := req.Responses.Sampling("draft"); ok {
+		st.Draft = d.Text()
+	}
+	var ir *mrtr.InputRequired
+	switch {
+	case st.Name == "":
+		ir = askNameForm.InputRequired()
+	case st.Draft == "":
+		ir = mrtr.Ask("draft", &mrtr.SamplingRequest{Messages: []mrtr.SamplingMessage{mrtr.UserText("for " + st.Name)}, MaxTokens: 50})
+	default:
+		return mrtr.TextResult(st.Name + ": " + st.Draft), nil
+	}
+	b, err := json.Marshal(st)
+	if err != nil {
+		return nil, err
+	}
+	ir.State = b
+	return ir, nil
+}
+
+// straightThreeTyped is rawThreeTyped in straight-line code.
+func straightThreeTyped(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {
+	who, _, err := askNameForm.Ask(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	draft, err := mrtr.Sample(ctx, req, "draft", &mrtr.SamplingRequest{Messages: []mrtr.SamplingMessage{mrtr.UserText("for " + who.Name)}, MaxTokens: 50})
+	if err != nil {
+		return nil, err
+	}
+	return mrtr.TextResult(who.Name + ": " + draft.Text()), nil
+}
+
+func interleaved(b *testing.B, rawH, straightH mrtr.HandlerFunc) {
 	fr, fs := newFixture(b, mrtr.WithLogger(discardLogger)), newFixture(b, mrtr.WithLogger(discardLogger))
-	fr.addTool("three", rawThree)
-	fs.addTool("three", straightThree)
+	fr.addTool("three", rawH)
+	fs.addTool("three", straightH)
 	raw, straight := benchRounds(b, fr, "three"), benchRounds(b, fs, "three")
 	for i, name := range []string{"First", "Middle", "Final"} {
 		b.Run(name, func(b *testing.B) {

@@ -434,8 +434,10 @@ func (f *Form[F]) Ask(ctx context.Context, req *mrtr.Request, opts ...mrtr.AskOp
 		return zero, r.Action, nil
 	}
 	if !checked {
-		// A recorded answer, checked on the round it came: decode it.
-		if _, err := f.fc.decode(f.key, r, &v); err != nil {
+		// A recorded answer, checked on the round it came and sealed in
+		// the call's state since (under this form's identity, which
+		// covers its rules): decode it, without checking it again.
+		if err := f.fc.decodeChecked(f.key, r, &v); err != nil {
 			return zero, mrtr.Accepted, err
 		}
 	}
@@ -500,6 +502,20 @@ func (f *Form[F]) Decode(r *mrtr.ElicitResult) (F, mrtr.Action, error) {
 		return zero, act, err
 	}
 	return v, act, nil
+}
+
+// decodeChecked decodes into out the content of an accepted answer that
+// decode has already checked.
+func (fc *formCore) decodeChecked(key string, r *mrtr.ElicitResult, out any) error {
+	raw := r.ContentJSON()
+	if raw == nil {
+		_, err := fc.decode(key, r, out) // not from the wire: the whole way
+		return err
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return &FormError{Key: key, Problems: []Problem{decodeProblem(err)}, titles: fc.titles}
+	}
+	return nil
 }
 
 func (fc *formCore) decode(key string, r *mrtr.ElicitResult, out any) (mrtr.Action, error) {

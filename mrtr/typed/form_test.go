@@ -411,3 +411,29 @@ func TestFormWithMessageIsAnotherQuestion(t *testing.T) {
 	assert.Equal(t, "Hello, Ada!", res.Text())
 	assert.Equal(t, []string{"Who are you?", "Who are you, really?"}, messages)
 }
+
+// A form's answer is read again on every later round of the call (from the
+// call's sealed state, without asking): the value reaches the end.
+func TestFormAnswerOnLaterRounds(t *testing.T) {
+	who := typed.MustForm[nameForm]("who", "Who are you?")
+	srv, _ := newServer(t)
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greet"}, func(ctx context.Context, req *mrtr.Request, _ struct{}) (*mrtr.CallToolResult, error) {
+		v, _, err := who.Ask(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		roots, err := mrtr.ListRoots(ctx, req, "roots")
+		if err != nil {
+			return nil, err
+		}
+		return mrtr.TextResult("Hello, " + v.Name + "! Roots: " + roots.Roots[0].URI), nil
+	}))
+	c := mrtrtest.NewClient(srv,
+		mrtrtest.OnElicitation(func(context.Context, *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
+			return &mrtr.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada", "agree": true}}, nil
+		}),
+		mrtrtest.WithRoots(mrtr.Root{URI: "file:///src"}))
+	res, err := c.CallTool(context.Background(), "greet", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "Hello, Ada! Roots: file:///src", res.Text())
+}

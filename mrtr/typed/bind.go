@@ -83,6 +83,7 @@ type core struct {
 	resolved      *jsonschema.Resolved // set when the schema was given
 	ignoreUnknown bool
 	structTags    bool
+	flat          *flatDecoder // set for a form whose struct it can fill
 }
 
 // NewBinder returns a Binder for T. opts may be nil.
@@ -194,10 +195,10 @@ func (b *core) checkJSON(raw json.RawMessage) []Problem {
 	return probs
 }
 
-// decode decodes raw into out (a pointer) and checks the struct tags of
-// what it points to.
+// decode decodes raw into out (a pointer to a zero value) and checks the
+// struct tags of what it points to.
 func (b *core) decode(raw json.RawMessage, out any) error {
-	if err := json.Unmarshal(raw, out); err != nil {
+	if err := b.unmarshal(raw, out); err != nil {
 		return &ArgumentError{Problems: []Problem{decodeProblem(err)}}
 	}
 	if b.structTags {
@@ -215,6 +216,19 @@ func (b *core) decode(raw json.RawMessage, out any) error {
 		}
 	}
 	return nil
+}
+
+// unmarshal is json.Unmarshal(raw, out), out a pointer to a zero value,
+// through the flat decoder when there is one and it can.
+func (b *core) unmarshal(raw json.RawMessage, out any) error {
+	if b.flat != nil {
+		v := reflect.ValueOf(out).Elem()
+		if b.flat.decode(raw, v) {
+			return nil
+		}
+		v.SetZero() // what the flat decoder wrote before it declined
+	}
+	return json.Unmarshal(raw, out)
 }
 
 // plan is a schema compiled for checking JSON text in one pass.

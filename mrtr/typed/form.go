@@ -179,7 +179,7 @@ func newFormCore(t reflect.Type) (*formCore, error) {
 		return nil, err
 	}
 	fc.fingerprint = sha256.Sum256(append(sj, t.String()...))
-	fc.check = core{schema: check, plan: compilePlan(check), ignoreUnknown: true, structTags: true}
+	fc.check = core{schema: check, plan: compilePlan(check), ignoreUnknown: true, structTags: true, flat: newFlatDecoder(t)}
 	return fc, nil
 }
 
@@ -512,7 +512,7 @@ func (fc *formCore) decodeChecked(key string, r *mrtr.ElicitResult, out any) err
 		_, err := fc.decode(key, r, out) // not from the wire: the whole way
 		return err
 	}
-	if err := json.Unmarshal(raw, out); err != nil {
+	if err := fc.check.unmarshal(raw, out); err != nil {
 		return &FormError{Key: key, Problems: []Problem{decodeProblem(err)}, titles: fc.titles}
 	}
 	return nil

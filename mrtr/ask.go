@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/mrtrkit/mrtrkit/internal/askhook"
 )
 
 // ErrInputRequired is what an ask returns while its question has no
@@ -30,14 +32,19 @@ var errReplayDiverged = errors.New("mrtr: replay diverged from the call's journa
 type AskOption interface{ applyAsk(*askConfig) }
 
 type askConfig struct {
-	bind   []byte
-	check  func(*ElicitResult) error
-	reword func(q *ElicitRequest, problem error) *ElicitRequest
-	max    int
-	model  func(context.Context, *SamplingRequest) (*SamplingResult, error)
+	bind        []byte
+	contentJSON bool // the asker reads an elicitation answer by ContentJSON only
+	check       func(*ElicitResult) error
+	reword      func(q *ElicitRequest, problem error) *ElicitRequest
+	max         int
+	model       func(context.Context, *SamplingRequest) (*SamplingResult, error)
 }
 
 type askOptionFunc func(*askConfig)
+
+func init() {
+	askhook.ContentJSON = AskOption(askOptionFunc(func(c *askConfig) { c.contentJSON = true }))
+}
 
 func (f askOptionFunc) applyAsk(c *askConfig) { f(c) }
 

@@ -360,7 +360,8 @@ type ElicitResult struct {
 	// Content is the submitted form, by field name.
 	Content map[string]any `json:"content,omitempty"`
 
-	raw json.RawMessage // Content as the client sent it
+	raw     json.RawMessage // Content as the client sent it
+	rawOnly bool            // Content was left undecoded (askhook.ContentJSON)
 }
 
 // ContentJSON returns the submitted form as the client sent it (one JSON
@@ -368,7 +369,7 @@ type ElicitResult struct {
 // it into a struct to read the form typed, without a detour through
 // Content.
 func (r *ElicitResult) ContentJSON() json.RawMessage {
-	if r.Content == nil {
+	if r.Content == nil && !r.rawOnly {
 		return nil
 	}
 	return r.raw

@@ -81,20 +81,28 @@ func TestRecordedElicitRoundTrip(t *testing.T) {
 	} {
 		b, err := encodeAnswer(a)
 		require.NoError(t, err)
-		got, ok := readRecordedElicit(b)
+		got, ok := readRecordedElicit(b, false)
 		require.True(t, ok, "%s", b)
 		require.Equal(t, a.Action, got.Action)
 		require.Equal(t, a.Content, got.Content)
 		require.Equal(t, string(a.raw), string(got.raw))
-		slow, err := decodeRecorded(kindElicitForm, b)
+		slow, err := decodeRecorded(kindElicitForm, b, false)
 		require.NoError(t, err)
 		require.Equal(t, got, slow)
+
+		// For an asker that reads ContentJSON only: the same content,
+		// without the map.
+		lean, ok := readRecordedElicit(b, true)
+		require.True(t, ok, "%s", b)
+		require.Equal(t, a.Action, lean.Action)
+		require.Nil(t, lean.Content)
+		require.Equal(t, string(a.ContentJSON()), string(lean.ContentJSON()))
 	}
 	b, err := encodeAnswer(&ElicitResult{Action: Declined})
 	require.NoError(t, err)
 	require.Len(t, b, 1, "a declined answer is its action byte")
 	for _, bad := range []string{"", "\x00", "\x04", "\x04{}"} {
-		_, ok := readRecordedElicit([]byte(bad))
+		_, ok := readRecordedElicit([]byte(bad), false)
 		require.False(t, ok, "%q", bad)
 	}
 	_, err = encodeAnswer(&ElicitResult{Action: "maybe"})
@@ -104,12 +112,12 @@ func TestRecordedElicitRoundTrip(t *testing.T) {
 	// members in another order, spaces) is read as the client's answers
 	// are, and an unknown action refused.
 	for _, old := range []string{`{"action":"accept","content":{"name":"Ada"}}`, `{ "content": {"name":"Ada"}, "action": "accept" }`} {
-		other, err := decodeRecorded(kindElicitForm, []byte(old))
+		other, err := decodeRecorded(kindElicitForm, []byte(old), true)
 		require.NoError(t, err)
 		require.Equal(t, Accepted, other.(*ElicitResult).Action)
 		require.Equal(t, map[string]any{"name": "Ada"}, other.(*ElicitResult).Content)
 	}
-	_, err = decodeRecorded(kindElicitForm, []byte(`{"action": "maybe"}`))
+	_, err = decodeRecorded(kindElicitForm, []byte(`{"action": "maybe"}`), false)
 	require.Error(t, err)
 }
 

@@ -319,7 +319,7 @@ func (r *Request) ask(ctx context.Context, key string, q InputRequest, opts []As
 	re := ru.add(reachEntry{key: key, kind: k, digest: d, question: q, memo: ru.memoOf(ctx)})
 	switch {
 	case prev != nil && prev.tag == tagAnswer && prev.digest == d:
-		a, err := decodeRecorded(k, prev.value)
+		a, err := decodeRecorded(k, prev.value, cfg != nil && cfg.contentJSON)
 		if err != nil {
 			ru.diverge("diverged", fmt.Sprintf("the recorded answer to %q no longer decodes: %v", key, err))
 			return nil, errReplayDiverged
@@ -615,10 +615,10 @@ func isInputRequired(r Result) bool {
 // decodeRecorded decodes an answer the journal recorded. It was checked
 // when the client sent it and is authenticated since, so only its shape
 // is read again.
-func decodeRecorded(k kind, raw []byte) (any, error) {
+func decodeRecorded(k kind, raw []byte, contentJSON bool) (any, error) {
 	switch k {
 	case kindElicitForm, kindElicitURL:
-		if r, ok := readRecordedElicit(raw); ok {
+		if r, ok := readRecordedElicit(raw, contentJSON); ok {
 			return r, nil
 		}
 		// Any other form (a journal an earlier release wrote records the
@@ -637,13 +637,16 @@ func decodeRecorded(k kind, raw []byte) (any, error) {
 }
 
 // readRecordedElicit reads an elicitation answer in the form encodeAnswer
-// writes; ok is false for any other form.
-func readRecordedElicit(raw []byte) (*ElicitResult, bool) {
+// writes; ok is false for any other form. With contentJSON, the content
+// is left for ContentJSON, undecoded.
+func readRecordedElicit(raw []byte, contentJSON bool) (*ElicitResult, bool) {
 	if len(raw) == 0 || raw[0] == 0 || int(raw[0]) > len(actionNames) {
 		return nil, false
 	}
 	r := &ElicitResult{Action: Action(actionNames[raw[0]-1])}
-	if content := raw[1:]; len(content) > 0 {
+	if content := raw[1:]; len(content) > 0 && contentJSON {
+		r.raw, r.rawOnly = content, true
+	} else if len(content) > 0 {
 		m, ok := readFlatContent(content, true)
 		if !ok && json.Unmarshal(content, &m) != nil {
 			return nil, false

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/mrtrkit/mrtrkit/internal/askhook"
 	"github.com/mrtrkit/mrtrkit/mrtr"
 )
 
@@ -70,6 +71,10 @@ type formCore struct {
 	check       core                           // types, required members, case variants; tags
 	titles      map[string]string              // property → title, for problems
 }
+
+// contentJSON has an answer replayed from the call's state come without
+// its Content map: Ask reads the content by ContentJSON.
+var contentJSON = askhook.ContentJSON.(mrtr.AskOption)
 
 // DefaultMaxInvalid is how many times Ask asks a form again after an
 // accepted answer that breaks its rules, before it returns the
@@ -425,7 +430,7 @@ func (f *Form[F]) Ask(ctx context.Context, req *mrtr.Request, opts ...mrtr.AskOp
 	if bind == nil {
 		bind = f.identity()
 	}
-	all := append([]mrtr.AskOption{bind, mrtr.CheckAnswer(check, reword, f.maxInvalid)}, opts...)
+	all := append([]mrtr.AskOption{bind, contentJSON, mrtr.CheckAnswer(check, reword, f.maxInvalid)}, opts...)
 	r, err := mrtr.Elicit(ctx, req, f.key, f.Elicit(), all...)
 	if err != nil {
 		return zero, mrtr.Unanswered, err

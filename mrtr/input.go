@@ -360,20 +360,14 @@ type ElicitResult struct {
 	// Content is the submitted form, by field name.
 	Content map[string]any `json:"content,omitempty"`
 
-	raw     json.RawMessage // Content as the client sent it
-	rawOnly bool            // Content was left undecoded (askhook.ContentJSON)
+	raw json.RawMessage // Content as the client sent it
 }
 
 // ContentJSON returns the submitted form as the client sent it (one JSON
 // object, checked as Content is), or nil when there is no content. Decode
 // it into a struct to read the form typed, without a detour through
 // Content.
-func (r *ElicitResult) ContentJSON() json.RawMessage {
-	if r.Content == nil && !r.rawOnly {
-		return nil
-	}
-	return r.raw
-}
+func (r *ElicitResult) ContentJSON() json.RawMessage { return r.raw }
 
 // Accepted reports whether the user accepted.
 func (r *ElicitResult) Accepted() bool { return r.Action == Accepted }

@@ -645,11 +645,15 @@ func readRecordedElicit(raw []byte, contentJSON bool) (*ElicitResult, bool) {
 	}
 	r := &ElicitResult{Action: Action(actionNames[raw[0]-1])}
 	if content := raw[1:]; len(content) > 0 && contentJSON {
-		r.raw, r.rawOnly = content, true
+		r.raw = content // Content stays nil: the asker reads ContentJSON
 	} else if len(content) > 0 {
 		m, ok := readFlatContent(content, true)
-		if !ok && json.Unmarshal(content, &m) != nil {
-			return nil, false
+		if !ok {
+			var slow map[string]any // its own variable: m stays off the heap
+			if json.Unmarshal(content, &slow) != nil {
+				return nil, false
+			}
+			m = slow
 		}
 		r.Content, r.raw = m, content
 	}

@@ -19,6 +19,12 @@ import (
 //
 //	go test -run '^$' -bench 'Raw|Straight' -benchmem -count 10 ./mrtr/ > b.txt
 //
+// On a machine whose speed drifts, the interleaved pairs report the ratio
+// straight/raw of each round directly, for a handler that asks with
+// mrtr.Elicit and for one in the recommended style (a typed.Form):
+//
+//	go test -run '^$' -bench InterleavedThree -benchtime 150000x -cpu 1 ./mrtr/
+//
 // BenchmarkStraightReplay measures a final round that replays n answered
 // questions, for n = 1, 4, 16, 64: its cost grows linearly in n.
 

@@ -32,6 +32,9 @@ type flatField struct {
 // newFlatDecoder returns the decoder for struct t, or nil when one of its
 // fields is not of a shape the decoder fills the way encoding/json does.
 func newFlatDecoder(t reflect.Type) *flatDecoder {
+	if decodesItself(t) {
+		return nil
+	}
 	d := &flatDecoder{fields: map[string]flatField{}}
 	for i := range t.NumField() {
 		sf := t.Field(i)
@@ -41,16 +44,15 @@ func newFlatDecoder(t reflect.Type) *flatDecoder {
 		if !sf.IsExported() {
 			continue
 		}
-		name, opts, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		name, opts, found := strings.Cut(sf.Tag.Get("json"), ",")
 		switch {
-		case name == "-" && opts == "":
+		case name == "-" && !found:
 			continue
 		case name == "" || !validTagName(name):
 			name = sf.Name
 		}
 		ft := sf.Type
-		if _, dup := d.fields[name]; dup || strings.Contains(opts, "string") ||
-			reflect.PointerTo(ft).Implements(jsonUnmarshaler) || reflect.PointerTo(ft).Implements(textUnmarshaler) {
+		if _, dup := d.fields[name]; dup || strings.Contains(opts, "string") || decodesItself(ft) {
 			return nil
 		}
 		ff := flatField{index: i, kind: ft.Kind()}
@@ -61,8 +63,7 @@ func newFlatDecoder(t reflect.Type) *flatDecoder {
 			reflect.Float32, reflect.Float64:
 			ff.bits = ft.Bits()
 		case reflect.Slice:
-			et := ft.Elem()
-			if et.Kind() != reflect.String || reflect.PointerTo(et).Implements(jsonUnmarshaler) || reflect.PointerTo(et).Implements(textUnmarshaler) {
+			if et := ft.Elem(); et.Kind() != reflect.String || decodesItself(et) {
 				return nil
 			}
 		default:
@@ -86,9 +87,10 @@ func validTagName(name string) bool {
 	return true
 }
 
-// decode fills the struct out (addressable, zero) from the JSON object raw,
-// or reports false, having left out in any state, when encoding/json must
-// decode it.
+// decode fills the struct out (addressable, zero) from raw, a JSON object
+// already checked to be valid JSON (on other input it may be more lenient
+// than encoding/json), or reports false, having left out in any state,
+// when encoding/json must decode it.
 func (d *flatDecoder) decode(raw []byte, out reflect.Value) bool {
 	err := wire.EachMemberBytes(raw, func(name []byte, v json.RawMessage) error {
 		f, ok := d.fields[string(name)]
@@ -106,7 +108,10 @@ var errDeclined = errors.New("typed: left to encoding/json")
 // set decodes v into fv as encoding/json would, or reports false.
 func (d *flatDecoder) set(fv reflect.Value, f flatField, v []byte) bool {
 	if string(v) == "null" {
-		return true // encoding/json leaves the field as it is
+		if f.kind == reflect.Slice {
+			fv.SetZero() // encoding/json sets a slice to nil
+		}
+		return true // and leaves any other field as it is
 	}
 	switch f.kind {
 	case reflect.String:

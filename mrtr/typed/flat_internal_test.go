@@ -3,6 +3,7 @@ package typed
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -23,6 +24,7 @@ type flatForm struct {
 	Tags    []string  `json:"tags"`
 	Plain   string
 	Skipped string `json:"-"`
+	Dash    string `json:"-,"`
 	hidden  string //nolint:unused // an unexported field is not decoded
 }
 
@@ -70,6 +72,8 @@ func TestFlatDecoderAgreesWithEncodingJSON(t *testing.T) {
 		{`{"tags":["a",1]}`, false},            // wrong element type
 		{`{"tags":"a"}`, false},                // not an array
 		{`{"name":"Ada","level":"low"}`, true}, // a named string type
+		{`{"tags":["a"],"tags":null}`, true},   // null sets a list to nil there
+		{`{"-":"dash"}`, true},                 // the field tagged "-,"
 	} {
 		got, want, fast := decodeBoth[flatForm](t, c.raw)
 		assert.Equal(t, want, got, c.raw)
@@ -98,6 +102,7 @@ func TestFlatDecoderDeclinesOtherShapes(t *testing.T) {
 		"any":          reflect.TypeFor[struct{ V any }](),
 		"time-like":    reflect.TypeFor[struct{ T textForm }](),
 		"textual elem": reflect.TypeFor[struct{ T []textForm }](),
+		"own method":   reflect.TypeFor[trimmedForm](),
 	} {
 		assert.Nil(t, newFlatDecoder(typ), name)
 	}
@@ -107,6 +112,18 @@ func TestFlatDecoderDeclinesOtherShapes(t *testing.T) {
 	}]())
 	require.NotNil(t, d)
 	assert.Contains(t, d.fields, "A")
+}
+
+// trimmedForm decodes itself: its method, not its fields, decides.
+type trimmedForm struct {
+	Name string `json:"name"`
+}
+
+func (f *trimmedForm) UnmarshalJSON(b []byte) error {
+	var raw struct{ Name string }
+	err := json.Unmarshal(b, &raw)
+	f.Name = strings.TrimSpace(raw.Name)
+	return err
 }
 
 // textForm decodes from JSON text by its own method.

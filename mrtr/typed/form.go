@@ -183,9 +183,27 @@ func newFormCore(t reflect.Type) (*formCore, error) {
 	if err != nil {
 		return nil, err
 	}
-	fc.fingerprint = sha256.Sum256(append(sj, t.String()...))
+	fc.fingerprint = formFingerprint(t, sj)
 	fc.check = core{schema: check, plan: compilePlan(check), ignoreUnknown: true, structTags: true, flat: newFlatDecoder(t)}
 	return fc, nil
+}
+
+// formFingerprint identifies a form by everything that decides which
+// answers it takes: its schema as sent, its type's name, and each field's
+// name, position, type and tags (validate rules that have no schema
+// keyword among them). An answer recorded under one fingerprint is taken
+// without being checked again (Ask), so a form whose rules change is
+// asked again.
+func formFingerprint(t reflect.Type, schema []byte) [sha256.Size]byte {
+	h := sha256.New()
+	h.Write(schema)
+	h.Write([]byte(t.String()))
+	for _, f := range reflect.VisibleFields(t) {
+		fmt.Fprintf(h, "\x00%s\x00%v\x00%s\x00%q", f.Name, f.Index, f.Type, f.Tag)
+	}
+	var d [sha256.Size]byte
+	h.Sum(d[:0])
+	return d
 }
 
 // formSchemaProperty is one property of a form schema, in the order its
@@ -440,9 +458,17 @@ func (f *Form[F]) Ask(ctx context.Context, req *mrtr.Request, opts ...mrtr.AskOp
 	}
 	if !checked {
 		// A recorded answer, checked on the round it came and sealed in
-		// the call's state since (under this form's identity, which
-		// covers its rules): decode it, without checking it again.
-		if err := f.fc.decodeChecked(f.key, r, &v); err != nil {
+		// the call's state since, under this form's identity (which covers
+		// its rules: formFingerprint): decode it without checking it
+		// again. With options of the caller's (a check or an identity of
+		// its own), check it as the form does.
+		var err error
+		if len(opts) == 0 {
+			err = f.fc.decodeChecked(f.key, r, &v)
+		} else {
+			_, err = f.fc.decode(f.key, r, &v)
+		}
+		if err != nil {
 			return zero, mrtr.Accepted, err
 		}
 	}

@@ -437,3 +437,32 @@ func TestFormAnswerOnLaterRounds(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "Hello, Ada! Roots: file:///src", res.Text())
 }
+
+// A caller's own check, passed to Ask, replaces the form's re-asking, not
+// its rules: an answer that breaks them still refuses the call, on the
+// round it comes and on none later.
+func TestFormAskWithCallersCheckKeepsTheRules(t *testing.T) {
+	f := typed.MustForm[nameForm]("who", "Who are you?")
+	srv, _ := newServer(t)
+	var checked []string
+	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greet"}, func(ctx context.Context, req *mrtr.Request, _ struct{}) (*mrtr.CallToolResult, error) {
+		own := mrtr.CheckAnswer(func(r *mrtr.ElicitResult) error {
+			checked = append(checked, string(r.ContentJSON()))
+			return nil
+		}, nil, 0)
+		v, _, err := f.Ask(ctx, req, own)
+		if err != nil {
+			return nil, err
+		}
+		return mrtr.TextResult("Hello, " + v.Name + "!"), nil
+	}))
+	c := mrtrtest.NewClient(srv, mrtrtest.OnElicitation(func(context.Context, *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
+		return &mrtr.ElicitResult{Action: "accept", Content: map[string]any{"name": "Adalovelace!", "agree": true}}, nil
+	}))
+	_, err := c.CallTool(context.Background(), "greet", nil)
+	var me *mrtr.Error
+	require.ErrorAs(t, err, &me)
+	assert.Equal(t, mrtr.CodeInvalidParams, me.Code)
+	assert.Contains(t, me.Message, "name must be at most 10 characters long")
+	assert.Len(t, checked, 1, "the caller's check saw the answer")
+}

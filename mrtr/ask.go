@@ -262,23 +262,16 @@ func questionDigest(q InputRequest, bind []byte) [digestLen]byte {
 		if rs := v.RequestedSchema; rs != nil {
 			b = appendStr(b, rs.Schema)
 			b = appendStr(b, rs.Type)
-			b = appendNum(b, uint64(len(rs.Properties)))
-			if len(rs.Properties) == 1 {
-				for k, p := range rs.Properties {
-					b = appendStr(b, k)
-					b = appendField(b, p)
-				}
-			} else {
-				var nb [16]string
-				names := nb[:0]
-				for k := range rs.Properties {
-					names = append(names, k)
-				}
-				slices.Sort(names)
-				for _, k := range names {
-					b = appendStr(b, k)
-					b = appendField(b, rs.Properties[k])
-				}
+			var nb [16]string
+			names := nb[:0]
+			for k := range rs.Properties {
+				names = append(names, k)
+			}
+			slices.Sort(names)
+			b = appendNum(b, uint64(len(names)))
+			for _, k := range names {
+				b = appendStr(b, k)
+				b = appendField(b, rs.Properties[k])
 			}
 			b = appendNum(b, uint64(len(rs.Required)))
 			for _, r := range rs.Required {
@@ -341,12 +334,7 @@ func questionDigest(q InputRequest, bind []byte) [digestLen]byte {
 
 // appendNum, appendStr and appendField write one part of a question's
 // canonical encoding: a number, or a length-prefixed string or bytes.
-func appendNum(b []byte, v uint64) []byte {
-	if v < 0x80 {
-		return append(b, byte(v))
-	}
-	return binary.AppendUvarint(b, v)
-}
+func appendNum(b []byte, v uint64) []byte { return binary.AppendUvarint(b, v) }
 
 func appendStr(b []byte, v string) []byte { return append(appendNum(b, uint64(len(v))), v...) }
 

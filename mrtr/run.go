@@ -1,6 +1,7 @@
 package mrtr
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mrtrkit/mrtrkit/internal/wire"
 )
 
 // run records what one run of a straight-line handler asked and learned.
@@ -415,16 +418,15 @@ func (ru *run) accept(re *reachEntry, a any, cfg *askConfig) (any, error) {
 	return a, nil
 }
 
-// encodeAnswer renders a decoded answer for the journal. An elicitation
-// answer is one byte for its action (recordedActions) and the content as
-// the client sent it; other answers are JSON.
+// encodeAnswer renders a decoded answer for the journal.
 func encodeAnswer(a any) ([]byte, error) {
 	if er, ok := a.(*ElicitResult); ok {
-		i := slices.Index(actionNames, string(er.Action))
-		if i < 0 {
-			return nil, fmt.Errorf("mrtr: elicitation answer with action %q", clip(string(er.Action)))
+		b := make([]byte, 0, 32+len(er.Action)+len(er.raw))
+		b = wire.AppendString(append(b, `{"action":`...), string(er.Action))
+		if er.raw != nil {
+			b = append(append(b, `,"content":`...), er.raw...)
 		}
-		return append(append(make([]byte, 0, 1+len(er.raw)), byte(1+i)), er.raw...), nil
+		return append(b, '}'), nil
 	}
 	return json.Marshal(a)
 }
@@ -618,12 +620,12 @@ func isInputRequired(r Result) bool {
 func decodeRecorded(k kind, raw []byte, contentJSON bool) (any, error) {
 	switch k {
 	case kindElicitForm, kindElicitURL:
+		// encodeAnswer writes {"action":"...","content":{...}}: read it as
+		// written.
 		if r, ok := readRecordedElicit(raw, contentJSON); ok {
 			return r, nil
 		}
-		// Any other form (a journal an earlier release wrote records the
-		// answer as JSON): as the client's answers are read.
-		return decodeAnswer(k, raw)
+		return decodeAnswer(k, raw) // any other form: as the client's answers are read
 	case kindSampling:
 		var r SamplingResult
 		err := json.Unmarshal(raw, &r)
@@ -636,26 +638,43 @@ func decodeRecorded(k kind, raw []byte, contentJSON bool) (any, error) {
 	return nil, fmt.Errorf("unknown kind %d", k)
 }
 
-// readRecordedElicit reads an elicitation answer in the form encodeAnswer
-// writes; ok is false for any other form. With contentJSON, the content
-// is left for ContentJSON, undecoded.
+// readRecordedElicit reads an elicitation answer in the one form
+// encodeAnswer writes; ok is false for any other form. With contentJSON,
+// the content is left undecoded, for ContentJSON.
 func readRecordedElicit(raw []byte, contentJSON bool) (*ElicitResult, bool) {
-	if len(raw) == 0 || raw[0] == 0 || int(raw[0]) > len(actionNames) {
+	const pre, mid = `{"action":"`, `","content":`
+	if !bytes.HasPrefix(raw, []byte(pre)) || raw[len(raw)-1] != '}' {
 		return nil, false
 	}
-	r := &ElicitResult{Action: Action(actionNames[raw[0]-1])}
-	if content := raw[1:]; len(content) > 0 && contentJSON {
-		r.raw = content // Content stays nil: the asker reads ContentJSON
-	} else if len(content) > 0 {
-		m, ok := readFlatContent(content, true)
-		if !ok {
-			var slow map[string]any // its own variable: m stays off the heap
-			if json.Unmarshal(content, &slow) != nil {
-				return nil, false
-			}
-			m = slow
-		}
-		r.Content, r.raw = m, content
+	rest := raw[len(pre):]
+	q := bytes.IndexByte(rest, '"')
+	if q < 0 {
+		return nil, false
 	}
+	a, ok := wire.Interned(raw[len(pre)-1:len(pre)+q+1], actionNames)
+	if !ok || !slices.Contains(actionNames, a) {
+		return nil, false
+	}
+	r := &ElicitResult{Action: Action(a)}
+	rest = rest[q:]
+	switch {
+	case len(rest) == 2: // "}
+		return r, true
+	case !bytes.HasPrefix(rest, []byte(mid)):
+		return nil, false
+	}
+	r.raw = rest[len(mid) : len(rest)-1]
+	if contentJSON {
+		return r, true // Content stays nil: the asker reads ContentJSON
+	}
+	m, ok := readFlatContent(r.raw, true)
+	if !ok {
+		var slow map[string]any // its own variable: m stays off the heap
+		if json.Unmarshal(r.raw, &slow) != nil {
+			return nil, false
+		}
+		m = slow
+	}
+	r.Content = m
 	return r, true
 }

@@ -59,7 +59,14 @@ type Form[F any] struct {
 	key        string
 	message    string
 	maxInvalid int
-	bind       mrtr.AskOption // identity(), or nil for a copy with another message
+	prepared   *formAsk // what Ask asks with; nil for a copy made per call (built by Ask)
+}
+
+// formAsk is what Ask asks a form with: its question, and the options that
+// identify and check it.
+type formAsk struct {
+	q    *mrtr.ElicitRequest
+	opts []mrtr.AskOption
 }
 
 // formCore is the part of a Form that depends on neither F nor the
@@ -94,26 +101,39 @@ func NewForm[F any](key, message string) (*Form[F], error) {
 		return nil, err
 	}
 	f := (&Form[F]{fc: fc, key: key, maxInvalid: DefaultMaxInvalid}).with(key, message)
-	f.bind = f.identity() // hashed once for a form asked on many calls
+	f.prepared = f.prepare() // once, for a form asked on many calls
 	return f, nil
 }
 
 // with returns a copy of f under key with message.
 func (f *Form[F]) with(key, message string) *Form[F] {
 	cp := *f
-	if message != f.message {
-		cp.bind = nil // a copy made for a call stays one allocation
+	if key != f.key || message != f.message {
+		cp.prepared = nil // a copy made for a call stays one allocation
 	}
 	cp.key, cp.message = key, message
 	return &cp
 }
 
-// identity returns the option that identifies the form's question: its
-// message and the form's schema and rules, hashed.
-func (f *Form[F]) identity() mrtr.AskOption {
+// prepare builds what Ask asks the form with. The question is identified
+// by its message and the form's schema and rules, hashed; the check
+// decodes an answer the way Ask will, and is asked again with what was
+// wrong.
+func (f *Form[F]) prepare() *formAsk {
 	var buf [256]byte
 	d := sha256.Sum256(append(append(append(buf[:0], f.message...), 0), f.fc.fingerprint[:]...))
-	return mrtr.BindTo(d[:])
+	check := func(r *mrtr.ElicitResult) error {
+		var v F
+		_, err := f.fc.decode(f.key, r, &v)
+		return err
+	}
+	reword := func(_ *mrtr.ElicitRequest, problem error) *mrtr.ElicitRequest {
+		return &mrtr.ElicitRequest{Message: f.reaskMessage(problem), RequestedSchema: f.fc.schema}
+	}
+	return &formAsk{
+		q:    f.Elicit(),
+		opts: []mrtr.AskOption{mrtr.BindTo(d[:]), contentJSON, mrtr.CheckAnswer(check, reword, f.maxInvalid)},
+	}
 }
 
 // MustForm is NewForm for forms built in package-level variables: it
@@ -409,7 +429,9 @@ func (f *Form[F]) WithKey(key string) *Form[F] {
 // default); 0 returns the *FormError at the first.
 func (f *Form[F]) WithMaxInvalid(n int) *Form[F] {
 	cp := *f
-	cp.maxInvalid = max(n, 0)
+	if cp.maxInvalid = max(n, 0); cp.maxInvalid != f.maxInvalid {
+		cp.prepared = nil
+	}
 	return &cp
 }
 
@@ -431,46 +453,34 @@ func (f *Form[F]) WithMaxInvalid(n int) *Form[F] {
 // call with -32602 naming each problem. Without the elicitation
 // capability on the request, Ask returns -32021 at once.
 func (f *Form[F]) Ask(ctx context.Context, req *mrtr.Request, opts ...mrtr.AskOption) (F, mrtr.Action, error) {
-	var (
-		zero    F
-		v       F
-		checked bool
-	)
-	check := func(r *mrtr.ElicitResult) error {
-		checked = true
-		_, err := f.fc.decode(f.key, r, &v)
-		return err
+	var zero, v F
+	p := f.prepared
+	if p == nil {
+		p = f.prepare()
 	}
-	reword := func(_ *mrtr.ElicitRequest, problem error) *mrtr.ElicitRequest {
-		return &mrtr.ElicitRequest{Message: f.reaskMessage(problem), RequestedSchema: f.fc.schema}
+	all := p.opts
+	if len(opts) > 0 {
+		all = append(slices.Clip(all), opts...)
 	}
-	bind := f.bind
-	if bind == nil {
-		bind = f.identity()
-	}
-	all := append([]mrtr.AskOption{bind, contentJSON, mrtr.CheckAnswer(check, reword, f.maxInvalid)}, opts...)
-	r, err := mrtr.Elicit(ctx, req, f.key, f.Elicit(), all...)
+	r, err := mrtr.Elicit(ctx, req, f.key, p.q, all...)
 	if err != nil {
 		return zero, mrtr.Unanswered, err
 	}
 	if r.Action != mrtr.Accepted {
 		return zero, r.Action, nil
 	}
-	if !checked {
-		// A recorded answer, checked on the round it came and sealed in
-		// the call's state since, under this form's identity (which covers
-		// its rules: formFingerprint): decode it without checking it
-		// again. With options of the caller's (a check or an identity of
-		// its own), check it as the form does.
-		var err error
-		if len(opts) == 0 {
-			err = f.fc.decodeChecked(f.key, r, &v)
-		} else {
-			_, err = f.fc.decode(f.key, r, &v)
-		}
-		if err != nil {
-			return zero, mrtr.Accepted, err
-		}
+	// The form's check passed this answer, on this round or on the one it
+	// came (a recorded answer, sealed in the call's state since under this
+	// form's identity, which covers its rules: formFingerprint): decode it
+	// without checking it again. With options of the caller's (a check or
+	// an identity of its own), check it as the form does.
+	if len(opts) == 0 {
+		err = f.fc.decodeChecked(f.key, r, &v)
+	} else {
+		_, err = f.fc.decode(f.key, r, &v)
+	}
+	if err != nil {
+		return zero, mrtr.Accepted, err
 	}
 	return v, mrtr.Accepted, nil
 }

@@ -466,3 +466,29 @@ func TestFormAskWithCallersCheckKeepsTheRules(t *testing.T) {
 	assert.Contains(t, me.Message, "name must be at most 10 characters long")
 	assert.Len(t, checked, 1, "the caller's check saw the answer")
 }
+
+// WithMaxInvalid's copy asks again as many times as it says, not as the
+// form it was made from.
+func TestFormWithMaxInvalidCopy(t *testing.T) {
+	for _, n := range []int{0, 1} {
+		f := typed.MustForm[nameForm]("who", "Who are you?").WithMaxInvalid(n)
+		srv, _ := newServer(t)
+		require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greet"}, func(ctx context.Context, req *mrtr.Request, _ struct{}) (*mrtr.CallToolResult, error) {
+			v, _, err := f.Ask(ctx, req)
+			if err != nil {
+				return nil, err
+			}
+			return mrtr.TextResult("Hello, " + v.Name + "!"), nil
+		}))
+		asked := 0
+		c := mrtrtest.NewClient(srv, mrtrtest.OnElicitation(func(context.Context, *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
+			asked++
+			return &mrtr.ElicitResult{Action: "accept", Content: map[string]any{"name": "Adalovelace!", "agree": true}}, nil
+		}))
+		_, err := c.CallTool(context.Background(), "greet", nil)
+		var me *mrtr.Error
+		require.ErrorAs(t, err, &me)
+		assert.Equal(t, mrtr.CodeInvalidParams, me.Code)
+		assert.Equal(t, n+1, asked, "asked once, then again %d times", n)
+	}
+}

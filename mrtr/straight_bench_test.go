@@ -34,36 +34,55 @@ var askNameQ = nameForm("What is your name?")
 
 // rawThree is the idiomatic state machine: it carries the earlier answers
 // in its State as JSON and decodes them each round.
-func rawThree(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
-	var st struct {
-		Name, Draft string
-	}
-	if req.State != nil {
-		if err := json.Unmarshal(req.State, &st); err != nil {
+var rawThree = rawThreeAsking(
+	func(req *mrtr.Request) (string, error) {
+		e, ok := req.Responses.Elicitation("name")
+		if !ok {
+			return "", nil
+		}
+		name, _ := e.Content["name"].(string)
+		return name, nil
+	},
+	func() *mrtr.InputRequired { return mrtr.Ask("name", askNameQ) })
+
+// rawThreeAsking is rawThree with the name read from this round's answers
+// by readName and asked by askName.
+func rawThreeAsking(readName func(*mrtr.Request) (string, error), askName func() *mrtr.InputRequired) mrtr.HandlerFunc {
+	return func(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
+		var st struct {
+			Name, Draft string
+		}
+		if req.State != nil {
+			if err := json.Unmarshal(req.State, &st); err != nil {
+				return nil, err
+			}
+		}
+		name, err := readName(req)
+		if err != nil {
 			return nil, err
 		}
+		if name != "" {
+			st.Name = name
+		}
+		if d, ok := req.Responses.Sampling("draft"); ok {
+			st.Draft = d.Text()
+		}
+		var ir *mrtr.InputRequired
+		switch {
+		case st.Name == "":
+			ir = askName()
+		case st.Draft == "":
+			ir = mrtr.Ask("draft", &mrtr.SamplingRequest{Messages: []mrtr.SamplingMessage{mrtr.UserText("for " + st.Name)}, MaxTokens: 50})
+		default:
+			return mrtr.TextResult(st.Name + ": " + st.Draft), nil
+		}
+		b, err := json.Marshal(st)
+		if err != nil {
+			return nil, err
+		}
+		ir.State = b
+		return ir, nil
 	}
-	if e, ok := req.Responses.Elicitation("name"); ok {
-		st.Name, _ = e.Content["name"].(string)
-	}
-	if d, ok := req.Responses.Sampling("draft"); ok {
-		st.Draft = d.Text()
-	}
-	var ir *mrtr.InputRequired
-	switch {
-	case st.Name == "":
-		ir = mrtr.Ask("name", askNameQ)
-	case st.Draft == "":
-		ir = mrtr.Ask("draft", &mrtr.SamplingRequest{Messages: []mrtr.SamplingMessage{mrtr.UserText("for " + st.Name)}, MaxTokens: 50})
-	default:
-		return mrtr.TextResult(st.Name + ": " + st.Draft), nil
-	}
-	b, err := json.Marshal(st)
-	if err != nil {
-		return nil, err
-	}
-	ir.State = b
-	return ir, nil
 }
 
 // straightThree is rawThree in straight-line code.
@@ -140,41 +159,12 @@ var askNameForm = typed.MustForm[benchNameForm]("name", "What is your name?")
 
 // rawThreeTyped is rawThree with the name asked and read through a
 // typed.Form.
-func rawThreeTyped(_ context.Context, req *mrtr.Request) (mrtr.Result, error) {
-	var st struct {
-		Name, Draft string
-	}
-	if req.State != nil {
-		if err := json.Unmarshal(req.State, &st); err != nil {
-			return nil, err
-		}
-	}
-	who, act, err := askNameForm.Read(req)
-	if err != nil {
-		return nil, err
-	}
-	if act == mrtr.Accepted {
-		st.Name = who.Name
-	}
-	if d, ok := req.Responses.Sampling("draft"); ok {
-		st.Draft = d.Text()
-	}
-	var ir *mrtr.InputRequired
-	switch {
-	case st.Name == "":
-		ir = askNameForm.InputRequired()
-	case st.Draft == "":
-		ir = mrtr.Ask("draft", &mrtr.SamplingRequest{Messages: []mrtr.SamplingMessage{mrtr.UserText("for " + st.Name)}, MaxTokens: 50})
-	default:
-		return mrtr.TextResult(st.Name + ": " + st.Draft), nil
-	}
-	b, err := json.Marshal(st)
-	if err != nil {
-		return nil, err
-	}
-	ir.State = b
-	return ir, nil
-}
+var rawThreeTyped = rawThreeAsking(
+	func(req *mrtr.Request) (string, error) {
+		who, _, err := askNameForm.Read(req)
+		return who.Name, err
+	},
+	askNameForm.InputRequired)
 
 // straightThreeTyped is rawThreeTyped in straight-line code.
 func straightThreeTyped(ctx context.Context, req *mrtr.Request) (mrtr.Result, error) {

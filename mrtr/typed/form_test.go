@@ -385,28 +385,53 @@ func TestFormAskReasksInvalidAnswers(t *testing.T) {
 	assert.Equal(t, 2, runs)
 }
 
-// A form asked with another message is another question: an answer the
-// user gave to the form's own message is not taken for it.
-func TestFormWithMessageIsAnotherQuestion(t *testing.T) {
-	f := typed.MustForm[nameForm]("who", "Who are you?")
+// greetAsking serves a tool "greet" that greets the user by the name ask
+// returns, and calls it with a client that answers every form with
+// content: it returns the result, the messages the client was asked, and
+// the call's error.
+func greetAsking(t *testing.T, ask func(context.Context, *mrtr.Request) (nameForm, error), content map[string]any, opts ...mrtrtest.Option) (*mrtrtest.ToolResult, []string, error) {
+	t.Helper()
 	srv, _ := newServer(t)
 	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greet"}, func(ctx context.Context, req *mrtr.Request, _ struct{}) (*mrtr.CallToolResult, error) {
-		form := f
-		if req.Round > 0 {
-			form = f.WithMessage("Who are you, really?")
-		}
-		v, _, err := form.Ask(ctx, req)
+		v, err := ask(ctx, req)
 		if err != nil {
 			return nil, err
 		}
 		return mrtr.TextResult("Hello, " + v.Name + "!"), nil
 	}))
 	var messages []string
-	c := mrtrtest.NewClient(srv, mrtrtest.OnElicitation(func(_ context.Context, r *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
+	c := mrtrtest.NewClient(srv, append(opts, mrtrtest.OnElicitation(func(_ context.Context, r *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
 		messages = append(messages, r.Message)
-		return &mrtr.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada", "agree": true}}, nil
-	}))
+		return &mrtr.ElicitResult{Action: "accept", Content: content}, nil
+	}))...)
 	res, err := c.CallTool(context.Background(), "greet", nil)
+	return res, messages, err
+}
+
+// askWith asks f as a straight-line handler does, with opts.
+func askWith(f *typed.Form[nameForm], opts ...mrtr.AskOption) func(context.Context, *mrtr.Request) (nameForm, error) {
+	return func(ctx context.Context, req *mrtr.Request) (nameForm, error) {
+		v, _, err := f.Ask(ctx, req, opts...)
+		return v, err
+	}
+}
+
+var (
+	adaAnswer     = map[string]any{"name": "Ada", "agree": true}
+	tooLongAnswer = map[string]any{"name": "Adalovelace!", "agree": true}
+)
+
+// A form asked with another message is another question: an answer the
+// user gave to the form's own message is not taken for it.
+func TestFormWithMessageIsAnotherQuestion(t *testing.T) {
+	f := typed.MustForm[nameForm]("who", "Who are you?")
+	res, messages, err := greetAsking(t, func(ctx context.Context, req *mrtr.Request) (nameForm, error) {
+		form := f
+		if req.Round > 0 {
+			form = f.WithMessage("Who are you, really?")
+		}
+		return askWith(form)(ctx, req)
+	}, adaAnswer)
 	require.NoError(t, err)
 	assert.Equal(t, "Hello, Ada!", res.Text())
 	assert.Equal(t, []string{"Who are you?", "Who are you, really?"}, messages)
@@ -443,23 +468,12 @@ func TestFormAnswerOnLaterRounds(t *testing.T) {
 // round it comes and on none later.
 func TestFormAskWithCallersCheckKeepsTheRules(t *testing.T) {
 	f := typed.MustForm[nameForm]("who", "Who are you?")
-	srv, _ := newServer(t)
 	var checked []string
-	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greet"}, func(ctx context.Context, req *mrtr.Request, _ struct{}) (*mrtr.CallToolResult, error) {
-		own := mrtr.CheckAnswer(func(r *mrtr.ElicitResult) error {
-			checked = append(checked, string(r.ContentJSON()))
-			return nil
-		}, nil, 0)
-		v, _, err := f.Ask(ctx, req, own)
-		if err != nil {
-			return nil, err
-		}
-		return mrtr.TextResult("Hello, " + v.Name + "!"), nil
-	}))
-	c := mrtrtest.NewClient(srv, mrtrtest.OnElicitation(func(context.Context, *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
-		return &mrtr.ElicitResult{Action: "accept", Content: map[string]any{"name": "Adalovelace!", "agree": true}}, nil
-	}))
-	_, err := c.CallTool(context.Background(), "greet", nil)
+	own := mrtr.CheckAnswer(func(r *mrtr.ElicitResult) error {
+		checked = append(checked, string(r.ContentJSON()))
+		return nil
+	}, nil, 0)
+	_, _, err := greetAsking(t, askWith(f, own), tooLongAnswer)
 	var me *mrtr.Error
 	require.ErrorAs(t, err, &me)
 	assert.Equal(t, mrtr.CodeInvalidParams, me.Code)
@@ -472,23 +486,10 @@ func TestFormAskWithCallersCheckKeepsTheRules(t *testing.T) {
 func TestFormWithMaxInvalidCopy(t *testing.T) {
 	for _, n := range []int{0, 1} {
 		f := typed.MustForm[nameForm]("who", "Who are you?").WithMaxInvalid(n)
-		srv, _ := newServer(t)
-		require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greet"}, func(ctx context.Context, req *mrtr.Request, _ struct{}) (*mrtr.CallToolResult, error) {
-			v, _, err := f.Ask(ctx, req)
-			if err != nil {
-				return nil, err
-			}
-			return mrtr.TextResult("Hello, " + v.Name + "!"), nil
-		}))
-		asked := 0
-		c := mrtrtest.NewClient(srv, mrtrtest.OnElicitation(func(context.Context, *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
-			asked++
-			return &mrtr.ElicitResult{Action: "accept", Content: map[string]any{"name": "Adalovelace!", "agree": true}}, nil
-		}))
-		_, err := c.CallTool(context.Background(), "greet", nil)
+		_, asked, err := greetAsking(t, askWith(f), tooLongAnswer)
 		var me *mrtr.Error
 		require.ErrorAs(t, err, &me)
 		assert.Equal(t, mrtr.CodeInvalidParams, me.Code)
-		assert.Equal(t, n+1, asked, "asked once, then again %d times", n)
+		assert.Equal(t, n+1, len(asked), "asked once, then again %d times", n)
 	}
 }

@@ -42,11 +42,12 @@ type askConfig struct {
 
 type askOptionFunc func(*askConfig)
 
+func (f askOptionFunc) applyAsk(c *askConfig) { f(c) }
+
+// The option mrtr keeps for its own layers (typed.Form).
 func init() {
 	askhook.ContentJSON = AskOption(askOptionFunc(func(c *askConfig) { c.contentJSON = true }))
 }
-
-func (f askOptionFunc) applyAsk(c *askConfig) { f(c) }
 
 // BindTo identifies a question by fingerprint instead of by its full
 // contents: an answer is reused on later runs while the fingerprint is
@@ -318,10 +319,6 @@ func questionDigest(q InputRequest, bind []byte) [digestLen]byte {
 		b = appendNum(b, uint64(len(v.StopSequences)))
 		for _, s := range v.StopSequences {
 			b = appendStr(b, s)
-		}
-		if v.ModelPreferences == nil && v.Metadata == nil && v.Tools == nil && v.ToolChoice == nil {
-			b = append(b, 0, 0, 0, 0) // four empty fields
-			break
 		}
 		b = appendField(b, jsonOrNil(v.ModelPreferences))
 		b = appendField(b, jsonOrNil(v.Metadata))

@@ -157,14 +157,6 @@ func (ru *run) removeLast() {
 // recorded returns the journal's entry with tag under key, or nil.
 func (ru *run) recorded(tag byte, key string) *jentry {
 	es := ru.j.entries
-	if len(es) <= indexFrom { // short: a scan is quicker than a search
-		for i := range es {
-			if es[i].tag == tag && es[i].key == key {
-				return &es[i]
-			}
-		}
-		return nil
-	}
 	i := sort.Search(len(es), func(i int) bool {
 		return es[i].tag > tag || es[i].tag == tag && es[i].key >= key
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"testing"
@@ -24,6 +25,15 @@ import (
 // mrtr.Elicit and for one in the recommended style (a typed.Form):
 //
 //	go test -run '^$' -bench InterleavedThree -benchtime 150000x -cpu 1 ./mrtr/
+//
+// To see where the difference goes, profile one round of a pair and split
+// the profile by the side label its batches run under:
+//
+//	go test -run '^$' -bench 'InterleavedThree$/Final' -benchtime 300000x -cpu 1 \
+//		-cpuprofile cpu.out -o mrtr.test ./mrtr/
+//	go tool pprof -tagfocus side=raw -proto mrtr.test cpu.out > raw.pb.gz
+//	go tool pprof -tagfocus side=straight -proto mrtr.test cpu.out > straight.pb.gz
+//	go tool pprof -top -cum -diff_base raw.pb.gz straight.pb.gz
 //
 // BenchmarkStraightReplay measures a final round that replays n answered
 // questions, for n = 1, 4, 16, 64: its cost grows linearly in n.
@@ -188,12 +198,17 @@ func interleaved(b *testing.B, rawH, straightH mrtr.HandlerFunc) {
 		b.Run(name, func(b *testing.B) {
 			const batch = 100
 			buf := make([]byte, 0, 2048)
-			serve := func(fx *fixture, body []byte) time.Duration {
-				t0 := time.Now()
-				for range batch {
-					buf = benchServe(b, fx.srv, body, buf, false)
-				}
-				return time.Since(t0)
+			// Each batch runs under a profiler label, side=raw or
+			// side=straight, so that one profile of the pair splits in two.
+			serve := func(fx *fixture, body []byte, side string) (d time.Duration) {
+				pprof.Do(context.Background(), pprof.Labels("side", side), func(context.Context) {
+					t0 := time.Now()
+					for range batch {
+						buf = benchServe(b, fx.srv, body, buf, false)
+					}
+					d = time.Since(t0)
+				})
+				return d
 			}
 			var ratios []float64
 			n := 0
@@ -205,9 +220,9 @@ func interleaved(b *testing.B, rawH, straightH mrtr.HandlerFunc) {
 				// One pair of batches per batch of b.N, in alternating order.
 				var r, s time.Duration
 				if len(ratios)%2 == 0 {
-					r, s = serve(fr, raw[i]), serve(fs, straight[i])
+					r, s = serve(fr, raw[i], "raw"), serve(fs, straight[i], "straight")
 				} else {
-					s, r = serve(fs, straight[i]), serve(fr, raw[i])
+					s, r = serve(fs, straight[i], "straight"), serve(fr, raw[i], "raw")
 				}
 				ratios = append(ratios, float64(s)/float64(r))
 			}

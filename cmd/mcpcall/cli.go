@@ -123,7 +123,8 @@ Commands:
 With --task, tools call declares the Tasks extension; a call the server runs as
 a task is followed until it ends (its questions answered, cancelled on interrupt).
 
-Flags may come before or after the command. Answers to a server's questions:
+Flags may come before or after the command; -- ends them. An ID or NAME that
+begins with - is read as one where the command expects it. Answers to a server's questions:
   elicitation   typed at the terminal, or from --elicit-answers FILE:
                 {"KEY" or "*": ElicitResult | form content | "accept"|"decline"|"cancel"}
   sampling      from --sampling-answers FILE: {"KEY" or "*": CreateMessageResult | "text" | [...]}
@@ -182,27 +183,53 @@ type usageError struct{ msg string }
 func (e *usageError) Error() string { return e.msg }
 
 // parseArgs parses flags that may sit anywhere among the command words.
-// "--" ends the flags.
+// "--" ends the flags. An argument that begins with "-" but names no flag
+// is the command's operand where the command expects one (tasks get ID,
+// tools call NAME, …): task ids are random and one in 64 begins with
+// "-", and an id the server printed is passed back as it is.
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
-	var words []string
-	rest := args
-	for len(rest) > 0 {
-		if err := fs.Parse(rest); err != nil {
-			return nil, err
+	var words, flags []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(words, args[i+1:]...), fs.Parse(flags)
+		case len(a) < 2 || a[0] != '-':
+			words = append(words, a)
+			continue
 		}
-		left := fs.Args()
-		consumed := len(rest) - len(left)
-		if consumed > 0 && rest[consumed-1] == "--" {
-			words = append(words, left...)
-			break
+		name, _, hasValue := strings.Cut(strings.TrimPrefix(a[1:], "-"), "=")
+		f := fs.Lookup(name)
+		if f == nil && name != "h" && name != "help" && operandNext(words) {
+			words = append(words, a)
+			continue
 		}
-		if len(left) == 0 {
-			break
+		flags = append(flags, a)
+		if f != nil && !hasValue && !isBoolFlag(f) && i+1 < len(args) {
+			i++ // the flag's value, whatever it looks like
+			flags = append(flags, args[i])
 		}
-		words = append(words, left[0])
-		rest = left[1:]
 	}
-	return words, nil
+	return words, fs.Parse(flags)
+}
+
+// operandNext reports whether words are a command whose operand (a name,
+// URI or task id) comes next.
+func operandNext(words []string) bool {
+	if len(words) != 2 {
+		return false
+	}
+	switch words[0] + " " + words[1] {
+	case "tools call", "prompts get", "resources read", "tasks get", "tasks wait", "tasks cancel":
+		return true
+	}
+	return false
+}
+
+// isBoolFlag reports whether f takes no value (-task, -json).
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 // command is one parsed command line.

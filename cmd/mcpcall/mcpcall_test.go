@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -593,6 +594,42 @@ func TestParseArgs(t *testing.T) {
 	assert.Equal(t, []string{"tools", "call", "x", "-not-a-flag"}, words)
 	assert.True(t, o.jsonOut)
 	assert.Equal(t, "{}", o.args)
+}
+
+// An operand that begins with "-" (one task id in 64 does) is read as the
+// operand where the command expects one; anywhere else it is still a flag
+// that does not exist.
+func TestParseArgsOperandLikeAFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args  []string
+		words []string
+		json  bool
+		err   string
+	}{
+		{args: []string{"tasks", "get", "-K5hEuEnIRF5iRQ3RqNniA"}, words: []string{"tasks", "get", "-K5hEuEnIRF5iRQ3RqNniA"}},
+		{args: []string{"-json", "tasks", "cancel", "--wLqcNlu", "-json"}, words: []string{"tasks", "cancel", "--wLqcNlu"}, json: true},
+		{args: []string{"tasks", "wait", "-json", "-Kx"}, words: []string{"tasks", "wait", "-Kx"}, json: true},
+		{args: []string{"tools", "call", "-dash", "--args", "{}"}, words: []string{"tools", "call", "-dash"}},
+		{args: []string{"-args-file", "-", "tools", "call", "x"}, words: []string{"tools", "call", "x"}},
+		{args: []string{"-task", "false", "x"}, words: []string{"false", "x"}},
+		{args: []string{"-nope", "tools", "list"}, err: "flag provided but not defined: -nope"},
+		{args: []string{"tasks", "get", "id", "-extra"}, err: "flag provided but not defined: -extra"},
+		{args: []string{"tasks", "-K5h", "get"}, err: "flag provided but not defined: -K5h"},
+		{args: []string{"tasks", "get", "-h"}, err: flag.ErrHelp.Error()},
+		{args: []string{"tools", "list", "-url"}, err: "flag needs an argument: -url"},
+	} {
+		var o options
+		fs := newFlagSet(&o, &env{getenv: func(string) string { return "" }})
+		words, err := parseArgs(fs, tc.args)
+		if tc.err != "" {
+			assert.EqualError(t, err, tc.err, "%q", tc.args)
+			continue
+		}
+		if assert.NoError(t, err, "%q", tc.args) {
+			assert.Equal(t, tc.words, words, "%q", tc.args)
+			assert.Equal(t, tc.json, o.jsonOut, "%q", tc.args)
+		}
+	}
 }
 
 func TestHeaderDecls(t *testing.T) {

@@ -117,3 +117,25 @@ func TestTaskLeftForTasksWait(t *testing.T) {
 	assert.Contains(t, r.stdout, "round 1")
 	require.Len(t, rec.all("tasks/update"), 1)
 }
+
+// A task id that begins with "-" is passed back as it was printed: tasks
+// get and tasks cancel send it to the server, which answers that it knows
+// no such task (a JSON-RPC error), rather than mcpcall refusing its own
+// command line.
+func TestTaskIDLikeAFlag(t *testing.T) {
+	url, rec := taskTestServer(t)
+	const id = "-K5hEuEnIRF5iRQ3RqNniA"
+	for _, sub := range []string{"get", "cancel"} {
+		r := runCLI(t, "-url", url, "tasks", sub, id)
+		assert.Equal(t, exitRPCError, r.code, r.stderr)
+		sent := rec.all("tasks/" + sub)
+		require.Len(t, sent, 1)
+		var body struct {
+			Params struct {
+				TaskID string `json:"taskId"`
+			} `json:"params"`
+		}
+		require.NoError(t, json.Unmarshal(sent[0].Body, &body))
+		assert.Equal(t, id, body.Params.TaskID)
+	}
+}

@@ -33,7 +33,8 @@ type AskOption interface{ applyAsk(*askConfig) }
 
 type askConfig struct {
 	bind        []byte
-	contentJSON bool // the asker reads an elicitation answer by ContentJSON only
+	bound       *[digestLen]byte // the digest of a form question under bind, computed ahead (Compile)
+	contentJSON bool             // the asker reads an elicitation answer by ContentJSON only
 	check       func(*ElicitResult) error
 	reword      func(q *ElicitRequest, problem error) *ElicitRequest
 	max         int
@@ -44,17 +45,36 @@ type askOptionFunc func(*askConfig)
 
 func (f askOptionFunc) applyAsk(c *askConfig) { f(c) }
 
-// The option mrtr keeps for its own layers (typed.Form).
+// The options mrtr keeps for its own layers (typed.Form).
 func init() {
 	askhook.ContentJSON = AskOption(askOptionFunc(func(c *askConfig) { c.contentJSON = true }))
+	askhook.Compile = compileAsk
 }
+
+// compileAsk applies opts once; the *askConfig it returns is an option
+// that copies what they decided (askhook.Compile).
+func compileAsk(opts ...AskOption) AskOption {
+	c := new(askConfig)
+	for _, o := range opts {
+		o.applyAsk(c)
+	}
+	if c.bind != nil {
+		d := questionDigest(&ElicitRequest{}, c.bind)
+		c.bound = &d
+	}
+	return c
+}
+
+// applyAsk makes a compiled config an option: asked with alone, it is
+// used as it is (ask never writes it); with others, it is copied first.
+func (c *askConfig) applyAsk(dst *askConfig) { *dst = *c }
 
 // BindTo identifies a question by fingerprint instead of by its full
 // contents: an answer is reused on later runs while the fingerprint is
 // the same. Use it for large prompts whose digest the handler already
 // has; the fingerprint must change whenever the question does.
 func BindTo(fingerprint []byte) AskOption {
-	return askOptionFunc(func(c *askConfig) { c.bind = fingerprint })
+	return askOptionFunc(func(c *askConfig) { c.bind, c.bound = fingerprint, nil })
 }
 
 // CheckAnswer checks an accepted elicitation answer before the handler

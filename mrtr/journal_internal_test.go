@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -163,4 +164,26 @@ func TestQuestionDigestIsStable(t *testing.T) {
 		d := questionDigest(q, []byte("fingerprint"))
 		require.Equal(t, want, hex.EncodeToString(d[:]), "%#v", q)
 	}
+}
+
+// A compiled ask (askhook.Compile, as typed.Form asks) identifies its
+// question by the digest BindTo gives, computed once; only a form
+// question takes it, and a later BindTo replaces it.
+func TestCompiledAskDigest(t *testing.T) {
+	fp := []byte("fingerprint")
+	c := compileAsk(BindTo(fp), askOptionFunc(func(c *askConfig) { c.contentJSON = true })).(*askConfig)
+	require.NotNil(t, c.bound)
+	form := &ElicitRequest{Message: "m"}
+	d := askDigest(form, c)
+	assert.Equal(t, "19ddaa8c4972ac3105fa28b1bb962788", hex.EncodeToString(d[:]), "as questionDigest(q, fp) pins it")
+	for _, q := range []InputRequest{&ElicitRequest{Mode: "url", Message: "m", URL: "https://example.com/"}, &SamplingRequest{}} {
+		assert.Equal(t, questionDigest(q, fp), askDigest(q, c), "%#v", q)
+	}
+	var rebound askConfig
+	c.applyAsk(&rebound)
+	BindTo([]byte("other")).applyAsk(&rebound)
+	assert.Equal(t, questionDigest(form, []byte("other")), askDigest(form, &rebound))
+	plain := compileAsk(askOptionFunc(func(c *askConfig) { c.contentJSON = true })).(*askConfig)
+	assert.Nil(t, plain.bound)
+	assert.Equal(t, questionDigest(form, nil), askDigest(form, plain))
 }

@@ -269,7 +269,9 @@ func (ru *run) memoOf(ctx context.Context) string {
 // call has one, asks otherwise, and notes what it did for the journal.
 func (r *Request) ask(ctx context.Context, key string, q InputRequest, opts []AskOption) (any, error) {
 	var cfg *askConfig
-	if len(opts) > 0 {
+	if c, ok := onlyOption(opts).(*askConfig); ok {
+		cfg = c // compiled: read, never written
+	} else if len(opts) > 0 {
 		cfg = new(askConfig)
 		for _, o := range opts {
 			o.applyAsk(cfg)
@@ -282,11 +284,7 @@ func (r *Request) ask(ctx context.Context, key string, q InputRequest, opts []As
 		return nil, fmt.Errorf("mrtr: question %q: nil request", key)
 	}
 	k := q.inputKind()
-	var bind []byte
-	if cfg != nil {
-		bind = cfg.bind
-	}
-	d := questionDigest(q, bind)
+	d := askDigest(q, cfg)
 	ru := r.runner()
 	ru.mu.Lock()
 	defer ru.mu.Unlock()
@@ -368,6 +366,25 @@ client:
 	}
 	ru.pending = append(ru.pending, key)
 	return nil, ErrInputRequired
+}
+
+// askDigest is the digest of q asked with cfg.
+func askDigest(q InputRequest, cfg *askConfig) [digestLen]byte {
+	switch {
+	case cfg == nil:
+		return questionDigest(q, nil)
+	case cfg.bound != nil && q.inputKind() == kindElicitForm:
+		return *cfg.bound // a form question under bind: its digest depends on nothing else
+	}
+	return questionDigest(q, cfg.bind)
+}
+
+// onlyOption returns the one option of opts, or nil.
+func onlyOption(opts []AskOption) AskOption {
+	if len(opts) != 1 {
+		return nil
+	}
+	return opts[0]
 }
 
 // nilRequest reports whether q is nil or a nil pointer.

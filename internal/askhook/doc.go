@@ -4,7 +4,8 @@
 //
 // Package mrtr sets every variable of this package when it is
 // initialised; a package that imports mrtr may use them as
-// mrtr.AskOption values.
+// mrtr.AskOption values (Compile as a func(...mrtr.AskOption)
+// mrtr.AskOption).
 package askhook
 
 // ContentJSON is an mrtr.AskOption for an elicitation whose asker reads
@@ -12,3 +13,10 @@ package askhook
 // state then comes without its Content map (ContentJSON still returns
 // the content). typed.Form uses it.
 var ContentJSON any
+
+// Compile is a func(...mrtr.AskOption) mrtr.AskOption: it applies the
+// options once and returns one option that stands for all of them, with
+// what they decide computed ahead (the question's identity, under
+// BindTo). Ask with it alone, it costs no allocation per ask. typed.Form
+// compiles the options it asks every form with.
+var Compile any

@@ -83,6 +83,10 @@ type formCore struct {
 // its Content map: Ask reads the content by ContentJSON.
 var contentJSON = askhook.ContentJSON.(mrtr.AskOption)
 
+// compileAsk makes the options a form is asked with one option, applied
+// once: a form's ask then allocates no options and hashes no identity.
+var compileAsk = askhook.Compile.(func(...mrtr.AskOption) mrtr.AskOption)
+
 // DefaultMaxInvalid is how many times Ask asks a form again after an
 // accepted answer that breaks its rules, before it returns the
 // *FormError.
@@ -132,7 +136,7 @@ func (f *Form[F]) prepare() *formAsk {
 	}
 	return &formAsk{
 		q:    f.Elicit(),
-		opts: []mrtr.AskOption{mrtr.BindTo(d[:]), contentJSON, mrtr.CheckAnswer(check, reword, f.maxInvalid)},
+		opts: []mrtr.AskOption{compileAsk(mrtr.BindTo(d[:]), contentJSON, mrtr.CheckAnswer(check, reword, f.maxInvalid))},
 	}
 }
 

@@ -33,7 +33,8 @@ type AskOption interface{ applyAsk(*askConfig) }
 
 type askConfig struct {
 	bind        []byte
-	bound       *[digestLen]byte // the digest of a form question under bind, computed ahead (Compile)
+	bound       *[digestLen]byte // a compiled config's: the digest of a form question under bind
+	opts        []AskOption      // a compiled config's: the options it was compiled from
 	contentJSON bool             // the asker reads an elicitation answer by ContentJSON only
 	check       func(*ElicitResult) error
 	reword      func(q *ElicitRequest, problem error) *ElicitRequest
@@ -51,10 +52,12 @@ func init() {
 	askhook.Compile = compileAsk
 }
 
-// compileAsk applies opts once; the *askConfig it returns is an option
-// that copies what they decided (askhook.Compile).
+// compileAsk applies opts once and returns one option that stands for
+// them (askhook.Compile). Asked with alone, it is used as it is (ask
+// never writes it), with the digest BindTo gives a form question
+// computed ahead; among other options, it applies opts in its place.
 func compileAsk(opts ...AskOption) AskOption {
-	c := new(askConfig)
+	c := &askConfig{opts: slices.Clone(opts)}
 	for _, o := range opts {
 		o.applyAsk(c)
 	}
@@ -65,16 +68,19 @@ func compileAsk(opts ...AskOption) AskOption {
 	return c
 }
 
-// applyAsk makes a compiled config an option: asked with alone, it is
-// used as it is (ask never writes it); with others, it is copied first.
-func (c *askConfig) applyAsk(dst *askConfig) { *dst = *c }
+// applyAsk applies the options c was compiled from.
+func (c *askConfig) applyAsk(dst *askConfig) {
+	for _, o := range c.opts {
+		o.applyAsk(dst)
+	}
+}
 
 // BindTo identifies a question by fingerprint instead of by its full
 // contents: an answer is reused on later runs while the fingerprint is
 // the same. Use it for large prompts whose digest the handler already
 // has; the fingerprint must change whenever the question does.
 func BindTo(fingerprint []byte) AskOption {
-	return askOptionFunc(func(c *askConfig) { c.bind, c.bound = fingerprint, nil })
+	return askOptionFunc(func(c *askConfig) { c.bind = fingerprint })
 }
 
 // CheckAnswer checks an accepted elicitation answer before the handler

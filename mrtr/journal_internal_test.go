@@ -167,8 +167,10 @@ func TestQuestionDigestIsStable(t *testing.T) {
 }
 
 // A compiled ask (askhook.Compile, as typed.Form asks) identifies its
-// question by the digest BindTo gives, computed once; only a form
-// question takes it, and a later BindTo replaces it.
+// question by the digest BindTo gives, computed once: the digest every
+// form question under that fingerprint has, whatever its message,
+// schema or mode; only form questions take it. Among other options it
+// applies what it was compiled from, in its place.
 func TestCompiledAskDigest(t *testing.T) {
 	fp := []byte("fingerprint")
 	c := compileAsk(BindTo(fp), askOptionFunc(func(c *askConfig) { c.contentJSON = true })).(*askConfig)
@@ -176,13 +178,26 @@ func TestCompiledAskDigest(t *testing.T) {
 	form := &ElicitRequest{Message: "m"}
 	d := askDigest(form, c)
 	assert.Equal(t, "19ddaa8c4972ac3105fa28b1bb962788", hex.EncodeToString(d[:]), "as questionDigest(q, fp) pins it")
-	for _, q := range []InputRequest{&ElicitRequest{Mode: "url", Message: "m", URL: "https://example.com/"}, &SamplingRequest{}} {
+	for _, q := range []InputRequest{
+		&ElicitRequest{Mode: "form", Message: "other", RequestedSchema: &ElicitSchema{Type: "object", Properties: map[string]json.RawMessage{"a": json.RawMessage(`{}`)}}},
+		&ElicitRequest{Mode: "url", Message: "m", URL: "https://example.com/"},
+		&SamplingRequest{},
+	} {
 		assert.Equal(t, questionDigest(q, fp), askDigest(q, c), "%#v", q)
 	}
-	var rebound askConfig
-	c.applyAsk(&rebound)
-	BindTo([]byte("other")).applyAsk(&rebound)
-	assert.Equal(t, questionDigest(form, []byte("other")), askDigest(form, &rebound))
+
+	// Among other options: the options it was compiled from, in its
+	// place, and no digest computed ahead.
+	var dst askConfig
+	CheckAnswer(nil, nil, 7).applyAsk(&dst)
+	c.applyAsk(&dst)
+	assert.Equal(t, 7, dst.max, "an option before it is kept")
+	assert.True(t, dst.contentJSON)
+	assert.Nil(t, dst.bound)
+	assert.Equal(t, questionDigest(form, fp), askDigest(form, &dst))
+	BindTo([]byte("other")).applyAsk(&dst)
+	assert.Equal(t, questionDigest(form, []byte("other")), askDigest(form, &dst))
+
 	plain := compileAsk(askOptionFunc(func(c *askConfig) { c.contentJSON = true })).(*askConfig)
 	assert.Nil(t, plain.bound)
 	assert.Equal(t, questionDigest(form, nil), askDigest(form, plain))

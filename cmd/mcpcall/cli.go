@@ -123,8 +123,10 @@ Commands:
 With --task, tools call declares the Tasks extension; a call the server runs as
 a task is followed until it ends (its questions answered, cancelled on interrupt).
 
-Flags may come before or after the command; -- ends them. An ID or NAME that
-begins with - is read as one where the command expects it. Answers to a server's questions:
+Flags may come before or after the command; -- ends them. A NAME, URI or ID that
+begins with - is read as one where the command expects it.
+
+Answers to a server's questions:
   elicitation   typed at the terminal, or from --elicit-answers FILE:
                 {"KEY" or "*": ElicitResult | form content | "accept"|"decline"|"cancel"}
   sampling      from --sampling-answers FILE: {"KEY" or "*": CreateMessageResult | "text" | [...]}
@@ -184,9 +186,10 @@ func (e *usageError) Error() string { return e.msg }
 
 // parseArgs parses flags that may sit anywhere among the command words.
 // "--" ends the flags. An argument that begins with "-" but names no flag
-// is the command's operand where the command expects one (tasks get ID,
-// tools call NAME, …): task ids are random and one in 64 begins with
-// "-", and an id the server printed is passed back as it is.
+// (and has no "=value") is the command's operand where the command
+// expects one (tasks get ID, tools call NAME, …): task ids are random and
+// one in 64 begins with "-", and an id the server printed is passed back
+// as it is.
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var words, flags []string
 	for i := 0; i < len(args); i++ {
@@ -200,7 +203,7 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		name, _, hasValue := strings.Cut(strings.TrimPrefix(a[1:], "-"), "=")
 		f := fs.Lookup(name)
-		if f == nil && name != "h" && name != "help" && operandNext(words) {
+		if f == nil && !hasValue && name != "h" && name != "help" && operandNext(words) {
 			words = append(words, a)
 			continue
 		}
@@ -219,11 +222,8 @@ func operandNext(words []string) bool {
 	if len(words) != 2 {
 		return false
 	}
-	switch words[0] + " " + words[1] {
-	case "tools call", "prompts get", "resources read", "tasks get", "tasks wait", "tasks cancel":
-		return true
-	}
-	return false
+	c, err := parseCommand([]string{words[0], words[1], "x"})
+	return err == nil && c.target == "x"
 }
 
 // isBoolFlag reports whether f takes no value (-task, -json).
@@ -251,6 +251,11 @@ func parseCommand(words []string) (command, error) {
 	}
 	if len(words) == 0 {
 		return command{}, &usageError{"no command given"}
+	}
+	if len(words) > 3 && strings.HasPrefix(words[2], "-") && operandNext(words[:2]) {
+		// Taken for the operand by parseArgs, but more follows: a flag
+		// misspelt, most likely. What follows is not echoed (a value).
+		return command{}, &usageError{fmt.Sprintf("flag provided but not defined: %s (an operand that begins with - goes after --)", words[2])}
 	}
 	switch words[0] {
 	case "discover":

@@ -596,6 +596,15 @@ func TestParseArgs(t *testing.T) {
 	assert.Equal(t, "{}", o.args)
 }
 
+// A misspelt flag taken for the operand, with more words after it, is
+// refused as the flag it most likely was, without echoing what follows.
+func TestMisspeltFlagInOperandPlace(t *testing.T) {
+	r := runCLI(t, "tools", "call", "-toekn", "SECRET", "x")
+	assert.Equal(t, exitUsage, r.code)
+	assert.Contains(t, r.stderr, "flag provided but not defined: -toekn (an operand that begins with - goes after --)")
+	assert.NotContains(t, r.stderr, "SECRET")
+}
+
 // An operand that begins with "-" (one task id in 64 does) is read as the
 // operand where the command expects one; anywhere else it is still a flag
 // that does not exist.
@@ -617,6 +626,7 @@ func TestParseArgsOperandLikeAFlag(t *testing.T) {
 		{args: []string{"tasks", "-K5h", "get"}, err: "flag provided but not defined: -K5h"},
 		{args: []string{"tasks", "get", "-h"}, err: flag.ErrHelp.Error()},
 		{args: []string{"tools", "list", "-url"}, err: "flag needs an argument: -url"},
+		{args: []string{"tasks", "wait", "--timout=5m"}, err: "flag provided but not defined: -timout"},
 	} {
 		var o options
 		fs := newFlagSet(&o, &env{getenv: func(string) string { return "" }})

@@ -26,8 +26,9 @@ import (
 //
 //	go test -run '^$' -bench InterleavedThree -benchtime 150000x -cpu 1 ./mrtr/
 //
-// To see where the difference goes, profile one round of a pair and split
-// the profile by the side label its batches run under:
+// To see where the difference goes, profile one round of a pair (here the
+// final round of the mrtr.Elicit pair; InterleavedThreeTyped/Final for the
+// typed one) and split the profile by the side label its batches run under:
 //
 //	go test -run '^$' -bench 'InterleavedThree$/Final' -benchtime 300000x -cpu 1 \
 //		-cpuprofile cpu.out -o mrtr.test ./mrtr/

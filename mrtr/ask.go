@@ -33,9 +33,7 @@ type AskOption interface{ applyAsk(*askConfig) }
 
 type askConfig struct {
 	bind        []byte
-	bound       *[digestLen]byte // a compiled config's: the digest of a form question under bind
-	opts        []AskOption      // a compiled config's: the options it was compiled from
-	contentJSON bool             // the asker reads an elicitation answer by ContentJSON only
+	contentJSON bool // the asker reads an elicitation answer by ContentJSON only
 	check       func(*ElicitResult) error
 	reword      func(q *ElicitRequest, problem error) *ElicitRequest
 	max         int
@@ -52,27 +50,33 @@ func init() {
 	askhook.Compile = compileAsk
 }
 
-// compileAsk applies opts once and returns one option that stands for
-// them (askhook.Compile). Asked with alone, it is used as it is (ask
-// never writes it), with the digest BindTo gives a form question
-// computed ahead; among other options, it applies opts in its place.
-func compileAsk(opts ...AskOption) AskOption {
-	c := &askConfig{opts: slices.Clone(opts)}
-	for _, o := range opts {
-		o.applyAsk(c)
-	}
-	if c.bind != nil {
-		d := questionDigest(&ElicitRequest{}, c.bind)
-		c.bound = &d
-	}
-	return c
+// compiledAsk is options applied once (askhook.Compile). Asked with
+// alone, its config is used as it is (ask never writes it), with the
+// digest BindTo gives a form question computed ahead; among other
+// options, it applies the options it was compiled from in its place.
+type compiledAsk struct {
+	cfg   askConfig
+	bound *[digestLen]byte // the digest of a form question under cfg.bind
+	opts  []AskOption
 }
 
-// applyAsk applies the options c was compiled from.
-func (c *askConfig) applyAsk(dst *askConfig) {
+func (c *compiledAsk) applyAsk(dst *askConfig) {
 	for _, o := range c.opts {
 		o.applyAsk(dst)
 	}
+}
+
+// compileAsk is askhook.Compile.
+func compileAsk(opts ...AskOption) AskOption {
+	c := &compiledAsk{opts: slices.Clone(opts)}
+	for _, o := range opts {
+		o.applyAsk(&c.cfg)
+	}
+	if c.cfg.bind != nil {
+		d := questionDigest(&ElicitRequest{}, c.cfg.bind)
+		c.bound = &d
+	}
+	return c
 }
 
 // BindTo identifies a question by fingerprint instead of by its full

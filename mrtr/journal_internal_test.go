@@ -173,32 +173,31 @@ func TestQuestionDigestIsStable(t *testing.T) {
 // applies what it was compiled from, in its place.
 func TestCompiledAskDigest(t *testing.T) {
 	fp := []byte("fingerprint")
-	c := compileAsk(BindTo(fp), askOptionFunc(func(c *askConfig) { c.contentJSON = true })).(*askConfig)
+	c := compileAsk(BindTo(fp), askOptionFunc(func(c *askConfig) { c.contentJSON = true })).(*compiledAsk)
 	require.NotNil(t, c.bound)
 	form := &ElicitRequest{Message: "m"}
-	d := askDigest(form, c)
+	d := askDigest(form, &c.cfg, c.bound)
 	assert.Equal(t, "19ddaa8c4972ac3105fa28b1bb962788", hex.EncodeToString(d[:]), "as questionDigest(q, fp) pins it")
 	for _, q := range []InputRequest{
 		&ElicitRequest{Mode: "form", Message: "other", RequestedSchema: &ElicitSchema{Type: "object", Properties: map[string]json.RawMessage{"a": json.RawMessage(`{}`)}}},
 		&ElicitRequest{Mode: "url", Message: "m", URL: "https://example.com/"},
 		&SamplingRequest{},
 	} {
-		assert.Equal(t, questionDigest(q, fp), askDigest(q, c), "%#v", q)
+		assert.Equal(t, questionDigest(q, fp), askDigest(q, &c.cfg, c.bound), "%#v", q)
 	}
 
 	// Among other options: the options it was compiled from, in its
-	// place, and no digest computed ahead.
+	// place (the digest computed ahead stays with the compiled ask).
 	var dst askConfig
 	CheckAnswer(nil, nil, 7).applyAsk(&dst)
 	c.applyAsk(&dst)
 	assert.Equal(t, 7, dst.max, "an option before it is kept")
 	assert.True(t, dst.contentJSON)
-	assert.Nil(t, dst.bound)
-	assert.Equal(t, questionDigest(form, fp), askDigest(form, &dst))
+	assert.Equal(t, questionDigest(form, fp), askDigest(form, &dst, nil))
 	BindTo([]byte("other")).applyAsk(&dst)
-	assert.Equal(t, questionDigest(form, []byte("other")), askDigest(form, &dst))
+	assert.Equal(t, questionDigest(form, []byte("other")), askDigest(form, &dst, nil))
 
-	plain := compileAsk(askOptionFunc(func(c *askConfig) { c.contentJSON = true })).(*askConfig)
+	plain := compileAsk(askOptionFunc(func(c *askConfig) { c.contentJSON = true })).(*compiledAsk)
 	assert.Nil(t, plain.bound)
-	assert.Equal(t, questionDigest(form, nil), askDigest(form, plain))
+	assert.Equal(t, questionDigest(form, nil), askDigest(form, &plain.cfg, plain.bound))
 }

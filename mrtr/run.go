@@ -268,10 +268,16 @@ func (ru *run) memoOf(ctx context.Context) string {
 // ask is every straight-line question: it returns the answer when the
 // call has one, asks otherwise, and notes what it did for the journal.
 func (r *Request) ask(ctx context.Context, key string, q InputRequest, opts []AskOption) (any, error) {
-	var cfg *askConfig
-	if c, ok := onlyOption(opts).(*askConfig); ok {
-		cfg = c // compiled: read, never written
-	} else if len(opts) > 0 {
+	var (
+		cfg   *askConfig
+		bound *[digestLen]byte // a compiled ask's digest of a form question
+	)
+	if len(opts) == 1 {
+		if c, ok := opts[0].(*compiledAsk); ok {
+			cfg, bound = &c.cfg, c.bound // read, never written
+		}
+	}
+	if cfg == nil && len(opts) > 0 {
 		cfg = new(askConfig)
 		for _, o := range opts {
 			o.applyAsk(cfg)
@@ -284,7 +290,7 @@ func (r *Request) ask(ctx context.Context, key string, q InputRequest, opts []As
 		return nil, fmt.Errorf("mrtr: question %q: nil request", key)
 	}
 	k := q.inputKind()
-	d := askDigest(q, cfg)
+	d := askDigest(q, cfg, bound)
 	ru := r.runner()
 	ru.mu.Lock()
 	defer ru.mu.Unlock()
@@ -368,23 +374,16 @@ client:
 	return nil, ErrInputRequired
 }
 
-// askDigest is the digest of q asked with cfg.
-func askDigest(q InputRequest, cfg *askConfig) [digestLen]byte {
+// askDigest is the digest of q asked with cfg, or bound for a form
+// question when a compiled ask has it.
+func askDigest(q InputRequest, cfg *askConfig, bound *[digestLen]byte) [digestLen]byte {
 	switch {
+	case bound != nil && q.inputKind() == kindElicitForm:
+		return *bound // a form question under bind: its digest depends on nothing else
 	case cfg == nil:
 		return questionDigest(q, nil)
-	case cfg.bound != nil && q.inputKind() == kindElicitForm:
-		return *cfg.bound // a form question under bind: its digest depends on nothing else
 	}
 	return questionDigest(q, cfg.bind)
-}
-
-// onlyOption returns the one option of opts, or nil.
-func onlyOption(opts []AskOption) AskOption {
-	if len(opts) != 1 {
-		return nil
-	}
-	return opts[0]
 }
 
 // nilRequest reports whether q is nil or a nil pointer.

@@ -104,7 +104,7 @@ func NewForm[F any](key, message string) (*Form[F], error) {
 	if err != nil {
 		return nil, err
 	}
-	f := (&Form[F]{fc: fc, key: key, maxInvalid: DefaultMaxInvalid}).with(key, message)
+	f := &Form[F]{fc: fc, key: key, message: message, maxInvalid: DefaultMaxInvalid}
 	f.prepared = f.prepare() // once, for a form asked on many calls
 	return f, nil
 }

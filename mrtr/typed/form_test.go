@@ -441,26 +441,22 @@ func TestFormWithMessageIsAnotherQuestion(t *testing.T) {
 // call's sealed state, without asking): the value reaches the end.
 func TestFormAnswerOnLaterRounds(t *testing.T) {
 	who := typed.MustForm[nameForm]("who", "Who are you?")
-	srv, _ := newServer(t)
-	require.NoError(t, typed.AddTool(srv, mrtr.Tool{Name: "greet"}, func(ctx context.Context, req *mrtr.Request, _ struct{}) (*mrtr.CallToolResult, error) {
+	var root string
+	res, _, err := greetAsking(t, func(ctx context.Context, req *mrtr.Request) (nameForm, error) {
 		v, _, err := who.Ask(ctx, req)
 		if err != nil {
-			return nil, err
+			return v, err
 		}
 		roots, err := mrtr.ListRoots(ctx, req, "roots")
 		if err != nil {
-			return nil, err
+			return v, err
 		}
-		return mrtr.TextResult("Hello, " + v.Name + "! Roots: " + roots.Roots[0].URI), nil
-	}))
-	c := mrtrtest.NewClient(srv,
-		mrtrtest.OnElicitation(func(context.Context, *mrtr.ElicitRequest) (*mrtr.ElicitResult, error) {
-			return &mrtr.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada", "agree": true}}, nil
-		}),
-		mrtrtest.WithRoots(mrtr.Root{URI: "file:///src"}))
-	res, err := c.CallTool(context.Background(), "greet", nil)
+		root = roots.Roots[0].URI
+		return v, nil
+	}, adaAnswer, mrtrtest.WithRoots(mrtr.Root{URI: "file:///src"}))
 	require.NoError(t, err)
-	assert.Equal(t, "Hello, Ada! Roots: file:///src", res.Text())
+	assert.Equal(t, "Hello, Ada!", res.Text())
+	assert.Equal(t, "file:///src", root)
 }
 
 // A caller's own check, passed to Ask, replaces the form's re-asking, not

@@ -80,8 +80,7 @@ func register(srv *mrtr.Server) error {
 		typed.AddTool(srv, mrtr.Tool{Name: "haiku", Description: "Writes a haiku about autumn"}, haiku),
 		srv.AddResource(mrtr.Resource{URI: "tour://about", Name: "about", MIMEType: "text/plain"}, mrtr.HandlerFunc(about)),
 		srv.AddPrompt(mrtr.Prompt{Name: "review", Description: "Asks for a review of some Go code",
-			Arguments: []mrtr.PromptArgument{{Name: "code", Required: true}}}, mrtr.HandlerFunc(review)),
-	)
+			Arguments: []mrtr.PromptArgument{{Name: "code", Required: true}}}, mrtr.HandlerFunc(review)))
 }
 
 func main() {
